@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs vt's build and test dependencies from Debian 12 packages.
+# Idempotent: does nothing when every package is present, and runs
+# `apt-get update` only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ccache
+  libgit2-dev libyaml-cpp-dev libcli11-dev
+  libcmark-gfm-dev libcmark-gfm-extensions-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcpp-httplib-dev libpcre2-dev
+  gitlint python3-jinja2 curl
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,23 @@
+#include "governance/report.h"
+
+namespace vt::gate {
+
+const char* StatusName(GateStatus status) {
+  switch (status) {
+    case GateStatus::kOk: return "ok";
+    case GateStatus::kFail: return "fail";
+    case GateStatus::kSkip: return "skip";
+  }
+  return "unknown";
+}
+
+int ExitCodeFor(const GateReport& report) {
+  switch (report.status) {
+    case GateStatus::kOk: return kExitOk;
+    case GateStatus::kFail: return kExitFail;
+    case GateStatus::kSkip: return kExitUnverified;
+  }
+  return kExitFail;
+}
+
+}  // namespace vt::gate

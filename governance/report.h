@@ -1,0 +1,43 @@
+// The report every gate returns: a status (ok / fail / skip), the reason for a
+// skip or failure, and findings that point at a commit, a file and a line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vt::gate {
+
+enum class GateStatus { kOk, kFail, kSkip };
+
+// Process exit codes shared by every vt-gate command.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFail = 1,
+  kExitUsage = 2,       // bad arguments or a bad config file
+  kExitUnverified = 3,  // a gate could not verify (skip)
+};
+
+struct Finding {
+  std::string rule;     // rule id, e.g. "required:Row"
+  std::string commit;   // full 40-hex id, empty when not about a commit
+  std::string file;     // path relative to the repository root
+  int line = 0;         // 1-based; 0 when unknown
+  std::string message;
+};
+
+struct GateReport {
+  std::string gate;     // "trailers", "record", ...
+  GateStatus status = GateStatus::kOk;
+  std::string reason;   // always set for kSkip and kFail
+  std::string base;     // the pinned base commit id, empty when none
+  int checked = 0;      // commits, rows or files examined
+  double elapsed_ms = 0;
+  std::vector<Finding> findings;
+};
+
+const char* StatusName(GateStatus status);
+
+// The exit code of a single gate's report.
+int ExitCodeFor(const GateReport& report);
+
+}  // namespace vt::gate
