@@ -1,0 +1,98 @@
+// Device helpers shared by the decode-attention arms: page addressing, bf16 vector
+// loads, warp reductions and the epilogue that writes either the final bf16 output
+// or a split-KV partial.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/attention/decode_params.h"
+
+namespace vt::kernels::cuda::attention {
+
+// log2(e): scores are kept in the log2 domain so the softmax uses exp2f.
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ float Bf16BitsToFloat(uint32_t bits16) { return __uint_as_float(bits16 << 16); }
+
+__device__ __forceinline__ uint16_t FloatToBf16Bits(float f) {
+  __nv_bfloat16 h = __float2bfloat16_rn(f);
+  return *reinterpret_cast<uint16_t*>(&h);
+}
+
+// Offset (in elements) of token `t`'s row for `kv_head` in a paged cache.
+__device__ __forceinline__ int64_t PagedRowOffset(const PagedDecodeParams& p, const int32_t* table, int t,
+                                                  int kv_head) {
+  const int page = __ldg(table + t / p.block_size);
+  const int slot = t % p.block_size;
+  return ((static_cast<int64_t>(page) * p.block_size + slot) * p.num_kv_heads + kv_head) * p.head_dim;
+}
+
+// Loads N consecutive bf16 values (N = 4 or 8) as floats with one 8- or 16-byte load.
+template <int N>
+__device__ __forceinline__ void LoadBf16Row(const uint16_t* src, float (&dst)[N]) {
+  static_assert(N == 4 || N == 8, "row segments are 4 or 8 elements");
+  if constexpr (N == 8) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(src));
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      dst[2 * i] = __uint_as_float(w[i] << 16);
+      dst[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  } else {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(src));
+    const uint32_t w[2] = {v.x, v.y};
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      dst[2 * i] = __uint_as_float(w[i] << 16);
+      dst[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  }
+}
+
+// Sum over lanes [0, WIDTH) of each WIDTH-lane group; every lane gets the result.
+template <int WIDTH = 32>
+__device__ __forceinline__ float GroupSum(float v) {
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Scale factor that moves a running sum from max `m_old` to max `m_new` (log2 domain).
+// A state that has seen no key yet (m_old = -inf) contributes nothing.
+__device__ __forceinline__ float Rescale(float m_old, float m_new) {
+  return m_old == -INFINITY ? 0.f : exp2f(m_old - m_new);
+}
+
+// Writes the result of (request b, query head h, chunk c): `o` is the normalised output for
+// this thread's `count` consecutive elements starting at `d0`; `m` and `l` the chunk's max and
+// sum in the log2 domain. Unsplit calls write bf16; split calls write the fp32 partial and
+// the chunk's log2-sum-exp (thread 0 of the head only, `write_lse`).
+__device__ __forceinline__ void WriteHeadResult(const PagedDecodeParams& p, int b, int h, int c, int d0,
+                                                const float* o, int count, float m, float l, bool write_lse) {
+  const int64_t head = static_cast<int64_t>(b) * p.num_q_heads + h;
+  if (p.num_chunks == 1) {
+    uint16_t* dst = p.out + head * p.head_dim + d0;
+    for (int i = 0; i < count; ++i) dst[i] = FloatToBf16Bits(o[i]);
+    return;
+  }
+  const int64_t slot = head * p.num_chunks + c;
+  float* dst = p.partial_out + slot * p.head_dim + d0;
+  for (int i = 0; i < count; ++i) dst[i] = o[i];
+  if (write_lse) p.partial_lse[slot] = l > 0.f ? m + log2f(l) : -INFINITY;
+}
+
+// The key range [begin, end) that chunk c of a request with `context` tokens covers.
+__device__ __forceinline__ void ChunkRange(const PagedDecodeParams& p, int context, int c, int& begin, int& end) {
+  if (p.num_chunks == 1) {
+    begin = 0;
+    end = context;
+    return;
+  }
+  begin = c * p.chunk_tokens;
+  end = min(context, begin + p.chunk_tokens);
+}
+
+}  // namespace vt::kernels::cuda::attention

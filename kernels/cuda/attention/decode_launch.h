@@ -1,0 +1,16 @@
+// Launchers of the decode-attention arms (internal to kernels/cuda/attention).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/attention/decode_params.h"
+
+namespace vt::kernels::cuda::attention {
+
+cudaError_t LaunchDecodeBlock(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchDecodeWarp(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchDecodeWarpTwoRows(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchDecodeGqa(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream);
+
+}  // namespace vt::kernels::cuda::attention

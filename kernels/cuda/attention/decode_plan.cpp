@@ -1,0 +1,118 @@
+#include "kernels/cuda/attention/decode_plan.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace vt::kernels::cuda {
+
+const char* DecodeArmName(DecodeArm arm) {
+  switch (arm) {
+    case DecodeArm::kAuto: return "auto";
+    case DecodeArm::kBlock: return "block";
+    case DecodeArm::kWarp: return "warp";
+    case DecodeArm::kWarpTwoRows: return "warp2";
+    case DecodeArm::kGqa: return "gqa";
+  }
+  return "unknown";
+}
+
+Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* split_env) {
+  DecodeOverrides o;
+  const std::string arm = arm_env ? arm_env : "";
+  if (arm.empty() || arm == "auto") {
+    o.arm = DecodeArm::kAuto;
+  } else if (arm == "block") {
+    o.arm = DecodeArm::kBlock;
+  } else if (arm == "warp") {
+    o.arm = DecodeArm::kWarp;
+  } else if (arm == "warp2") {
+    o.arm = DecodeArm::kWarpTwoRows;
+  } else if (arm == "gqa") {
+    o.arm = DecodeArm::kGqa;
+  } else {
+    return InvalidArgument("VT_ATTN_DECODE='" + arm + "': expected block, warp, warp2, gqa or auto");
+  }
+
+  const std::string split = split_env ? split_env : "";
+  if (split.empty() || split == "off") {
+    o.split_tokens = 0;
+  } else if (split == "auto") {
+    o.split_tokens = -1;
+  } else {
+    char* end = nullptr;
+    long tokens = std::strtol(split.c_str(), &end, 10);
+    if (end == split.c_str() || *end != '\0' || tokens <= 0 || tokens > (1 << 20)) {
+      return InvalidArgument("VT_ATTN_SPLIT='" + split + "': expected off, auto or a positive token count");
+    }
+    o.split_tokens = static_cast<int>(tokens);
+  }
+  return o;
+}
+
+Result<DecodeOverrides> DecodeOverridesFromEnvironment() {
+  return ParseDecodeOverrides(std::getenv("VT_ATTN_DECODE"), std::getenv("VT_ATTN_SPLIT"));
+}
+
+Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
+  if (s.num_kv_heads <= 0 || s.num_q_heads <= 0 || s.num_q_heads % s.num_kv_heads != 0) {
+    return InvalidArgument("decode attention: num_q_heads (" + std::to_string(s.num_q_heads) +
+                           ") must be a positive multiple of num_kv_heads (" +
+                           std::to_string(s.num_kv_heads) + ")");
+  }
+  if (s.block_size != 16 && s.block_size != 32) {
+    return InvalidArgument("decode attention: block_size " + std::to_string(s.block_size) +
+                           " unsupported (16 or 32)");
+  }
+  const int group = s.num_q_heads / s.num_kv_heads;
+  switch (arm) {
+    case DecodeArm::kAuto:
+    case DecodeArm::kBlock:
+      if (s.head_dim <= 0 || s.head_dim % 32 != 0 || s.head_dim > 512) {
+        return InvalidArgument("block arm: head_dim " + std::to_string(s.head_dim) +
+                               " must be a multiple of 32 up to 512");
+      }
+      return Status::Ok();
+    case DecodeArm::kWarp:
+      if (s.head_dim != 128 && s.head_dim != 256) {
+        return InvalidArgument("warp arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 or 256)");
+      }
+      return Status::Ok();
+    case DecodeArm::kWarpTwoRows:
+      if (s.head_dim != 128) {
+        return InvalidArgument("warp2 arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 only)");
+      }
+      return Status::Ok();
+    case DecodeArm::kGqa:
+      if (s.head_dim != 128 && s.head_dim != 256) {
+        return InvalidArgument("gqa arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 or 256)");
+      }
+      if (group > 16) {
+        return InvalidArgument("gqa arm: " + std::to_string(group) +
+                               " query heads per KV head exceed the 16 rows of one MMA tile");
+      }
+      return Status::Ok();
+  }
+  return Internal("unknown decode arm");
+}
+
+Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& overrides) {
+  if (shape.batch <= 0 || shape.max_context <= 0) {
+    return InvalidArgument("decode attention: batch and max_context must be positive");
+  }
+  DecodePlan plan;
+  plan.arm = overrides.arm == DecodeArm::kAuto ? DecodeArm::kBlock : overrides.arm;
+  VT_RETURN_IF_ERROR(CheckArmSupports(plan.arm, shape));
+
+  int chunk = overrides.split_tokens == -1 ? kAutoSplitTokens : overrides.split_tokens;
+  if (chunk > 0 && chunk % shape.block_size != 0) {
+    return InvalidArgument("VT_ATTN_SPLIT=" + std::to_string(chunk) + " is not a multiple of the block size " +
+                           std::to_string(shape.block_size));
+  }
+  if (chunk > 0 && shape.max_context > chunk) {
+    plan.chunk_tokens = chunk;
+    plan.num_chunks = (shape.max_context + chunk - 1) / chunk;
+  }
+  return plan;
+}
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,64 @@
+// Which decode-attention arm runs for a shape, and how the KV sequence is split.
+// Pure C++ (no CUDA types) so the policy is unit-tested on machines without a GPU.
+//
+// Arms:
+//   block  generic kernel, one CTA per (request, query head), tile loop over keys
+//   warp   warp-split kernel, one warp per key row (EPL 4 at head_dim 128, EPL 8 at 256)
+//   warp2  warp-split with two rows per warp at head_dim 128 (EPL 8, 16-byte loads)
+//   gqa    one CTA per (request, KV head) serving all its query heads with tensor-core MMAs
+//
+// Default policy: an arm becomes the default for a shape only after the model-level
+// token-exact gate passes on it. Until then `auto` resolves to `block` without split,
+// and the other arms run only when forced (VT_ATTN_DECODE, VT_ATTN_SPLIT).
+#pragma once
+
+#include <string>
+
+#include "engine/core/status.h"
+
+namespace vt::kernels::cuda {
+
+enum class DecodeArm { kAuto, kBlock, kWarp, kWarpTwoRows, kGqa };
+
+const char* DecodeArmName(DecodeArm arm);
+
+struct DecodeShape {
+  int batch = 0;
+  int num_q_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int block_size = 0;
+  int max_context = 0;  // the longest context this call may see (sets the chunk count)
+};
+
+// What VT_ATTN_DECODE / VT_ATTN_SPLIT ask for. split_tokens: 0 = off, -1 = auto, else a fixed
+// chunk length in tokens (a positive multiple of the block size).
+struct DecodeOverrides {
+  DecodeArm arm = DecodeArm::kAuto;
+  int split_tokens = 0;
+};
+
+// The chunk length that VT_ATTN_SPLIT=auto uses. Fixed, never derived from the batch, so a
+// request's reduction order does not depend on which other requests share its step.
+inline constexpr int kAutoSplitTokens = 512;
+
+// Parses the two environment values (nullptr or "" means unset).
+Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* split_env);
+
+// Reads VT_ATTN_DECODE and VT_ATTN_SPLIT from the environment.
+Result<DecodeOverrides> DecodeOverridesFromEnvironment();
+
+struct DecodePlan {
+  DecodeArm arm = DecodeArm::kBlock;
+  int chunk_tokens = 0;  // 0 when unsplit
+  int num_chunks = 1;
+};
+
+// Whether `arm` supports `shape` (head_dim, group size); the reason when not.
+Status CheckArmSupports(DecodeArm arm, const DecodeShape& shape);
+
+// Resolves the overrides for one shape. A forced arm that cannot run the shape is an error,
+// never a silent fallback: a same-binary A/B must measure what it names.
+Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& overrides);
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,45 @@
+// The few PTX primitives the tensor-core decode arm needs: a bf16 m16n8k16 MMA with fp32
+// accumulators and 16-byte cp.async copies into shared memory.
+//
+// m16n8k16 fragment layout (lane = 4 * q + c, q = lane / 4, c = lane % 4):
+//   A (16x16, row-major): a0 = A[q][2c..2c+1], a1 = A[q+8][2c..], a2 = A[q][2c+8..], a3 = A[q+8][2c+8..]
+//   B (16x8, k-major):    b0 = B[2c..2c+1][q],  b1 = B[2c+8..2c+9][q]
+//   C (16x8, fp32):       c0,c1 = C[q][2c..2c+1], c2,c3 = C[q+8][2c..2c+1]
+#pragma once
+
+#include <cstdint>
+
+namespace vt::kernels::cuda::attention {
+
+__device__ __forceinline__ void MmaBf16(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                        uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Packs two floats into a bf16x2 register (lo in the low half), rounding to nearest even.
+__device__ __forceinline__ uint32_t PackBf16x2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Copies 16 bytes global -> shared, or writes 16 zero bytes when !valid (`src` must still be
+// a mapped address). Zero-fill keeps masked rows finite so 0 * row never becomes NaN.
+__device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+
+__device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int PENDING>
+__device__ __forceinline__ void CpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+}  // namespace vt::kernels::cuda::attention

@@ -1,0 +1,22 @@
+// Paged decode attention on the GPU: the public entry point of the attention arms.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "engine/core/status.h"
+#include "kernels/cuda/attention/decode_params.h"
+#include "kernels/cuda/attention/decode_plan.h"
+
+namespace vt::kernels::cuda {
+
+// Bytes of split-KV workspace (partial outputs + lse) a plan needs; 0 when unsplit.
+size_t DecodeWorkspaceBytes(const DecodeShape& shape, const DecodePlan& plan);
+
+// Runs the planned arm. `params` carries the tensors and the shape; the plan's chunking is
+// applied to it here. `workspace` must hold DecodeWorkspaceBytes() bytes when split.
+// Launch-only: no allocation, no synchronisation, so it can be captured in a CUDA graph.
+Status RunPagedDecode(PagedDecodeParams params, const DecodePlan& plan, void* workspace, cudaStream_t stream);
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,294 @@
+// Numerics of every paged decode-attention arm against the CPU float32 reference, on
+// contexts that straddle page and split-chunk boundaries, shuffled block tables, both
+// head dims and 1-8 query heads per KV head. Prints, per case, max_abs, max_rel and the
+// percentage of outputs bitwise equal to the unsplit block arm.
+//
+// Pass criterion per element: |out - ref| <= 1e-2 * |ref| + 1e-3 * max|ref| over the
+// head (bf16 output carries 8 significant bits, ~3.9e-3 relative).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/decode_attention_reference.h"
+#include "kernels/cuda/attention/kv_cache_write.h"
+#include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/device_probe.h"
+#include "kernels/bf16.h"
+#include "tests/gpu/paged_kv_fixture.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+using vt::testing::CheckCuda;
+using vt::testing::PagedKvFixture;
+using vt::testing::PagedKvShape;
+
+constexpr uint16_t kPoison = 0xffff;  // a NaN: any element left unwritten shows up
+
+std::vector<int> TestContexts() {
+  std::vector<int> c = {1, 2, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 511, 512, 513, 685, 1000, 1023, 1024, 1025};
+  // VT_ATTN_TEST_QUICK drops the long contexts (compute-sanitizer runs are ~100x slower).
+  if (std::getenv("VT_ATTN_TEST_QUICK") == nullptr) {
+    c.push_back(4096);
+    c.push_back(16384);
+  }
+  return c;
+}
+
+void SkipWithoutGpu() {
+  static const DeviceProbe probe = ProbeDevice();
+  if (!probe.available) GTEST_SKIP() << probe.reason;
+}
+
+// Runs one arm over the fixture; returns the bf16 output bits.
+std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_tokens) {
+  const PagedKvShape& s = f.shape();
+  DecodeShape shape{f.batch(), s.num_q_heads, s.num_kv_heads, s.head_dim, s.block_size, f.max_context()};
+  Result<DecodePlan> plan = PlanDecode(shape, DecodeOverrides{arm, split_tokens});
+  if (!plan.ok()) {
+    ADD_FAILURE() << plan.status().message();
+    return {};
+  }
+  const size_t n = static_cast<size_t>(f.batch()) * s.num_q_heads * s.head_dim;
+  uint16_t* d_out = nullptr;
+  void* workspace = nullptr;
+  CheckCuda(cudaMalloc(&d_out, n * 2), "alloc out");
+  CheckCuda(cudaMemset(d_out, 0xff, n * 2), "poison out");
+  const size_t ws = DecodeWorkspaceBytes(shape, *plan);
+  if (ws > 0) {
+    CheckCuda(cudaMalloc(&workspace, ws), "alloc workspace");
+    CheckCuda(cudaMemset(workspace, 0xff, ws), "poison workspace");
+  }
+  PagedDecodeParams p;
+  p.q = f.d_q();
+  p.k_cache = f.d_k_cache();
+  p.v_cache = f.d_v_cache();
+  p.block_tables = f.d_block_tables();
+  p.context_lens = f.d_context_lens();
+  p.out = d_out;
+  p.batch = f.batch();
+  p.num_q_heads = s.num_q_heads;
+  p.num_kv_heads = s.num_kv_heads;
+  p.head_dim = s.head_dim;
+  p.block_size = s.block_size;
+  p.max_blocks_per_seq = f.max_blocks_per_seq();
+  p.scale = 1.f / std::sqrt(static_cast<float>(s.head_dim));
+  Status st = RunPagedDecode(p, *plan, workspace, nullptr);
+  EXPECT_TRUE(st.ok()) << st.message();
+  CheckCuda(cudaDeviceSynchronize(), "decode");
+  std::vector<uint16_t> out(n);
+  CheckCuda(cudaMemcpy(out.data(), d_out, n * 2, cudaMemcpyDeviceToHost), "download out");
+  cudaFree(d_out);
+  cudaFree(workspace);
+  return out;
+}
+
+std::vector<float> Reference(const PagedKvFixture& f) {
+  const PagedKvShape& s = f.shape();
+  const size_t per_req = static_cast<size_t>(s.num_q_heads) * s.head_dim;
+  std::vector<float> ref(per_req * f.batch());
+  for (int b = 0; b < f.batch(); ++b) {
+    cpu::DecodeReferenceShape rs{s.num_q_heads, s.num_kv_heads, s.head_dim, f.contexts()[b],
+                                 1.f / std::sqrt(static_cast<float>(s.head_dim))};
+    cpu::DecodeAttentionReference(rs, std::span<const float>(f.q().data() + b * per_req, per_req), f.k(b), f.v(b),
+                                  std::span<float>(ref.data() + b * per_req, per_req));
+  }
+  return ref;
+}
+
+struct RowComparison {
+  double max_abs = 0, max_rel = 0;
+  int64_t bitwise_equal = 0, elements = 0, failures = 0, unwritten = 0, mismatched_bits = 0;
+  double BitwisePercent() const { return elements ? 100.0 * bitwise_equal / elements : 0; }
+};
+
+// Compares request b's output with the reference and with the bits of another arm.
+RowComparison CompareRow(const PagedKvShape& s, int b, const std::vector<uint16_t>& out,
+                         const std::vector<float>& ref, const std::vector<uint16_t>& other) {
+  RowComparison c;
+  const size_t head_elems = s.head_dim;
+  for (int h = 0; h < s.num_q_heads; ++h) {
+    const size_t base = (static_cast<size_t>(b) * s.num_q_heads + h) * head_elems;
+    double head_max = 0;
+    for (size_t d = 0; d < head_elems; ++d) head_max = std::max(head_max, std::fabs(double(ref[base + d])));
+    for (size_t d = 0; d < head_elems; ++d) {
+      const size_t i = base + d;
+      ++c.elements;
+      const float o = Bf16ToFloat(bf16{out[i]});
+      if (std::isnan(o)) {
+        ++c.unwritten;
+        continue;
+      }
+      const double err = std::fabs(double(o) - ref[i]);
+      c.max_abs = std::max(c.max_abs, err);
+      if (std::fabs(ref[i]) > 1e-6) c.max_rel = std::max(c.max_rel, err / std::fabs(ref[i]));
+      if (err > 1e-2 * std::fabs(ref[i]) + 1e-3 * head_max) ++c.failures;
+      if (out[i] == other[i]) {
+        ++c.bitwise_equal;
+      } else {
+        ++c.mismatched_bits;
+      }
+    }
+  }
+  return c;
+}
+
+struct ShapeCase {
+  int num_q_heads, num_kv_heads, head_dim, block_size;
+};
+
+std::string CaseName(const ShapeCase& c) {
+  char name[64];
+  std::snprintf(name, sizeof name, "d%d_q%dkv%d_bs%d", c.head_dim, c.num_q_heads, c.num_kv_heads, c.block_size);
+  return name;
+}
+
+class DecodeArms : public ::testing::TestWithParam<ShapeCase> {};
+
+TEST_P(DecodeArms, EveryArmMatchesTheReferenceOnEveryContext) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const ShapeCase sc = GetParam();
+  const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
+  const PagedKvFixture f(shape, TestContexts(), 1234u + sc.head_dim + sc.num_q_heads);
+  const std::vector<float> ref = Reference(f);
+  const std::vector<uint16_t> block = RunArm(f, DecodeArm::kBlock, 0);
+
+  std::vector<DecodeArm> arms = {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa};
+  if (sc.head_dim == 128) arms.push_back(DecodeArm::kWarpTwoRows);
+  std::printf("%-20s %-6s %-6s %6s %10s %10s %9s\n", "shape", "arm", "split", "ctx", "max_abs", "max_rel",
+              "bitwise%");
+  for (DecodeArm arm : arms) {
+    for (int split : {0, 512, 256}) {
+      const std::vector<uint16_t> out = RunArm(f, arm, split);
+      ASSERT_EQ(out.size(), block.size());
+      for (int b = 0; b < f.batch(); ++b) {
+        const RowComparison c = CompareRow(shape, b, out, ref, block);
+        std::printf("%-20s %-6s %-6d %6d %10.3e %10.3e %9.4f\n", CaseName(sc).c_str(), DecodeArmName(arm), split,
+                    f.contexts()[b], c.max_abs, c.max_rel, c.BitwisePercent());
+        EXPECT_EQ(c.unwritten, 0) << DecodeArmName(arm) << " split " << split << " ctx " << f.contexts()[b];
+        EXPECT_EQ(c.failures, 0) << DecodeArmName(arm) << " split " << split << " ctx " << f.contexts()[b]
+                                 << " max_abs " << c.max_abs;
+      }
+    }
+  }
+}
+
+// A single-chunk request must come out of the split path bitwise equal to the unsplit path:
+// the merge multiplies by exactly 1 and divides by exactly 1.
+TEST_P(DecodeArms, SplitOfOneChunkIsBitwiseTheUnsplitResult) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const ShapeCase sc = GetParam();
+  const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
+  const std::vector<int> contexts = {1, 33, 255, 256, 700, 1500};
+  const PagedKvFixture f(shape, contexts, 99u);
+  const size_t per_req = static_cast<size_t>(sc.num_q_heads) * sc.head_dim;
+  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa}) {
+    const std::vector<uint16_t> unsplit = RunArm(f, arm, 0);
+    const std::vector<uint16_t> split = RunArm(f, arm, 256);
+    for (int b = 0; b < f.batch(); ++b) {
+      if (contexts[b] > 256) continue;
+      EXPECT_EQ(0, std::memcmp(unsplit.data() + b * per_req, split.data() + b * per_req, per_req * 2))
+          << DecodeArmName(arm) << " ctx " << contexts[b];
+    }
+  }
+}
+
+// Paged == dense: the same values laid out in shuffled pages or in one contiguous run of pages
+// give bitwise identical outputs for every arm.
+TEST_P(DecodeArms, ShuffledPagesGiveTheContiguousResult) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const ShapeCase sc = GetParam();
+  const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
+  const std::vector<int> contexts = {1000};
+  const PagedKvFixture shuffled(shape, contexts, 7u, false);
+  const PagedKvFixture dense(shape, contexts, 7u, true);
+  ASSERT_EQ(shuffled.k(0), dense.k(0));
+  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa}) {
+    for (int split : {0, 256}) {
+      EXPECT_EQ(RunArm(shuffled, arm, split), RunArm(dense, arm, split)) << DecodeArmName(arm) << " split " << split;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DecodeArms,
+                         ::testing::Values(ShapeCase{2, 2, 128, 16}, ShapeCase{4, 2, 128, 32},
+                                           ShapeCase{8, 2, 128, 16}, ShapeCase{16, 2, 128, 32},
+                                           ShapeCase{2, 2, 256, 32}, ShapeCase{4, 2, 256, 16},
+                                           ShapeCase{8, 2, 256, 32}, ShapeCase{16, 2, 256, 16}),
+                         [](const ::testing::TestParamInfo<ShapeCase>& info) { return CaseName(info.param); });
+
+// The comparison itself can fail: three 1-ULP corruptions in one request are counted
+// exactly, and only in that request's row.
+TEST(DecodeComparator, CatchesOneUlpCorruptionInTheRightRowOnly) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const PagedKvShape shape{8, 2, 128, 16};
+  const std::vector<int> contexts = {31, 100, 685};
+  const PagedKvFixture f(shape, contexts, 5u);
+  const std::vector<float> ref = Reference(f);
+  const std::vector<uint16_t> good = RunArm(f, DecodeArm::kBlock, 0);
+  std::vector<uint16_t> bad = good;
+  const size_t per_req = static_cast<size_t>(shape.num_q_heads) * shape.head_dim;
+  for (size_t off : {size_t(5), size_t(512), per_req - 1}) bad[per_req * 0 + off] += 1;
+  for (int b = 0; b < f.batch(); ++b) {
+    const RowComparison c = CompareRow(shape, b, bad, ref, good);
+    std::printf("self-test ctx %4d bitwise %.4f%% mismatched %lld max_abs %.3e\n", contexts[b], c.BitwisePercent(),
+                static_cast<long long>(c.mismatched_bits), c.max_abs);
+    EXPECT_EQ(c.mismatched_bits, b == 0 ? 3 : 0);
+  }
+}
+
+TEST(KvCacheWrite, RowsLandInTheirSlotsAndNothingElseMoves) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int heads = 2, dim = 128, block = 16, pages = 4, tokens = 5;
+  const int row = heads * dim;
+  std::vector<uint16_t> k(static_cast<size_t>(tokens) * row), v(k.size());
+  for (size_t i = 0; i < k.size(); ++i) {
+    k[i] = static_cast<uint16_t>(i * 7 + 1);
+    v[i] = static_cast<uint16_t>(i * 13 + 2);
+  }
+  const std::vector<int64_t> slots = {17, 3, -1, 63, 48};
+  std::vector<uint16_t> cache(static_cast<size_t>(pages) * block * row, 0xabcd);
+  uint16_t *dk, *dv, *dkc, *dvc;
+  int64_t* ds;
+  CheckCuda(cudaMalloc(&dk, k.size() * 2), "k");
+  CheckCuda(cudaMalloc(&dv, v.size() * 2), "v");
+  CheckCuda(cudaMalloc(&dkc, cache.size() * 2), "kc");
+  CheckCuda(cudaMalloc(&dvc, cache.size() * 2), "vc");
+  CheckCuda(cudaMalloc(&ds, slots.size() * 8), "slots");
+  CheckCuda(cudaMemcpy(dk, k.data(), k.size() * 2, cudaMemcpyHostToDevice), "k");
+  CheckCuda(cudaMemcpy(dv, v.data(), v.size() * 2, cudaMemcpyHostToDevice), "v");
+  CheckCuda(cudaMemcpy(dkc, cache.data(), cache.size() * 2, cudaMemcpyHostToDevice), "kc");
+  CheckCuda(cudaMemcpy(dvc, cache.data(), cache.size() * 2, cudaMemcpyHostToDevice), "vc");
+  CheckCuda(cudaMemcpy(ds, slots.data(), slots.size() * 8, cudaMemcpyHostToDevice), "slots");
+  KvWriteParams p{dk, dv, ds, dkc, dvc, tokens, heads, dim};
+  ASSERT_TRUE(WriteKvCache(p, nullptr).ok());
+  std::vector<uint16_t> kc(cache.size()), vc(cache.size());
+  CheckCuda(cudaMemcpy(kc.data(), dkc, kc.size() * 2, cudaMemcpyDeviceToHost), "kc");
+  CheckCuda(cudaMemcpy(vc.data(), dvc, vc.size() * 2, cudaMemcpyDeviceToHost), "vc");
+  std::vector<uint16_t> want_k = cache, want_v = cache;
+  for (int t = 0; t < tokens; ++t) {
+    if (slots[t] < 0) continue;
+    std::memcpy(&want_k[slots[t] * row], &k[static_cast<size_t>(t) * row], row * 2);
+    std::memcpy(&want_v[slots[t] * row], &v[static_cast<size_t>(t) * row], row * 2);
+  }
+  EXPECT_EQ(kc, want_k);
+  EXPECT_EQ(vc, want_v);
+  cudaFree(dk);
+  cudaFree(dv);
+  cudaFree(dkc);
+  cudaFree(dvc);
+  cudaFree(ds);
+}
+
+}  // namespace
+}  // namespace vt::kernels::cuda

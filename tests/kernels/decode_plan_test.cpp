@@ -1,0 +1,85 @@
+#include "kernels/cuda/attention/decode_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace vt::kernels::cuda {
+namespace {
+
+DecodeShape Llama8B(int batch, int context) { return {batch, 32, 8, 128, 16, context}; }
+
+TEST(DecodePlan, AutoIsTheBlockArmUnsplitUntilAnotherArmPassesTheModelGate) {
+  Result<DecodePlan> plan = PlanDecode(Llama8B(1, 16384), DecodeOverrides{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->arm, DecodeArm::kBlock);
+  EXPECT_EQ(plan->num_chunks, 1);
+}
+
+TEST(DecodePlan, OverridesSelectEachArm) {
+  for (auto [env, arm] : {std::pair{"block", DecodeArm::kBlock}, std::pair{"warp", DecodeArm::kWarp},
+                          std::pair{"warp2", DecodeArm::kWarpTwoRows}, std::pair{"gqa", DecodeArm::kGqa}}) {
+    Result<DecodeOverrides> o = ParseDecodeOverrides(env, nullptr);
+    ASSERT_TRUE(o.ok()) << env;
+    Result<DecodePlan> plan = PlanDecode(Llama8B(8, 4096), *o);
+    ASSERT_TRUE(plan.ok()) << env << ": " << plan.status().message();
+    EXPECT_EQ(plan->arm, arm);
+    EXPECT_STREQ(DecodeArmName(plan->arm), env);
+  }
+}
+
+TEST(DecodePlan, AutoSplitUsesFixedChunksIndependentOfBatch) {
+  Result<DecodeOverrides> o = ParseDecodeOverrides("gqa", "auto");
+  ASSERT_TRUE(o.ok());
+  for (int batch : {1, 8, 64}) {
+    Result<DecodePlan> plan = PlanDecode(Llama8B(batch, 16384), *o);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->chunk_tokens, kAutoSplitTokens);
+    EXPECT_EQ(plan->num_chunks, 16384 / kAutoSplitTokens);
+  }
+  // A context that fits one chunk is not split at all.
+  Result<DecodePlan> short_ctx = PlanDecode(Llama8B(1, kAutoSplitTokens), *o);
+  ASSERT_TRUE(short_ctx.ok());
+  EXPECT_EQ(short_ctx->num_chunks, 1);
+}
+
+TEST(DecodePlan, ExplicitSplitRoundsChunkCountUp) {
+  Result<DecodeOverrides> o = ParseDecodeOverrides("warp", "256");
+  ASSERT_TRUE(o.ok());
+  Result<DecodePlan> plan = PlanDecode(Llama8B(2, 1025), *o);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->chunk_tokens, 256);
+  EXPECT_EQ(plan->num_chunks, 5);
+}
+
+TEST(DecodePlan, ForcedArmThatCannotRunTheShapeIsAnErrorNotAFallback) {
+  DecodeShape d64{1, 8, 8, 64, 16, 100};
+  Result<DecodePlan> warp = PlanDecode(d64, DecodeOverrides{DecodeArm::kWarp, 0});
+  ASSERT_FALSE(warp.ok());
+  EXPECT_NE(warp.status().message().find("head_dim 64"), std::string::npos);
+
+  DecodeShape d256{1, 16, 2, 256, 16, 100};
+  EXPECT_FALSE(PlanDecode(d256, DecodeOverrides{DecodeArm::kWarpTwoRows, 0}).ok());
+  EXPECT_TRUE(PlanDecode(d256, DecodeOverrides{DecodeArm::kWarp, 0}).ok());
+
+  DecodeShape wide_group{1, 64, 2, 128, 16, 100};  // 32 query heads per KV head
+  EXPECT_FALSE(PlanDecode(wide_group, DecodeOverrides{DecodeArm::kGqa, 0}).ok());
+}
+
+TEST(DecodePlan, BadOverridesAndShapesAreRejectedWithTheirName) {
+  Result<DecodeOverrides> bad_arm = ParseDecodeOverrides("fast", nullptr);
+  ASSERT_FALSE(bad_arm.ok());
+  EXPECT_NE(bad_arm.status().message().find("VT_ATTN_DECODE='fast'"), std::string::npos);
+  EXPECT_FALSE(ParseDecodeOverrides(nullptr, "12abc").ok());
+  EXPECT_FALSE(ParseDecodeOverrides(nullptr, "-5").ok());
+
+  Result<DecodeOverrides> odd_split = ParseDecodeOverrides("block", "100");
+  ASSERT_TRUE(odd_split.ok());
+  EXPECT_FALSE(PlanDecode(Llama8B(1, 4096), *odd_split).ok());  // not a multiple of the page size
+
+  DecodeShape uneven{1, 12, 8, 128, 16, 100};
+  EXPECT_FALSE(PlanDecode(uneven, DecodeOverrides{}).ok());
+  DecodeShape odd_page{1, 8, 8, 128, 8, 100};
+  EXPECT_FALSE(PlanDecode(odd_page, DecodeOverrides{}).ok());
+}
+
+}  // namespace
+}  // namespace vt::kernels::cuda
