@@ -1,15 +1,193 @@
+// `vt generate`: loads a model, runs every prompt through the continuously
+// batched engine and prints the continuations (text, or ids without a
+// tokenizer; --json for machines).
+#include <chrono>
 #include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "engine/cli/commands.h"
+#include "engine/exec/llm_engine.h"
+#include "engine/loader/model_source.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace vt::cli {
 
+namespace {
+
+struct GenerateOptions {
+  std::string model;
+  std::string load_format = "auto";
+  std::string backend = "cpu";
+  std::vector<std::string> prompts;
+  std::vector<std::string> prompt_ids;
+  int64_t max_tokens = 16;
+  float temperature = 0.0f;
+  float top_p = 1.0f;
+  int32_t top_k = 0;
+  float min_p = 0.0f;
+  std::optional<uint64_t> seed;
+  bool ignore_eos = false;
+  bool json = false;
+};
+
+Result<std::vector<int32_t>> ParseIds(const std::string& text) {
+  std::vector<int32_t> ids;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0 || v > INT32_MAX) {
+      return InvalidArgument("--prompt-ids: '" + item + "' is not a token id");
+    }
+    ids.push_back(static_cast<int32_t>(v));
+  }
+  if (ids.empty()) return InvalidArgument("--prompt-ids: no ids");
+  return ids;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "vt generate: %s\n", s.message().c_str());
+  return 1;
+}
+
+int Run(const GenerateOptions& o) {
+  if (o.backend != "cpu") {
+    return Fail(Unimplemented("--backend " + o.backend + ": only the cpu backend is wired into the engine yet"));
+  }
+  if (o.prompts.empty() == o.prompt_ids.empty()) {
+    std::fprintf(stderr, "vt generate: give --prompt or --prompt-ids (not both)\n");
+    return 2;
+  }
+  if (!o.prompts.empty()) {
+    return Fail(Unimplemented("--prompt needs a tokenizer, which this build does not have yet; use --prompt-ids"));
+  }
+  std::vector<std::vector<int32_t>> prompts;
+  for (const std::string& s : o.prompt_ids) {
+    Result<std::vector<int32_t>> ids = ParseIds(s);
+    if (!ids.ok()) return Fail(ids.status());
+    prompts.push_back(*ids);
+  }
+  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
+  if (!format.ok()) return Fail(format.status());
+
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
+  if (!loaded.ok()) return Fail(loaded.status());
+  const ModelConfig config = loaded->config;
+  const double load_s = loaded->load_seconds;
+  const uint64_t weight_bytes = loaded->weights.weight_bytes;
+
+  EngineConfig ec;
+  // The pool holds exactly this run's requests at full length: no preemption,
+  // and no memory beyond what the run can use.
+  int64_t blocks = 0;
+  for (const auto& p : prompts) {
+    const int64_t len = std::min<int64_t>(static_cast<int64_t>(p.size()) + o.max_tokens, config.max_position_embeddings);
+    blocks += (len + ec.block_size - 1) / ec.block_size;
+  }
+  ec.num_kv_blocks = static_cast<int32_t>(blocks);
+  auto model = std::make_unique<DecoderModel>(config, std::move(loaded->weights), &pool);
+  LlmEngine engine(std::move(model), ec);
+
+  SamplingParams params;
+  params.max_tokens = o.max_tokens;
+  params.temperature = o.temperature;
+  params.top_p = o.top_p;
+  params.top_k = o.top_k;
+  params.min_p = o.min_p;
+  params.seed = o.seed;
+  params.ignore_eos = o.ignore_eos;
+  std::vector<RequestId> ids;
+  int64_t prompt_tokens = 0;
+  for (auto& p : prompts) {
+    prompt_tokens += static_cast<int64_t>(p.size());
+    Result<RequestId> id = engine.AddRequest(p, params);
+    if (!id.ok()) return Fail(id.status());
+    ids.push_back(*id);
+  }
+
+  const Clock::time_point start = Clock::now();
+  std::map<RequestId, double> ttft;
+  int64_t generated = 0;
+  while (engine.HasUnfinished()) {
+    Result<StepResult> step = engine.Step();
+    if (!step.ok()) return Fail(step.status());
+    for (const SampledResult& t : step->tokens) {
+      ++generated;
+      if (!ttft.count(t.id)) ttft[t.id] = Seconds(start, Clock::now());
+    }
+  }
+  const double total_s = Seconds(start, Clock::now());
+  // Prefill ends when the last prompt has its first token; what follows is decode.
+  double prefill_s = 0.0;
+  for (const auto& [id, s] : ttft) prefill_s = std::max(prefill_s, s);
+  const int64_t decode_tokens = generated - static_cast<int64_t>(ids.size());
+  const double decode_s = total_s - prefill_s;
+  nlohmann::json timings = {
+      {"load_s", load_s},
+      {"prefill_s", prefill_s},
+      {"prefill_tokens_per_s", prefill_s > 0 ? prompt_tokens / prefill_s : 0.0},
+      {"decode_s", decode_s},
+      {"decode_tokens_per_s", decode_s > 0 && decode_tokens > 0 ? decode_tokens / decode_s : 0.0},
+      {"total_s", total_s},
+  };
+
+  for (RequestId id : ids) {
+    std::unique_ptr<Request> r = engine.TakeFinished(id);
+    if (o.json) {
+      nlohmann::json j = {{"token_ids", r->output},
+                          {"text", nullptr},
+                          {"finish_reason", FinishReasonName(r->finish)},
+                          {"prompt_tokens", r->prompt.size()},
+                          {"timings", timings}};
+      j["timings"]["ttft_ms"] = ttft[id] * 1000.0;
+      std::printf("%s\n", j.dump().c_str());
+    } else {
+      std::string line;
+      for (int32_t t : r->output) line += (line.empty() ? "" : ",") + std::to_string(t);
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  if (!o.json) {
+    std::fprintf(stderr,
+                 "%s: %zu prompt(s), %lld prompt tokens, %lld generated; weights %.2f GB loaded in %.2f s; "
+                 "prefill %.1f tok/s, decode %.1f tok/s\n",
+                 o.model.c_str(), ids.size(), static_cast<long long>(prompt_tokens), static_cast<long long>(generated),
+                 static_cast<double>(weight_bytes) / 1e9, load_s, timings["prefill_tokens_per_s"].get<double>(),
+                 timings["decode_tokens_per_s"].get<double>());
+  }
+  return 0;
+}
+
+}  // namespace
+
 Command AddGenerateCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("generate", "Generate text from a prompt (continuously batched)");
-  return {app, [] {
-    std::fprintf(stderr, "vt generate: not built yet (tracked in issue #5)\n");
-    return 1;
-  }};
+  auto o = std::make_shared<GenerateOptions>();
+  app->add_option("--model", o->model, "Model directory, or preset:NAME (see README)")->required();
+  app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  app->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--prompt", o->prompts, "Prompt text; repeat for a batch");
+  app->add_option("--prompt-ids", o->prompt_ids, "Comma-separated token ids, used verbatim; repeat for a batch");
+  app->add_option("--max-tokens", o->max_tokens, "Tokens to generate per prompt")->check(CLI::PositiveNumber);
+  app->add_option("--temperature", o->temperature, "0 (default) is greedy")->check(CLI::NonNegativeNumber);
+  app->add_option("--top-p", o->top_p, "Nucleus sampling mass")->check(CLI::Range(0.0, 1.0));
+  app->add_option("--top-k", o->top_k, "Keep the k most likely tokens (0: off)");
+  app->add_option("--min-p", o->min_p, "Drop tokens below min-p times the top probability")->check(CLI::Range(0.0, 1.0));
+  app->add_option("--seed", o->seed, "Sampling seed (same seed, same output)");
+  app->add_flag("--ignore-eos", o->ignore_eos, "Keep generating past end-of-sequence tokens");
+  app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
+  return {app, [o] { return Run(*o); }};
 }
 
 }  // namespace vt::cli

@@ -1,0 +1,71 @@
+#include "engine/exec/llm_engine.h"
+
+#include <algorithm>
+
+namespace vt {
+
+EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config) {
+  SchedulerConfig& s = config.scheduler;
+  if (s.max_model_len <= 0 || s.max_model_len > model.max_position_embeddings) {
+    s.max_model_len = model.max_position_embeddings;
+  }
+  if (s.eos_token_ids.empty()) s.eos_token_ids = model.eos_token_ids;
+  if (config.num_kv_blocks <= 0) {
+    const int64_t per_block = static_cast<int64_t>(KvCacheStorage::BytesPerToken(model)) * config.block_size;
+    const int64_t cap = (2ll << 30) / per_block;
+    const int64_t want = static_cast<int64_t>(s.max_num_seqs) * ((s.max_model_len + config.block_size - 1) / config.block_size);
+    config.num_kv_blocks = static_cast<int32_t>(std::max<int64_t>(1, std::min(cap, want)));
+  }
+  return config;
+}
+
+LlmEngine::LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config)
+    : model_(std::move(model)),
+      config_(ResolveEngineConfig(model_->config(), std::move(config))),
+      kv_(config_.num_kv_blocks, config_.block_size, config_.prefix_caching),
+      storage_(model_->config(), config_.num_kv_blocks, config_.block_size),
+      scheduler_(config_.scheduler, &kv_),
+      seed_source_(std::random_device{}()) {}
+
+Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingParams params) {
+  for (int32_t t : prompt) {
+    if (t < 0 || t >= model_->config().vocab_size) {
+      return InvalidArgument("token id " + std::to_string(t) + " is outside the vocabulary (" +
+                             std::to_string(model_->config().vocab_size) + ")");
+    }
+  }
+  auto r = std::make_unique<Request>();
+  r->id = next_id_++;
+  r->prompt = std::move(prompt);
+  r->seed = params.seed ? *params.seed : seed_source_();
+  r->params = std::move(params);
+  const RequestId id = r->id;
+  VT_RETURN_IF_ERROR(scheduler_.Add(std::move(r)));
+  return id;
+}
+
+Result<StepResult> LlmEngine::Step() {
+  StepResult result;
+  SchedulerStep step = scheduler_.Schedule();
+  if (step.empty()) return result;
+  std::vector<ForwardSeq> batch;
+  for (const ScheduledChunk& c : step.chunks) {
+    batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
+                     static_cast<int64_t>(c.block_table.size()), c.sample});
+  }
+  std::vector<float> logits;
+  VT_RETURN_IF_ERROR(model_->Forward(batch, &storage_, &logits));
+  const int64_t vocab = model_->config().vocab_size;
+  int64_t row = 0;
+  for (const ScheduledChunk& c : step.chunks) {
+    if (!c.sample) continue;
+    const Request* r = scheduler_.Find(c.id);
+    const float* l = logits.data() + row++ * vocab;
+    result.tokens.push_back({c.id, Sample(l, vocab, r->params, r->seed, static_cast<int64_t>(r->output.size()))});
+  }
+  result.finished = scheduler_.Update(step, result.tokens);
+  result.num_tokens = step.num_tokens;
+  return result;
+}
+
+}  // namespace vt

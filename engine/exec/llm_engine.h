@@ -1,0 +1,61 @@
+// The step loop: scheduler step → one batched forward → sampling → scheduler
+// update. One thread owns an LlmEngine; callers add requests and call Step()
+// until nothing is left.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/kv/kv_cache_manager.h"
+#include "engine/kv/kv_cache_storage.h"
+#include "engine/model/decoder_model.h"
+#include "engine/sched/scheduler.h"
+
+namespace vt {
+
+struct EngineConfig {
+  int32_t block_size = 16;
+  int32_t num_kv_blocks = 0;  // 0: enough for max_num_seqs requests of full context, capped at 2 GiB
+  bool prefix_caching = true;
+  SchedulerConfig scheduler;
+};
+
+struct StepResult {
+  std::vector<SampledResult> tokens;  // one per request that sampled this step
+  std::vector<RequestId> finished;
+  int64_t num_tokens = 0;             // tokens computed
+};
+
+class LlmEngine {
+ public:
+  LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config);
+
+  Result<RequestId> AddRequest(std::vector<int32_t> prompt, SamplingParams params);
+  void Abort(RequestId id) { scheduler_.Abort(id); }
+
+  Result<StepResult> Step();
+  bool HasUnfinished() const { return scheduler_.HasUnfinished(); }
+
+  std::unique_ptr<Request> TakeFinished(RequestId id) { return scheduler_.TakeFinished(id); }
+  const DecoderModel& model() const { return *model_; }
+  const KvCacheManager& kv() const { return kv_; }
+  const Scheduler& scheduler() const { return scheduler_; }
+  const EngineConfig& config() const { return config_; }
+
+ private:
+  std::unique_ptr<DecoderModel> model_;
+  EngineConfig config_;
+  KvCacheManager kv_;
+  KvCacheStorage storage_;
+  Scheduler scheduler_;
+  RequestId next_id_ = 0;
+  std::mt19937_64 seed_source_;
+};
+
+// config with num_kv_blocks and max_model_len filled in for `model`.
+EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config);
+
+}  // namespace vt

@@ -1,0 +1,64 @@
+// Per-request block tables over a BlockPool, with prefix caching: a new
+// request starts from the longest run of cached full blocks matching its
+// tokens, and full blocks it computes are published for later requests.
+// Plain C++: the scheduler and its tests drive it without a model.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/kv/block_pool.h"
+
+namespace vt {
+
+using RequestId = int64_t;
+
+class KvCacheManager {
+ public:
+  KvCacheManager(int32_t num_blocks, int32_t block_size, bool prefix_caching);
+
+  int32_t block_size() const { return block_size_; }
+  int32_t num_blocks() const { return pool_.num_blocks(); }
+  int32_t num_free_blocks() const { return pool_.num_free(); }
+  double usage() const { return 1.0 - static_cast<double>(pool_.num_free()) / pool_.num_blocks(); }
+  const BlockPool& pool() const { return pool_; }
+
+  // For a request with no blocks yet: attaches the cached blocks of the
+  // longest matching prefix and returns how many tokens they hold. At least
+  // one token is always left uncomputed, since its logits are needed.
+  int64_t AttachCachedPrefix(RequestId id, std::span<const int32_t> tokens);
+
+  // Grows the request's table to cover num_tokens; false, changing nothing,
+  // when the pool has too few free blocks.
+  bool Allocate(RequestId id, int64_t num_tokens);
+
+  // Publishes the request's full blocks among its first num_computed tokens.
+  void CacheComputed(RequestId id, std::span<const int32_t> tokens, int64_t num_computed);
+
+  // Releases all of the request's blocks (finish, abort or preemption).
+  void Free(RequestId id);
+
+  const std::vector<int32_t>& BlockTable(RequestId id) const;
+
+  int64_t prefix_queries() const { return prefix_queries_; }
+  int64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }
+
+ private:
+  struct Entry {
+    std::vector<int32_t> blocks;
+    std::vector<BlockHash> hashes;  // hashes of the leading blocks already published
+  };
+
+  BlockHash ParentHash(const Entry& e) const { return e.hashes.empty() ? kRootBlockHash : e.hashes.back(); }
+
+  int32_t block_size_;
+  bool prefix_caching_;
+  BlockPool pool_;
+  std::unordered_map<RequestId, Entry> entries_;
+  int64_t prefix_queries_ = 0;
+  int64_t prefix_hit_tokens_ = 0;
+};
+
+}  // namespace vt

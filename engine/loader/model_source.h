@@ -1,0 +1,30 @@
+// Resolves `--model DIR|preset:NAME` and `--load-format auto|dummy` into a
+// config and bound weights.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/config/model_config.h"
+#include "engine/core/status.h"
+#include "engine/model/model_weights.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace vt {
+
+enum class LoadFormat { kAuto, kDummy };
+
+struct LoadedModel {
+  ModelConfig config;
+  ModelWeights weights;
+  std::string dir;  // the model directory; empty for a preset
+  double load_seconds = 0.0;
+};
+
+Result<LoadFormat> ParseLoadFormat(const std::string& s);
+
+// dummy_seed only matters for --load-format dummy.
+Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernels::cpu::ThreadPool& pool,
+                              uint64_t dummy_seed = 0);
+
+}  // namespace vt

@@ -1,0 +1,169 @@
+#include "engine/sched/scheduler.h"
+
+#include <algorithm>
+
+namespace vt {
+
+Scheduler::Scheduler(SchedulerConfig config, KvCacheManager* kv) : config_(std::move(config)), kv_(kv) {}
+
+Status Scheduler::Add(std::unique_ptr<Request> r) {
+  if (r->prompt.empty()) return InvalidArgument("request " + std::to_string(r->id) + ": empty prompt");
+  if (r->params.max_tokens < 1) return InvalidArgument("max_tokens must be at least 1");
+  if (r->num_tokens() >= config_.max_model_len) {
+    return InvalidArgument("prompt of " + std::to_string(r->num_tokens()) + " tokens does not fit the context of " +
+                           std::to_string(config_.max_model_len));
+  }
+  // A request that fits the pool alone always finishes: preemption frees
+  // everyone else's blocks before it would ever have to preempt itself.
+  const int64_t longest = std::min(r->num_tokens() + r->params.max_tokens, config_.max_model_len);
+  const int64_t blocks = (longest + kv_->block_size() - 1) / kv_->block_size();
+  if (blocks > kv_->num_blocks()) {
+    return Status(StatusCode::kResourceExhausted,
+                  "request needs " + std::to_string(blocks) + " KV blocks, the cache has " +
+                      std::to_string(kv_->num_blocks()));
+  }
+  if (requests_.count(r->id)) return InvalidArgument("duplicate request id " + std::to_string(r->id));
+  Request* raw = r.get();
+  raw->state = RequestState::kWaiting;
+  requests_.emplace(raw->id, std::move(r));
+  waiting_.push_back(raw);
+  return Status::Ok();
+}
+
+void Scheduler::Abort(RequestId id) {
+  auto it = requests_.find(id);
+  if (it == requests_.end() || it->second->state == RequestState::kFinished) return;
+  Finish(it->second.get(), FinishReason::kAborted);
+}
+
+ScheduledChunk Scheduler::MakeChunk(const Request& r, int64_t n) const {
+  ScheduledChunk c;
+  c.id = r.id;
+  c.start_pos = r.num_computed;
+  for (int64_t i = 0; i < n; ++i) c.tokens.push_back(r.TokenAt(r.num_computed + i));
+  c.block_table = kv_->BlockTable(r.id);
+  c.sample = r.num_computed + n == r.num_tokens();
+  return c;
+}
+
+SchedulerStep Scheduler::Schedule() {
+  SchedulerStep step;
+  int64_t budget = config_.max_num_batched_tokens;
+  std::vector<std::pair<Request*, int64_t>> planned;
+
+  for (size_t i = 0; i < running_.size() && budget > 0;) {
+    Request* r = running_[i];
+    const int64_t n = std::min(r->num_tokens() - r->num_computed, budget);
+    bool self_preempted = false;
+    while (!kv_->Allocate(r->id, r->num_computed + n)) {
+      Request* victim = running_.back();
+      running_.pop_back();
+      Preempt(victim);
+      step.preempted.push_back(victim->id);
+      if (victim == r) {
+        self_preempted = true;
+        break;
+      }
+    }
+    if (self_preempted) break;
+    planned.emplace_back(r, n);
+    budget -= n;
+    ++i;
+  }
+
+  // Admitting while preempting would only thrash: wait for blocks to free up.
+  if (step.preempted.empty()) {
+    while (!waiting_.empty() && budget > 0 && static_cast<int32_t>(running_.size()) < config_.max_num_seqs) {
+      Request* r = waiting_.front();
+      const std::vector<int32_t> tokens = r->AllTokens();
+      if (r->num_computed == 0) r->num_computed = kv_->AttachCachedPrefix(r->id, tokens);
+      const int64_t remaining = r->num_tokens() - r->num_computed;
+      const int64_t n = std::min(remaining, budget);
+      if ((n < remaining && !config_.chunked_prefill) || !kv_->Allocate(r->id, r->num_computed + n)) {
+        kv_->Free(r->id);
+        r->num_computed = 0;
+        break;
+      }
+      waiting_.pop_front();
+      r->state = RequestState::kRunning;
+      running_.push_back(r);
+      planned.emplace_back(r, n);
+      budget -= n;
+    }
+  }
+
+  for (const auto& [r, n] : planned) {
+    step.chunks.push_back(MakeChunk(*r, n));
+    step.num_tokens += n;
+  }
+  return step;
+}
+
+std::vector<RequestId> Scheduler::Update(const SchedulerStep& step, const std::vector<SampledResult>& sampled) {
+  std::vector<RequestId> finished;
+  size_t next = 0;
+  for (const ScheduledChunk& c : step.chunks) {
+    auto it = requests_.find(c.id);
+    if (it == requests_.end()) continue;
+    Request* r = it->second.get();
+    const bool sampled_here = c.sample && next < sampled.size() && sampled[next].id == c.id;
+    const SampledToken* token = sampled_here ? &sampled[next++].token : nullptr;
+    // Aborted during the step: its blocks are already gone.
+    if (r->state != RequestState::kRunning) continue;
+    r->num_computed = c.start_pos + static_cast<int64_t>(c.tokens.size());
+    kv_->CacheComputed(r->id, r->AllTokens(), r->num_computed);
+    if (token == nullptr) continue;
+    r->output.push_back(token->token);
+    if (r->params.logprobs >= 0) r->output_logprobs.push_back(*token);
+    if (CheckStop(r)) finished.push_back(r->id);
+  }
+  return finished;
+}
+
+bool Scheduler::CheckStop(Request* r) {
+  const int32_t last = r->output.back();
+  const auto& stops = r->params.stop_token_ids;
+  const auto& eos = config_.eos_token_ids;
+  if (std::find(stops.begin(), stops.end(), last) != stops.end() ||
+      (!r->params.ignore_eos && std::find(eos.begin(), eos.end(), last) != eos.end())) {
+    Finish(r, FinishReason::kStop);
+    return true;
+  }
+  if (static_cast<int64_t>(r->output.size()) >= r->params.max_tokens || r->num_tokens() >= config_.max_model_len) {
+    Finish(r, FinishReason::kLength);
+    return true;
+  }
+  return false;
+}
+
+void Scheduler::Preempt(Request* r) {
+  kv_->Free(r->id);
+  r->num_computed = 0;
+  r->state = RequestState::kWaiting;
+  ++r->num_preemptions;
+  ++num_preemptions_;
+  waiting_.push_front(r);
+}
+
+void Scheduler::Finish(Request* r, FinishReason reason) {
+  kv_->Free(r->id);
+  r->state = RequestState::kFinished;
+  r->finish = reason;
+  running_.erase(std::remove(running_.begin(), running_.end(), r), running_.end());
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), r), waiting_.end());
+}
+
+std::unique_ptr<Request> Scheduler::TakeFinished(RequestId id) {
+  auto it = requests_.find(id);
+  if (it == requests_.end() || it->second->state != RequestState::kFinished) return nullptr;
+  std::unique_ptr<Request> r = std::move(it->second);
+  requests_.erase(it);
+  return r;
+}
+
+const Request* Scheduler::Find(RequestId id) const {
+  auto it = requests_.find(id);
+  return it == requests_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace vt

@@ -1,0 +1,75 @@
+// Continuous batching: every step takes the running requests first (one
+// decode token each, or the next chunk of a long prompt), then admits waiting
+// requests in arrival order while the token budget and KV blocks last. When
+// blocks run out the newest running request is preempted (its blocks freed,
+// to be recomputed later) instead of anything failing.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/kv/kv_cache_manager.h"
+#include "engine/sched/request.h"
+#include "engine/sched/scheduler_step.h"
+
+namespace vt {
+
+struct SchedulerConfig {
+  int64_t max_num_batched_tokens = 512;  // token budget of one step
+  int32_t max_num_seqs = 64;
+  bool chunked_prefill = true;
+  int64_t max_model_len = 4096;
+  std::vector<int32_t> eos_token_ids;
+};
+
+struct SampledResult {
+  RequestId id = 0;
+  SampledToken token;
+};
+
+class Scheduler {
+ public:
+  Scheduler(SchedulerConfig config, KvCacheManager* kv);
+
+  // Queues a request; rejects one that could never fit the context or the
+  // whole KV pool.
+  Status Add(std::unique_ptr<Request> request);
+
+  // Finishes a request now (client gone), freeing its blocks.
+  void Abort(RequestId id);
+
+  SchedulerStep Schedule();
+
+  // Applies a step's results: advances computed counts, appends sampled
+  // tokens, applies stop conditions and frees finished requests' blocks.
+  // Returns the ids that finished.
+  std::vector<RequestId> Update(const SchedulerStep& step, const std::vector<SampledResult>& sampled);
+
+  // Finished requests are kept until taken.
+  std::unique_ptr<Request> TakeFinished(RequestId id);
+
+  const Request* Find(RequestId id) const;
+  bool HasUnfinished() const { return !waiting_.empty() || !running_.empty(); }
+  size_t num_waiting() const { return waiting_.size(); }
+  size_t num_running() const { return running_.size(); }
+  int64_t num_preemptions() const { return num_preemptions_; }
+
+ private:
+  void Preempt(Request* r);
+  void Finish(Request* r, FinishReason reason);
+  bool CheckStop(Request* r);
+  ScheduledChunk MakeChunk(const Request& r, int64_t n) const;
+
+  SchedulerConfig config_;
+  KvCacheManager* kv_;
+  std::map<RequestId, std::unique_ptr<Request>> requests_;
+  std::deque<Request*> waiting_;
+  std::vector<Request*> running_;  // in admission order; the back is preempted first
+  int64_t num_preemptions_ = 0;
+};
+
+}  // namespace vt

@@ -1,0 +1,14 @@
+// Token embedding lookup: one widened row of the table per token.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/dtype.h"
+
+namespace vt::kernels::cpu {
+
+// table: [vocab, hidden]; out: float [n, hidden]. Ids must be < table.rows
+// (the executor validates them before the forward).
+void Embedding(const WeightMatrix& table, const int32_t* ids, int64_t n, float* out);
+
+}  // namespace vt::kernels::cpu
