@@ -21,3 +21,16 @@ int ExitCodeFor(const GateReport& report) {
 }
 
 }  // namespace vt::gate
+
+namespace vt::gate {
+
+GateReport SkipReport(std::string gate, std::string reason, std::string base) {
+  GateReport report;
+  report.gate = std::move(gate);
+  report.status = GateStatus::kSkip;
+  report.reason = std::move(reason);
+  report.base = std::move(base);
+  return report;
+}
+
+}  // namespace vt::gate

@@ -25,6 +25,14 @@ struct Finding {
   std::string message;
 };
 
+// A landed exception: a known violation accepted in config, shown on every
+// run so the debt stays visible.
+struct Debt {
+  std::string rule;
+  std::string commit;
+  std::string reason;
+};
+
 struct GateReport {
   std::string gate;     // "trailers", "record", ...
   GateStatus status = GateStatus::kOk;
@@ -33,11 +41,16 @@ struct GateReport {
   int checked = 0;      // commits, rows or files examined
   double elapsed_ms = 0;
   std::vector<Finding> findings;
+  std::vector<Debt> debt;
+  std::vector<std::string> notes;  // what was deliberately not checked, e.g. "2 merge commits skipped"
 };
 
 const char* StatusName(GateStatus status);
 
 // The exit code of a single gate's report.
 int ExitCodeFor(const GateReport& report);
+
+// A skip always carries its reason.
+GateReport SkipReport(std::string gate, std::string reason, std::string base = "");
 
 }  // namespace vt::gate

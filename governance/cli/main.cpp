@@ -2,12 +2,25 @@
 // governance library. No gate logic lives here.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
 #include <string>
 
+#include "governance/config.h"
+#include "governance/git_range.h"
+#include "governance/hooks_installer.h"
+#include "governance/preflight.h"
 #include "governance/report.h"
+#include "governance/report_format.h"
+#include "governance/trailer_gate.h"
 
 namespace {
+
+using namespace vt::gate;
 
 constexpr const char* kExitCodes =
     "Exit codes:\n"
@@ -16,9 +29,118 @@ constexpr const char* kExitCodes =
     "  2  usage or config error\n"
     "  3  could not verify (a gate was skipped: missing base, shallow clone, ...)\n";
 
-int NotBuiltYet(const char* name) {
-  std::fprintf(stderr, "vt-gate %s: not built yet (tracked in issue #3)\n", name);
-  return vt::gate::kExitUsage;
+struct Options {
+  std::string repo = ".";
+  std::string config;
+  std::string format = "text";
+  std::string range;
+  std::string base;
+  std::string message_file;
+  std::string pre_push_remote;
+  bool staged = false;
+  bool fail_on_skip = false;
+};
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "vt-gate: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// The config named by --config, else .vt-gate.yaml at the repository root.
+vt::Result<Config> LoadConfigFor(const Options& options, const Repository* repo) {
+  std::string path = options.config;
+  if (path.empty()) {
+    if (!repo) return vt::InvalidArgument("not in a git repository; pass --config FILE");
+    path = repo->root() + ".vt-gate.yaml";
+    if (!std::filesystem::exists(path)) {
+      return vt::NotFound("no config: " + path + " does not exist (pass --config FILE)");
+    }
+  }
+  return LoadConfig(path);
+}
+
+int Print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+int RunTrailers(const Options& options, OutputFormat format) {
+  int modes = !options.range.empty() + !options.base.empty() + !options.message_file.empty() +
+              !options.pre_push_remote.empty();
+  if (modes > 1) return UsageError("trailers: give at most one of --range, --base, --message-file, --pre-push");
+  vt::Result<Repository> repo = Repository::Open(options.repo);
+  if (!repo.ok() && options.message_file.empty()) return UsageError(repo.status().message());
+  const Repository* repo_ptr = repo.ok() ? &repo.value() : nullptr;
+  vt::Result<Config> config = LoadConfigFor(options, repo_ptr);
+  if (!config.ok()) return UsageError(config.status().message());
+
+  if (!options.message_file.empty()) {
+    GateReport report = CheckTrailerMessageFile(repo_ptr, config.value(), options.message_file);
+    Print(FormatReport(report, format));
+    return ExitCodeFor(report);
+  }
+  std::string base_spec = config->base;
+  std::string head_spec = "HEAD";
+  if (!options.base.empty()) base_spec = options.base;
+  if (!options.range.empty()) {
+    size_t dots = options.range.find("..");
+    if (dots == std::string::npos || options.range.find("...") != std::string::npos) {
+      return UsageError("--range wants BASE..HEAD");
+    }
+    base_spec = options.range.substr(0, dots);
+    head_spec = options.range.substr(dots + 2);
+    if (head_spec.empty()) head_spec = "HEAD";
+  }
+  vt::Result<git_oid> base = PinBase(repo.value(), base_spec);
+  if (!base.ok() && base.status().code() == vt::StatusCode::kInvalidArgument) {
+    return UsageError(base.status().message());
+  }
+  GateReport report;
+  if (!options.pre_push_remote.empty()) {
+    std::optional<git_oid> pinned;
+    if (base.ok()) pinned = base.value();
+    report = CheckTrailerPush(repo.value(), config.value(), std::cin, options.pre_push_remote, pinned);
+  } else if (!base.ok()) {
+    report = SkipReport("trailers", base.status().message());
+  } else {
+    report = CheckTrailerRange(repo.value(), config.value(), base.value(), head_spec);
+  }
+  Print(FormatReport(report, format));
+  return ExitCodeFor(report);
+}
+
+int RunPreflightCommand(const Options& options, OutputFormat format) {
+  vt::Result<Repository> repo = Repository::Open(options.repo);
+  if (!repo.ok()) return UsageError(repo.status().message());
+  vt::Result<Config> config = LoadConfigFor(options, &repo.value());
+  if (!config.ok()) return UsageError(config.status().message());
+  PreflightOptions preflight{options.staged, options.fail_on_skip};
+  vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
+  if (!summary.ok()) return UsageError(summary.status().message());
+  Print(FormatPreflight(summary.value(), format));
+  return PreflightExitCode(summary.value());
+}
+
+// The binary the shims should call: this one, by absolute path.
+std::string SelfPath(const char* argv0) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) return self.string();
+  return std::filesystem::absolute(argv0, ec).string();
+}
+
+int RunHooks(const Options& options, bool install, const char* argv0) {
+  vt::Result<Repository> repo = Repository::Open(options.repo);
+  if (!repo.ok()) return UsageError(repo.status().message());
+  std::vector<std::string> log;
+  vt::Status status = install ? InstallHooks(repo.value(), SelfPath(argv0), &log) : UninstallHooks(repo.value(), &log);
+  for (const std::string& line : log) std::printf("%s\n", line.c_str());
+  if (!status.ok()) {
+    std::fprintf(stderr, "vt-gate hooks: %s\n", status.message().c_str());
+    return kExitFail;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -28,19 +150,36 @@ int main(int argc, char** argv) {
   app.footer(kExitCodes);
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("vt-gate ") + VT_VERSION);
+  Options options;
+  app.add_option("--repo", options.repo, "Repository to check (default: the one containing the current directory)");
+  app.add_option("--config", options.config, "Config file (default: .vt-gate.yaml at the repository root)");
+  app.add_option("--format", options.format, "Output: text, json or github")->check(CLI::IsMember({"text", "json", "github"}));
 
   CLI::App* trailers = app.add_subcommand("trailers", "Check commit trailers over a range or a message");
+  trailers->add_option("--range", options.range, "BASE..HEAD (range starts at their merge base)");
+  trailers->add_option("--base", options.base, "Check BASE..HEAD (default base: `base` in the config)");
+  trailers->add_option("--message-file", options.message_file, "Check one message file, or - for stdin (commit-msg)");
+  trailers->add_option("--pre-push", options.pre_push_remote, "REMOTE: check the commits of a push; ref lines on stdin");
+
   CLI::App* preflight = app.add_subcommand("preflight", "Run every configured gate once");
+  preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");
+  preflight->add_flag("--fail-on-skip", options.fail_on_skip, "Exit 1 when any gate was skipped");
+
   CLI::App* hooks = app.add_subcommand("hooks", "Install or uninstall the git hooks");
+  hooks->require_subcommand(1);
+  CLI::App* install = hooks->add_subcommand("install", "Install commit-msg, pre-commit and pre-push shims");
+  hooks->add_subcommand("uninstall", "Remove the shims and restore hooks they chained");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? vt::gate::kExitOk : vt::gate::kExitUsage;
+    return rc == 0 ? kExitOk : kExitUsage;
   }
-  if (trailers->parsed()) return NotBuiltYet("trailers");
-  if (preflight->parsed()) return NotBuiltYet("preflight");
-  if (hooks->parsed()) return NotBuiltYet("hooks");
-  return vt::gate::kExitUsage;
+  OutputFormat format = OutputFormat::kText;
+  ParseOutputFormat(options.format, &format);
+  if (trailers->parsed()) return RunTrailers(options, format);
+  if (preflight->parsed()) return RunPreflightCommand(options, format);
+  if (hooks->parsed()) return RunHooks(options, install->parsed(), argv[0]);
+  return kExitUsage;
 }

@@ -1,0 +1,303 @@
+// Reads `.vt-gate.yaml` with yaml-cpp. Every error names the file and line,
+// unknown keys are errors (a typo must not silently disable a rule), and no
+// yaml-cpp exception escapes this file.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "governance/config.h"
+
+namespace vt::gate {
+namespace {
+
+// Thrown only inside this file; LoadConfig turns it into a Status.
+struct ConfigError {
+  int line;
+  std::string message;
+};
+
+[[noreturn]] void Fail(const YAML::Node& node, const std::string& message) {
+  throw ConfigError{node.Mark().line + 1, message};
+}
+
+void ExpectMap(const YAML::Node& node, const std::string& what, const std::set<std::string>& allowed) {
+  if (!node.IsMap()) Fail(node, what + " must be a mapping");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (!allowed.count(key)) {
+      std::string known;
+      for (const std::string& k : allowed) known += (known.empty() ? "" : ", ") + k;
+      Fail(it->first, "unknown key '" + key + "' in " + what + " (known: " + known + ")");
+    }
+  }
+}
+
+std::string Scalar(const YAML::Node& node, const std::string& what) {
+  if (!node.IsScalar()) Fail(node, what + " must be a scalar");
+  return node.Scalar();
+}
+
+bool Bool(const YAML::Node& node, const std::string& what) {
+  std::string s = Scalar(node, what);
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  Fail(node, what + " must be true or false, not '" + s + "'");
+}
+
+std::vector<std::string> StringList(const YAML::Node& node, const std::string& what) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.Scalar());
+    return out;
+  }
+  if (!node.IsSequence()) Fail(node, what + " must be a list of strings");
+  for (const YAML::Node& item : node) out.push_back(Scalar(item, what + " entry"));
+  return out;
+}
+
+Pattern CompilePattern(const YAML::Node& node, const std::string& what, bool caseless = false) {
+  Result<Pattern> pattern = Pattern::Compile(Scalar(node, what), caseless);
+  if (!pattern.ok()) Fail(node, what + ": " + pattern.status().message());
+  return pattern.value();
+}
+
+bool ParseInt(const std::string& s, int* out) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  *out = std::stoi(s);
+  return true;
+}
+
+CountSpec ParseCount(const YAML::Node& node) {
+  std::string s = Scalar(node, "count");
+  CountSpec count;
+  int a = 0;
+  int b = 0;
+  size_t dots = s.find("..");
+  if (s.rfind(">=", 0) == 0 && ParseInt(s.substr(2), &a)) return {a, INT_MAX};
+  if (s.rfind("<=", 0) == 0 && ParseInt(s.substr(2), &a)) return {0, a};
+  if (dots != std::string::npos && ParseInt(s.substr(0, dots), &a) && ParseInt(s.substr(dots + 2), &b) && a <= b) {
+    return {a, b};
+  }
+  if (ParseInt(s, &a)) return {a, a};
+  Fail(node, "count must be N, >=N, <=N or N..M, not '" + s + "'");
+}
+
+template <typename T>
+T Choice(const YAML::Node& node, const std::string& what, const std::vector<std::pair<std::string, T>>& choices) {
+  std::string s = Scalar(node, what);
+  std::string known;
+  for (const auto& [name, value] : choices) {
+    if (s == name) return value;
+    known += (known.empty() ? "" : "|") + name;
+  }
+  Fail(node, what + " must be " + known + ", not '" + s + "'");
+}
+
+TrailerRequirement ParseRequirement(const YAML::Node& node) {
+  ExpectMap(node, "a required trailer", {"key", "count", "pattern", "values", "when"});
+  if (!node["key"]) Fail(node, "a required trailer needs a key");
+  TrailerRequirement req;
+  req.key = Scalar(node["key"], "key");
+  if (node["count"]) req.count = ParseCount(node["count"]);
+  if (node["pattern"] && node["values"]) Fail(node, "give either pattern or values, not both");
+  if (node["pattern"]) req.pattern = CompilePattern(node["pattern"], "pattern");
+  if (node["values"]) req.values = StringList(node["values"], "values");
+  if (node["when"]) {
+    const YAML::Node& when = node["when"];
+    if (!when.IsMap()) Fail(when, "when must map trailer keys to values, e.g. {AI-Assisted: \"true\"}");
+    for (auto it = when.begin(); it != when.end(); ++it) {
+      req.when.emplace_back(Scalar(it->first, "when key"), Scalar(it->second, "when value"));
+    }
+  }
+  return req;
+}
+
+ForbiddenTrailer ParseForbidden(const YAML::Node& node) {
+  if (node.IsScalar()) return {node.Scalar(), ""};
+  ExpectMap(node, "a forbidden trailer", {"key", "reason"});
+  if (!node["key"]) Fail(node, "a forbidden trailer needs a key");
+  ForbiddenTrailer f{Scalar(node["key"], "key"), ""};
+  if (node["reason"]) f.reason = Scalar(node["reason"], "reason");
+  return f;
+}
+
+MarkerRule ParseMarker(const YAML::Node& node) {
+  ExpectMap(node, "marker", {"token", "placement", "count"});
+  if (!node["token"]) Fail(node, "marker needs a token");
+  MarkerRule marker;
+  marker.token = Scalar(node["token"], "token");
+  if (marker.token.empty() || marker.token.find_first_of(" \t\n") != std::string::npos) {
+    Fail(node["token"], "marker token must be one word");
+  }
+  if (node["placement"]) {
+    marker.placement = Choice<MarkerPlacement>(
+        node["placement"], "placement",
+        {{"anywhere", MarkerPlacement::kAnywhere}, {"own-paragraph", MarkerPlacement::kOwnParagraph}});
+  }
+  if (node["count"]) marker.count = ParseCount(node["count"]);
+  return marker;
+}
+
+IdentityBan ParseIdentity(const YAML::Node& node) {
+  ExpectMap(node, "identity", {"keys", "tokens", "allow_emails"});
+  IdentityBan ban;
+  if (node["keys"]) ban.keys = StringList(node["keys"], "keys");
+  if (!node["tokens"]) Fail(node, "identity needs tokens");
+  ban.tokens = StringList(node["tokens"], "tokens");
+  if (node["allow_emails"]) ban.allowed_emails = StringList(node["allow_emails"], "allow_emails");
+  return ban;
+}
+
+bool IsFullCommitId(const std::string& s) {
+  if (s.size() != 40) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+TrailerConfig ParseTrailers(const YAML::Node& node) {
+  ExpectMap(node, "trailers",
+            {"first_parent", "merges", "fixups", "reverts", "bots", "cutover", "required", "forbidden", "marker",
+             "identity", "exceptions"});
+  TrailerConfig t;
+  if (node["first_parent"]) t.first_parent = Bool(node["first_parent"], "first_parent");
+  if (node["merges"]) {
+    t.merges = Choice<MergePolicy>(node["merges"], "merges", {{"skip", MergePolicy::kSkip}, {"check", MergePolicy::kCheck}});
+  }
+  if (node["fixups"]) {
+    t.fixups = Choice<FixupPolicy>(node["fixups"], "fixups", {{"fail", FixupPolicy::kFail}, {"skip", FixupPolicy::kSkip}});
+  }
+  if (node["reverts"]) {
+    t.reverts =
+        Choice<RevertPolicy>(node["reverts"], "reverts", {{"check", RevertPolicy::kCheck}, {"skip", RevertPolicy::kSkip}});
+  }
+  if (node["bots"]) t.bot_authors = CompilePattern(node["bots"], "bots", true);
+  if (node["cutover"]) {
+    t.cutover = Scalar(node["cutover"], "cutover");
+    if (!IsFullCommitId(t.cutover)) Fail(node["cutover"], "cutover must be a full 40-hex commit id");
+  }
+  if (node["required"]) {
+    if (!node["required"].IsSequence()) Fail(node["required"], "required must be a list");
+    for (const YAML::Node& item : node["required"]) t.required.push_back(ParseRequirement(item));
+  }
+  if (node["forbidden"]) {
+    if (!node["forbidden"].IsSequence()) Fail(node["forbidden"], "forbidden must be a list");
+    for (const YAML::Node& item : node["forbidden"]) t.forbidden.push_back(ParseForbidden(item));
+  }
+  if (node["marker"]) t.marker = ParseMarker(node["marker"]);
+  if (node["identity"]) t.identity = ParseIdentity(node["identity"]);
+  if (node["exceptions"]) {
+    if (!node["exceptions"].IsSequence()) Fail(node["exceptions"], "exceptions must be a list");
+    for (const YAML::Node& item : node["exceptions"]) {
+      ExpectMap(item, "an exception", {"commit", "rule", "reason"});
+      if (!item["commit"] || !item["rule"]) Fail(item, "an exception needs commit and rule");
+      TrailerException e{Scalar(item["commit"], "commit"), Scalar(item["rule"], "rule"), ""};
+      if (!IsFullCommitId(e.commit)) Fail(item["commit"], "an exception's commit must be a full 40-hex id");
+      if (item["reason"]) e.reason = Scalar(item["reason"], "reason");
+      t.exceptions.push_back(std::move(e));
+    }
+  }
+  return t;
+}
+
+GateSpec ParseGate(const YAML::Node& node) {
+  GateSpec gate;
+  gate.line = node.Mark().line + 1;
+  if (node.IsScalar()) {
+    gate.name = node.Scalar();
+    const auto& builtins = BuiltinGateNames();
+    if (std::find(builtins.begin(), builtins.end(), gate.name) == builtins.end()) {
+      Fail(node, "unknown built-in gate '" + gate.name + "' (an external gate needs name and run)");
+    }
+    return gate;
+  }
+  ExpectMap(node, "a gate", {"name", "run", "timeout", "requires"});
+  if (!node["name"] || !node["run"]) Fail(node, "an external gate needs name and run");
+  gate.name = Scalar(node["name"], "name");
+  const YAML::Node& run = node["run"];
+  if (run.IsScalar()) {
+    gate.command = {"/bin/sh", "-c", run.Scalar()};
+  } else {
+    gate.command = StringList(run, "run");
+    if (gate.command.empty()) Fail(run, "run must not be empty");
+  }
+  if (node["timeout"]) {
+    std::string s = Scalar(node["timeout"], "timeout");
+    if (!ParseInt(s, &gate.timeout_s) || gate.timeout_s < 1) Fail(node["timeout"], "timeout must be whole seconds >= 1");
+  }
+  if (node["requires"]) gate.requires_tools = StringList(node["requires"], "requires");
+  return gate;
+}
+
+Config ParseRoot(const YAML::Node& root) {
+  Config config;
+  if (root.IsNull()) return config;
+  ExpectMap(root, "the config", {"base", "trailers", "preflight"});
+  if (root["base"]) config.base = Scalar(root["base"], "base");
+  if (root["trailers"]) {
+    config.has_trailers = true;
+    config.trailers = ParseTrailers(root["trailers"]);
+  }
+  if (root["preflight"]) {
+    const YAML::Node& pre = root["preflight"];
+    ExpectMap(pre, "preflight", {"gates"});
+    if (pre["gates"]) {
+      if (!pre["gates"].IsSequence()) Fail(pre["gates"], "gates must be a list");
+      std::set<std::string> seen;
+      for (const YAML::Node& item : pre["gates"]) {
+        GateSpec gate = ParseGate(item);
+        if (!seen.insert(gate.name).second) Fail(item, "gate '" + gate.name + "' is listed twice");
+        config.gates.push_back(std::move(gate));
+      }
+    }
+  } else if (config.has_trailers) {
+    config.gates.push_back(GateSpec{"trailers", {}, {}, 300, 0});
+  }
+  return config;
+}
+
+}  // namespace
+
+std::string CountSpec::Describe() const {
+  if (min == max) return "exactly " + std::to_string(min);
+  if (max == INT_MAX) return "at least " + std::to_string(min);
+  if (min == 0) return "at most " + std::to_string(max);
+  return std::to_string(min) + " to " + std::to_string(max);
+}
+
+const std::vector<std::string>& BuiltinGateNames() {
+  static const std::vector<std::string> kNames = {"trailers"};
+  return kNames;
+}
+
+Result<Config> ParseConfig(const std::string& text, const std::string& path) {
+  if (text.find('\0') != std::string::npos) return InvalidArgument(path + ":1: the config is binary");
+  try {
+    Config config = ParseRoot(YAML::Load(text));
+    config.path = path;
+    return config;
+  } catch (const ConfigError& e) {
+    return InvalidArgument(path + ":" + std::to_string(e.line) + ": " + e.message);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return InvalidArgument(path + ":1: " + e.what());
+  }
+}
+
+Result<Config> LoadConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot read the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseConfig(text.str(), path);
+}
+
+}  // namespace vt::gate

@@ -1,0 +1,20 @@
+// A preflight gate that is an external command: run with a timeout, in the
+// repository root, its exit status mapped to a gate status (0 ok, 3 skip,
+// anything else fail). A command or required tool that is not installed is a
+// failure, never a skip: a gate that cannot run has not passed.
+#pragma once
+
+#include <string>
+
+#include "governance/config.h"
+#include "governance/report.h"
+
+namespace vt::gate {
+
+GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd);
+
+// The absolute path of `tool` found through PATH (or `tool` itself when it
+// contains a slash and is executable); empty when not found.
+std::string FindExecutable(const std::string& tool);
+
+}  // namespace vt::gate

@@ -1,0 +1,51 @@
+// The pinned base and the commit range every range-based gate checks.
+// The base is resolved to a commit id once per run; gates receive the id,
+// never the name, so a fetch mid-run cannot change the verdict.
+//
+// Status codes: kUnavailable means "could not verify" (a skip with its
+// reason: missing base, unborn HEAD, unrelated histories, shallow boundary);
+// kInvalidArgument is a usage error (an ambiguous name).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "governance/git_repository.h"
+
+namespace vt::gate {
+
+// Resolves a revision to a commit id. Ambiguous short names (a branch and a
+// tag both called `main`, a short id matching two objects) are rejected.
+Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec);
+
+// The base, pinned: a missing base is kUnavailable with a hint to fetch it.
+Result<git_oid> PinBase(const Repository& repo, const std::string& spec);
+
+struct CommitRange {
+  git_oid base{};
+  git_oid head{};
+  git_oid merge_base{};
+  std::string Describe() const;  // "<merge-base>..<head>"
+};
+
+// merge-base(base, head)..head. HEAD unborn, unrelated histories or a shallow
+// history that hides the merge base give kUnavailable.
+Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, const std::string& head_spec);
+
+struct WalkOptions {
+  bool first_parent = false;
+  std::optional<git_oid> floor;  // the cutover: it and its ancestors are not visited
+};
+
+// Visits the commits of `range`, newest first. `visit` returns false to stop.
+// When a shallow clone's boundary lies inside the range the walk stops with
+// kUnavailable: commits below the boundary cannot be seen.
+Status WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
+                 const std::function<bool(git_commit*)>& visit);
+
+// Visits the commits reachable from `tip` but from none of `hide`.
+Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
+                     const WalkOptions& options, const std::function<bool(git_commit*)>& visit);
+
+}  // namespace vt::gate

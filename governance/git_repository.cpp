@@ -1,0 +1,79 @@
+#include "governance/git_repository.h"
+
+#include <mutex>
+
+namespace vt::gate {
+
+void EnsureLibgit2() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+std::string LastGitError() {
+  const git_error* error = git_error_last();
+  return error && error->message ? error->message : "unknown libgit2 error";
+}
+
+std::string OidHex(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof(buf), &oid);
+  return buf;
+}
+
+Result<Repository> Repository::Open(const std::string& path) {
+  EnsureLibgit2();
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, path.c_str(), 0, nullptr) != 0) {
+    return NotFound("not a git repository: " + path + " (" + LastGitError() + ")");
+  }
+  Repository out;
+  out.repo_.reset(repo);
+  return out;
+}
+
+std::string Repository::root() const {
+  const char* workdir = git_repository_workdir(repo_.get());
+  return workdir ? workdir : git_repository_path(repo_.get());
+}
+
+std::string Repository::git_dir() const { return git_repository_path(repo_.get()); }
+
+std::string Repository::ConfigString(const char* name, const std::string& fallback) const {
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo_.get()) != 0) return fallback;
+  const char* value = nullptr;
+  std::string out = fallback;
+  if (git_config_get_string(&value, config, name) == 0 && value) out = value;
+  git_config_free(config);
+  return out;
+}
+
+TrailerSyntax Repository::ReadTrailerSyntax() const {
+  TrailerSyntax syntax;
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo_.get()) != 0) return syntax;
+  const char* value = nullptr;
+  // "auto" picks a character per commit in git; '#' is what it starts from.
+  if (git_config_get_string(&value, config, "core.commentChar") == 0 && value && value[0] && value[1] == '\0') {
+    syntax.comment_char = value[0];
+  }
+  if (git_config_get_string(&value, config, "trailer.separators") == 0 && value && value[0]) {
+    syntax.separators = value;
+  }
+  git_config_iterator* it = nullptr;
+  if (git_config_iterator_glob_new(&it, config, "^trailer\\..+\\.key$") == 0) {
+    git_config_entry* entry = nullptr;
+    while (git_config_next(&entry, it) == 0) {
+      std::string name = entry->name;  // trailer.<name>.key
+      name = name.substr(8, name.size() - 8 - 4);
+      syntax.configured.push_back({name, entry->value ? entry->value : ""});
+    }
+    git_config_iterator_free(it);
+  }
+  git_config_free(config);
+  return syntax;
+}
+
+CleanupMode Repository::ReadCleanupMode() const { return ParseCleanupMode(ConfigString("commit.cleanup", "default")); }
+
+}  // namespace vt::gate

@@ -1,0 +1,25 @@
+// `preflight`: every configured gate exactly once, in parallel (the gates are
+// independent: each reads the repository through its own handle), with one
+// base pinned before any gate starts.
+#pragma once
+
+#include <string>
+
+#include "governance/config.h"
+#include "governance/report_format.h"
+
+namespace vt::gate {
+
+struct PreflightOptions {
+  bool staged = false;        // add the staged-change checks
+  bool fail_on_skip = false;  // a skip fails the run
+};
+
+// Errors (an ambiguous base, an unreadable repository) are usage errors.
+Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config& config,
+                                      const PreflightOptions& options);
+
+// 0 when nothing failed (and, with fail_on_skip, nothing was skipped), else 1.
+int PreflightExitCode(const PreflightSummary& summary);
+
+}  // namespace vt::gate

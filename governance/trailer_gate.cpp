@@ -1,0 +1,286 @@
+#include "governance/trailer_gate.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "governance/message_cleanup.h"
+#include "governance/trailer_rules.h"
+
+namespace vt::gate {
+namespace {
+
+constexpr const char* kGate = "trailers";
+// Larger messages are refused rather than read: no commit message is 64 MiB.
+constexpr std::streamsize kMaxMessageBytes = 64 << 20;
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Tallies of commits deliberately not checked, reported as notes.
+struct Tally {
+  int merges = 0;
+  int fixups = 0;
+  int reverts = 0;
+  int bots = 0;
+};
+
+class Checker {
+ public:
+  Checker(const Config& config, TrailerSyntax syntax, GateReport& report)
+      : config_(config), syntax_(std::move(syntax)), report_(report) {}
+
+  void Check(git_commit* commit) {
+    const char* encoding = git_commit_message_encoding(commit);
+    const git_signature* author = git_commit_author(commit);
+    std::string who;
+    if (author) who = std::string(author->name ? author->name : "") + " <" + (author->email ? author->email : "") + ">";
+    const char* raw_message = git_commit_message(commit);
+    MessageFacts facts;
+    facts.message = raw_message ? raw_message : "";
+    facts.parent_count = static_cast<int>(git_commit_parentcount(commit));
+    facts.author = who;
+    facts.check_encoding = encoding == nullptr || std::string_view(encoding) == "UTF-8" ||
+                           std::string_view(encoding) == "utf-8" || std::string_view(encoding) == "utf8";
+    MessageVerdict verdict = CheckMessage(config_.trailers, syntax_, facts);
+    switch (verdict.disposition) {
+      case CommitDisposition::kChecked: ++report_.checked; break;
+      case CommitDisposition::kSkippedMerge: ++tally_.merges; return;
+      case CommitDisposition::kSkippedFixup: ++tally_.fixups; return;
+      case CommitDisposition::kSkippedRevert: ++tally_.reverts; return;
+      case CommitDisposition::kSkippedBot: ++tally_.bots; return;
+    }
+    std::string id = OidHex(*git_commit_id(commit));
+    for (RuleFinding& f : verdict.findings) {
+      if (IsException(id, f.rule)) continue;
+      report_.findings.push_back({f.rule, id, "", f.line, std::move(f.message)});
+    }
+  }
+
+  void Finish() {
+    auto note = [&](int n, const char* what) {
+      if (n) report_.notes.push_back(std::to_string(n) + " " + what + " not checked (config policy)");
+    };
+    note(tally_.merges, "merge commits");
+    note(tally_.fixups, "fixup!/squash!/amend! commits");
+    note(tally_.reverts, "revert commits");
+    note(tally_.bots, "bot commits");
+  }
+
+ private:
+  bool IsException(const std::string& commit, const std::string& rule) const {
+    for (const TrailerException& e : config_.trailers.exceptions) {
+      if (e.commit == commit && e.rule == rule) return true;
+    }
+    return false;
+  }
+
+  const Config& config_;
+  TrailerSyntax syntax_;
+  GateReport& report_;
+  Tally tally_;
+};
+
+GateReport NewReport() {
+  GateReport report;
+  report.gate = kGate;
+  return report;
+}
+
+void AddDebt(const Config& config, GateReport& report) {
+  for (const TrailerException& e : config.trailers.exceptions) report.debt.push_back({e.rule, e.commit, e.reason});
+}
+
+void Conclude(GateReport& report, const std::string& scope) {
+  if (report.status == GateStatus::kSkip) return;
+  if (report.findings.empty()) {
+    if (report.status == GateStatus::kOk) report.reason = scope;
+    return;
+  }
+  std::set<std::string> commits;
+  for (const Finding& f : report.findings) {
+    if (!f.commit.empty()) commits.insert(f.commit);
+  }
+  report.status = GateStatus::kFail;
+  report.reason = std::to_string(report.findings.size()) + (report.findings.size() == 1 ? " finding" : " findings");
+  if (!commits.empty()) report.reason += " in " + std::to_string(commits.size()) + (commits.size() == 1 ? " commit" : " commits");
+  report.reason += " (" + scope + ")";
+}
+
+// The cutover commit as a walk floor; an unknown cutover cannot be verified.
+Status FloorFor(const Repository& repo, const Config& config, WalkOptions& options) {
+  if (config.trailers.cutover.empty()) return Status::Ok();
+  git_oid oid;
+  git_commit* commit = nullptr;
+  if (git_oid_fromstr(&oid, config.trailers.cutover.c_str()) != 0 || git_commit_lookup(&commit, repo.raw(), &oid) != 0) {
+    return Unavailable("cutover commit " + config.trailers.cutover + " is not in this repository (shallow clone?)");
+  }
+  git_commit_free(commit);
+  options.floor = oid;
+  return Status::Ok();
+}
+
+bool IsZeroId(const std::string& hex) { return hex.find_first_not_of('0') == std::string::npos; }
+
+}  // namespace
+
+GateReport CheckTrailerRange(const Repository& repo, const Config& config, const git_oid& base,
+                             const std::string& head_spec) {
+  Clock::time_point start = Clock::now();
+  GateReport report = NewReport();
+  report.base = OidHex(base);
+  AddDebt(config, report);
+  WalkOptions options;
+  options.first_parent = config.trailers.first_parent;
+  Status status = FloorFor(repo, config, options);
+  Result<CommitRange> range = ResolveRange(repo, base, head_spec);
+  if (status.ok() && !range.ok()) status = range.status();
+  if (status.ok()) {
+    Checker checker(config, repo.ReadTrailerSyntax(), report);
+    status = WalkRange(repo, range.value(), options, [&](git_commit* c) {
+      checker.Check(c);
+      return true;
+    });
+    checker.Finish();
+  }
+  if (!status.ok()) {
+    report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
+    report.reason = status.message();
+    report.findings.clear();
+  }
+  Conclude(report, std::to_string(report.checked) + " commits in " +
+                       (range.ok() ? range->Describe() : OidHex(base) + ".." + head_spec));
+  report.elapsed_ms = MillisSince(start);
+  return report;
+}
+
+GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config, const std::string& path) {
+  Clock::time_point start = Clock::now();
+  GateReport report = NewReport();
+  AddDebt(config, report);
+  std::string raw;
+  {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (path != "-") {
+      file.open(path, std::ios::binary);
+      if (!file) {
+        report.status = GateStatus::kFail;
+        report.reason = path + ": cannot read the message file";
+        return report;
+      }
+      in = &file;
+    }
+    std::ostringstream buffer;
+    std::vector<char> chunk(1 << 16);
+    while (in->read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in->gcount() > 0) {
+      buffer.write(chunk.data(), in->gcount());
+      if (buffer.tellp() > kMaxMessageBytes) {
+        report.status = GateStatus::kFail;
+        report.reason = path + ": the message is larger than 64 MiB";
+        return report;
+      }
+    }
+    raw = buffer.str();
+  }
+  TrailerSyntax syntax = repo ? repo->ReadTrailerSyntax() : TrailerSyntax{};
+  CleanupMode mode = repo ? repo->ReadCleanupMode() : CleanupMode::kStrip;
+  // A NUL-containing message is reported, not cleaned: cleanup would hide it.
+  CleanMessage clean = raw.find('\0') == std::string::npos ? CleanupMessage(raw, mode, syntax.comment_char)
+                                                           : CleanMessage{raw, {}};
+  MessageFacts facts;
+  facts.message = clean.text;
+  facts.parent_count = 1;
+  MessageVerdict verdict = CheckMessage(config.trailers, syntax, facts);
+  report.checked = 1;
+  std::string file = path == "-" ? "<stdin>" : path;
+  for (RuleFinding& f : verdict.findings) {
+    report.findings.push_back({f.rule, "", file, f.line ? clean.SourceLine(f.line) : 0, std::move(f.message)});
+  }
+  Conclude(report, "message " + file);
+  report.elapsed_ms = MillisSince(start);
+  return report;
+}
+
+GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::istream& ref_lines,
+                            const std::string& remote, const std::optional<git_oid>& base) {
+  Clock::time_point start = Clock::now();
+  GateReport report = NewReport();
+  if (base) report.base = OidHex(*base);
+  AddDebt(config, report);
+  WalkOptions options;
+  options.first_parent = config.trailers.first_parent;
+  Status status = FloorFor(repo, config, options);
+
+  // What the remote already has, as far as this repository knows.
+  std::vector<git_oid> remote_tips;
+  git_reference_iterator* it = nullptr;
+  std::string glob = "refs/remotes/" + remote + "/*";
+  if (git_reference_iterator_glob_new(&it, repo.raw(), glob.c_str()) == 0) {
+    git_reference* ref = nullptr;
+    while (git_reference_next(&ref, it) == 0) {
+      git_oid oid;
+      if (git_reference_name_to_id(&oid, repo.raw(), git_reference_name(ref)) == 0) remote_tips.push_back(oid);
+      git_reference_free(ref);
+    }
+    git_reference_iterator_free(it);
+  }
+
+  Checker checker(config, repo.ReadTrailerSyntax(), report);
+  std::set<std::string> seen;
+  std::string line;
+  int refs = 0;
+  while (status.ok() && std::getline(ref_lines, line)) {
+    std::istringstream fields(line);
+    std::string local_ref, local_sha, remote_ref, remote_sha;
+    if (!(fields >> local_ref >> local_sha >> remote_ref >> remote_sha)) continue;
+    if (IsZeroId(local_sha)) {
+      report.notes.push_back("deletion of " + remote_ref + " pushes no commits");
+      continue;
+    }
+    ++refs;
+    git_oid tip;
+    if (git_oid_fromstr(&tip, local_sha.c_str()) != 0) {
+      status = InvalidArgument("pre-push: bad object id '" + local_sha + "'");
+      break;
+    }
+    std::vector<git_oid> hide;
+    git_oid remote_oid;
+    git_commit* known = nullptr;
+    if (!IsZeroId(remote_sha) && git_oid_fromstr(&remote_oid, remote_sha.c_str()) == 0 &&
+        git_commit_lookup(&known, repo.raw(), &remote_oid) == 0) {
+      git_commit_free(known);
+      hide.push_back(remote_oid);
+    } else if (!remote_tips.empty()) {
+      hide = remote_tips;
+    } else if (base) {
+      hide.push_back(*base);
+    } else if (options.floor) {
+      // No remote state and no base: everything above the cutover is new.
+    } else {
+      status = Unavailable("pre-push of new branch " + remote_ref + ": no remote-tracking refs for '" + remote +
+                           "' and no base to tell which commits are new");
+      break;
+    }
+    status = WalkExcluding(repo, tip, hide, options, [&](git_commit* c) {
+      if (seen.insert(OidHex(*git_commit_id(c))).second) checker.Check(c);
+      return true;
+    });
+  }
+  checker.Finish();
+  if (!status.ok()) {
+    report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
+    report.reason = status.message();
+    report.findings.clear();
+  }
+  Conclude(report, std::to_string(report.checked) + " pushed commits in " + std::to_string(refs) + " refs");
+  report.elapsed_ms = MillisSince(start);
+  return report;
+}
+
+}  // namespace vt::gate
