@@ -1,0 +1,134 @@
+// The scheduler without a model: steps are plain data, checked directly.
+#include <gtest/gtest.h>
+
+#include "engine/sched/scheduler.h"
+
+namespace vt {
+namespace {
+
+std::unique_ptr<Request> MakeRequest(RequestId id, int prompt_len, int max_tokens) {
+  auto r = std::make_unique<Request>();
+  r->id = id;
+  for (int i = 0; i < prompt_len; ++i) r->prompt.push_back(static_cast<int32_t>(id * 1000 + i));
+  r->params.max_tokens = max_tokens;
+  return r;
+}
+
+// Feeds every sampling chunk the token 1.
+std::vector<RequestId> Advance(Scheduler& s, const SchedulerStep& step) {
+  std::vector<SampledResult> sampled;
+  for (const ScheduledChunk& c : step.chunks) {
+    if (c.sample) sampled.push_back({c.id, {1, 0.0f, {}}});
+  }
+  return s.Update(step, sampled);
+}
+
+TEST(Scheduler, TokenBudgetChunksLongPrompts) {
+  KvCacheManager kv(64, 16, false);
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = 32;
+  Scheduler s(cfg, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 50, 4)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(2, 10, 4)).ok());
+
+  SchedulerStep step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 1u);
+  EXPECT_EQ(step.chunks[0].tokens.size(), 32u);
+  EXPECT_FALSE(step.chunks[0].sample);
+  EXPECT_EQ(step.chunks[0].block_table.size(), 2u);
+  Advance(s, step);
+
+  step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 2u);
+  EXPECT_EQ(step.chunks[0].start_pos, 32);
+  EXPECT_EQ(step.chunks[0].tokens.size(), 18u);
+  EXPECT_TRUE(step.chunks[0].sample);
+  EXPECT_EQ(step.chunks[1].id, 2);
+  EXPECT_EQ(step.chunks[1].tokens.size(), 10u);
+  EXPECT_EQ(step.num_tokens, 28);
+  Advance(s, step);
+
+  // Both decode now: one token each, the sampled token fed back.
+  step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 2u);
+  EXPECT_EQ(step.chunks[0].tokens, std::vector<int32_t>{1});
+  EXPECT_EQ(step.chunks[0].start_pos, 50);
+}
+
+TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {
+  KvCacheManager kv(64, 16, false);
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = 32;
+  cfg.chunked_prefill = false;
+  Scheduler s(cfg, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 20, 4)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(2, 20, 4)).ok());
+  SchedulerStep step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 1u);
+  EXPECT_EQ(step.chunks[0].tokens.size(), 20u);
+}
+
+TEST(Scheduler, PreemptsTheNewestWhenBlocksRunOut) {
+  KvCacheManager kv(4, 4, false);
+  Scheduler s({}, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 7, 8)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(2, 7, 8)).ok());
+  SchedulerStep step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 2u);  // 2 blocks each: the pool is full
+  Advance(s, step);
+  step = s.Schedule();  // position 7 still fits two blocks
+  ASSERT_EQ(step.chunks.size(), 2u);
+  Advance(s, step);
+  step = s.Schedule();  // position 8: request 1 needs a third block
+  ASSERT_EQ(step.chunks.size(), 1u);
+  EXPECT_EQ(step.chunks[0].id, 1);
+  EXPECT_EQ(step.preempted, std::vector<RequestId>{2});
+  EXPECT_EQ(s.Find(2)->num_computed, 0);
+  EXPECT_EQ(s.Find(2)->output.size(), 2u);  // kept, recomputed later
+  EXPECT_EQ(s.num_preemptions(), 1);
+  int steps = 0;
+  while (s.HasUnfinished() && steps++ < 100) Advance(s, s.Schedule());
+  EXPECT_FALSE(s.HasUnfinished());
+  EXPECT_EQ(s.TakeFinished(1)->output.size(), 8u);
+  EXPECT_EQ(s.TakeFinished(2)->output.size(), 8u);
+  EXPECT_EQ(kv.num_free_blocks(), 4);
+}
+
+TEST(Scheduler, RejectsWhatCanNeverRun) {
+  KvCacheManager kv(2, 4, false);
+  SchedulerConfig cfg;
+  cfg.max_model_len = 16;
+  Scheduler s(cfg, &kv);
+  EXPECT_EQ(s.Add(MakeRequest(1, 7, 8)).code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(s.Add(MakeRequest(2, 16, 1)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.Add(MakeRequest(3, 0, 1)).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(s.Add(MakeRequest(4, 3, 5)).ok());
+  EXPECT_EQ(s.Add(MakeRequest(4, 3, 5)).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Scheduler, AbortFreesBlocksMidRun) {
+  KvCacheManager kv(8, 4, false);
+  Scheduler s({}, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 9, 8)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(2, 3, 8)).ok());
+  SchedulerStep step = s.Schedule();
+  s.Abort(1);
+  EXPECT_EQ(kv.num_free_blocks(), 7);
+  Advance(s, step);  // results of a step that raced the abort are dropped
+  EXPECT_EQ(s.TakeFinished(1)->finish, FinishReason::kAborted);
+  EXPECT_EQ(s.num_running(), 1u);
+  EXPECT_EQ(s.Find(2)->output.size(), 1u);
+}
+
+TEST(Scheduler, MaxNumSeqsBoundsTheBatch) {
+  KvCacheManager kv(64, 16, false);
+  SchedulerConfig cfg;
+  cfg.max_num_seqs = 2;
+  Scheduler s(cfg, &kv);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s.Add(MakeRequest(i, 3, 2)).ok());
+  EXPECT_EQ(s.Schedule().chunks.size(), 2u);
+  EXPECT_EQ(s.num_waiting(), 2u);
+}
+
+}  // namespace
+}  // namespace vt
