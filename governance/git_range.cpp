@@ -1,5 +1,6 @@
 #include "governance/git_range.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <vector>
@@ -38,6 +39,100 @@ std::set<std::string> ShallowBoundary(const Repository& repo) {
     if (line.size() >= GIT_OID_HEXSZ) ids.insert(line.substr(0, GIT_OID_HEXSZ));
   }
   return ids;
+}
+
+// libgit2 1.5 does not read .git/shallow: its revwalk and merge base fail on
+// the missing parents of boundary commits. In a shallow clone vt-gate walks by
+// hand and treats boundary commits as parentless, as git does. Shallow clones
+// are small, so plain sets are enough here.
+class ShallowHistory {
+ public:
+  explicit ShallowHistory(const Repository& repo) : repo_(repo), boundary_(ShallowBoundary(repo)) {}
+
+  bool IsBoundary(const git_oid& oid) const { return boundary_.count(OidHex(oid)) > 0; }
+
+  // The parents a walk may follow: none for a boundary commit.
+  Status Parents(const git_oid& oid, bool first_parent, std::vector<git_oid>* parents) const {
+    parents->clear();
+    if (IsBoundary(oid)) return Status::Ok();
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo_.raw(), &oid) != 0) {
+      return Unavailable("shallow clone: commit " + OidHex(oid) + " is missing (git fetch --unshallow)");
+    }
+    unsigned count = first_parent ? std::min(1u, git_commit_parentcount(commit)) : git_commit_parentcount(commit);
+    for (unsigned i = 0; i < count; ++i) parents->push_back(*git_commit_parent_id(commit, i));
+    git_commit_free(commit);
+    return Status::Ok();
+  }
+
+  // Every commit reachable from `tips`, stopping at the boundary.
+  Status Reachable(const std::vector<git_oid>& tips, std::set<std::string>* out) const {
+    std::vector<git_oid> stack(tips.begin(), tips.end());
+    std::vector<git_oid> parents;
+    while (!stack.empty()) {
+      git_oid oid = stack.back();
+      stack.pop_back();
+      if (!out->insert(OidHex(oid)).second) continue;
+      VT_RETURN_IF_ERROR(Parents(oid, false, &parents));
+      stack.insert(stack.end(), parents.begin(), parents.end());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const Repository& repo_;
+  std::set<std::string> boundary_;
+};
+
+Status CutAt(const git_oid& oid) {
+  return Unavailable("shallow clone: history is cut at " + OidHex(oid) +
+                     ", inside the range; the commits below it cannot be checked (git fetch --unshallow)");
+}
+
+// merge-base..head in a shallow clone: the first commits of head's history
+// that base also reaches. Reaching the boundary first means the range is cut.
+Result<git_oid> ShallowMergeBase(const Repository& repo, const git_oid& base, const git_oid& head) {
+  ShallowHistory history(repo);
+  std::set<std::string> from_base;
+  VT_RETURN_IF_ERROR(history.Reachable({base}, &from_base));
+  std::set<std::string> seen;
+  std::vector<git_oid> queue = {head};
+  std::vector<git_oid> parents;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    git_oid oid = queue[i];
+    if (from_base.count(OidHex(oid))) return oid;
+    if (!seen.insert(OidHex(oid)).second) continue;
+    if (history.IsBoundary(oid)) return CutAt(oid);
+    VT_RETURN_IF_ERROR(history.Parents(oid, false, &parents));
+    queue.insert(queue.end(), parents.begin(), parents.end());
+  }
+  return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(head) + " share no commit");
+}
+
+Status ShallowWalk(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
+                   const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
+  ShallowHistory history(repo);
+  std::set<std::string> hidden;
+  std::vector<git_oid> hidden_tips(hide.begin(), hide.end());
+  if (options.floor) hidden_tips.push_back(*options.floor);
+  VT_RETURN_IF_ERROR(history.Reachable(hidden_tips, &hidden));
+  std::set<std::string> seen;
+  std::vector<git_oid> queue = {tip};
+  std::vector<git_oid> parents;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    git_oid oid = queue[i];
+    std::string hex = OidHex(oid);
+    if (hidden.count(hex) || !seen.insert(hex).second) continue;
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return CutAt(oid);
+    bool keep_going = visit(commit);
+    git_commit_free(commit);
+    if (history.IsBoundary(oid)) return CutAt(oid);
+    if (!keep_going) return Status::Ok();
+    VT_RETURN_IF_ERROR(history.Parents(oid, options.first_parent, &parents));
+    queue.insert(queue.end(), parents.begin(), parents.end());
+  }
+  return Status::Ok();
 }
 
 struct WalkDeleter {
@@ -89,12 +184,14 @@ Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, co
   CommitRange range;
   range.base = base;
   range.head = head.value();
+  if (git_repository_is_shallow(repo.raw())) {
+    Result<git_oid> merge_base = ShallowMergeBase(repo, base, range.head);
+    if (!merge_base.ok()) return merge_base.status();
+    range.merge_base = merge_base.value();
+    return range;
+  }
   int rc = git_merge_base(&range.merge_base, repo.raw(), &range.base, &range.head);
   if (rc != 0) {
-    if (git_repository_is_shallow(repo.raw())) {
-      return Unavailable("shallow clone: the merge base of " + OidHex(base) + " and " + OidHex(range.head) +
-                         " lies beyond the clone's depth (git fetch --unshallow)");
-    }
     if (rc == GIT_ENOTFOUND) {
       return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(range.head) +
                          " share no commit");
@@ -106,6 +203,7 @@ Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, co
 
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
                      const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
+  if (git_repository_is_shallow(repo.raw())) return ShallowWalk(repo, tip, hide, options, visit);
   git_revwalk* raw_walk = nullptr;
   if (git_revwalk_new(&raw_walk, repo.raw()) != 0) return Internal("revwalk: " + LastGitError());
   std::unique_ptr<git_revwalk, WalkDeleter> walk(raw_walk);
@@ -118,27 +216,16 @@ Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vect
   if (options.floor && git_revwalk_hide(walk.get(), &*options.floor) != 0) {
     return Unavailable("cutover commit " + OidHex(*options.floor) + " is not in this repository");
   }
-  std::set<std::string> boundary = ShallowBoundary(repo);
   git_oid oid;
   int rc = 0;
   while ((rc = git_revwalk_next(&oid, walk.get())) == 0) {
     git_commit* commit = nullptr;
     if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return Internal("commit: " + LastGitError());
     bool keep_going = visit(commit);
-    bool cut = !boundary.empty() && git_commit_parentcount(commit) > 0 && boundary.count(OidHex(oid));
     git_commit_free(commit);
-    if (cut) {
-      return Unavailable("shallow clone: history is cut at " + OidHex(oid) +
-                         ", inside the range; its parents cannot be checked (git fetch --unshallow)");
-    }
     if (!keep_going) return Status::Ok();
   }
-  if (rc != GIT_ITEROVER) {
-    if (!boundary.empty()) {
-      return Unavailable("shallow clone: the range reaches past the clone's depth (git fetch --unshallow)");
-    }
-    return Internal("revwalk: " + LastGitError());
-  }
+  if (rc != GIT_ITEROVER) return Internal("revwalk: " + LastGitError());
   return Status::Ok();
 }
 

@@ -30,7 +30,7 @@ const bool kIsolatedEnvironment = [] {
 
 }  // namespace
 
-CommandOutput Run(const std::string& command, bool merge_stderr) {
+CommandOutput Shell(const std::string& command, bool merge_stderr) {
   (void)kIsolatedEnvironment;
   std::string full = command + (merge_stderr ? " 2>&1" : "");
   CommandOutput result;
@@ -79,7 +79,7 @@ GitRepo::GitRepo(const std::string& branch) {
 }
 
 std::string GitRepo::Git(const std::string& args, bool allow_failure) const {
-  CommandOutput r = Run("git -C " + Quote(path()) + " " + args);
+  CommandOutput r = Shell("git -C " + Quote(path()) + " " + args);
   if (!allow_failure) {
     EXPECT_EQ(r.status, 0) << "git " << args << "\n" << r.out;
   }

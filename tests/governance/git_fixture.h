@@ -15,7 +15,7 @@ struct CommandOutput {
 };
 
 // Runs `command` with /bin/sh; stdout (and stderr when merge_stderr) captured.
-CommandOutput Run(const std::string& command, bool merge_stderr = true);
+CommandOutput Shell(const std::string& command, bool merge_stderr = true);
 
 // Single-quotes a string for /bin/sh.
 std::string Quote(const std::string& s);

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Quote;
-using testing::Run;
+using testing::Shell;
 
 const fs::path kCorpus = fs::path(VT_SOURCE_DIR) / "tests/fixtures/trailers";
 
@@ -49,7 +49,7 @@ Pairs Ours(const std::string& message) {
 }
 
 Pairs GitOracle(const fs::path& file) {
-  testing::CommandOutput r = Run("git interpret-trailers --parse < " + Quote(file.string()), false);
+  testing::CommandOutput r = Shell("git interpret-trailers --parse < " + Quote(file.string()), false);
   EXPECT_EQ(r.status, 0) << file;
   Pairs out;
   std::istringstream lines(r.out);
