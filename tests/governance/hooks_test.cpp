@@ -1,0 +1,146 @@
+// hooks install/uninstall with chaining, and the shims end to end: real
+// `git commit` and `git push` runs calling the built vt-gate.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "governance/hooks_installer.h"
+#include "tests/governance/git_fixture.h"
+
+namespace vt::gate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::GitRepo;
+using testing::GoodMessage;
+using testing::Quote;
+using testing::Shell;
+using testing::TempDir;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string kConfig =
+    "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", \"false\"]\n";
+
+TEST(Hooks, RepositoryShimsAreWhatTheInstallerWrites) {
+  for (const std::string& hook : ManagedHooks()) {
+    fs::path shim = fs::path(VT_SOURCE_DIR) / "hooks" / hook;
+    EXPECT_EQ(ReadFile(shim), HookShim(hook, "vt-gate")) << shim;
+    EXPECT_EQ(Shell("sh -n " + Quote(shim.string())).status, 0);
+    EXPECT_TRUE((fs::status(shim).permissions() & fs::perms::owner_exec) != fs::perms::none) << shim;
+  }
+}
+
+TEST(Hooks, InstallChainsExistingHooksAndUninstallRestoresThem) {
+  GitRepo repo;
+  fs::path hooks = fs::path(repo.path()) / ".git/hooks";
+  fs::create_directories(hooks);
+  std::string mine = "#!/bin/sh\necho my own hook\n";
+  std::ofstream(hooks / "commit-msg") << mine;
+  fs::permissions(hooks / "commit-msg", fs::perms::owner_all);
+
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  std::vector<std::string> log;
+  ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log).ok());
+  EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
+  EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", "/opt/vt/vt-gate"));
+  EXPECT_TRUE(fs::exists(hooks / "pre-commit"));
+  EXPECT_TRUE(fs::exists(hooks / "pre-push"));
+  // Installing twice must not chain the shim to itself.
+  ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log).ok());
+  EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
+
+  ASSERT_TRUE(UninstallHooks(opened.value(), &log).ok());
+  EXPECT_EQ(ReadFile(hooks / "commit-msg"), mine);
+  EXPECT_FALSE(fs::exists(hooks / "commit-msg.vt-gate-chained"));
+  EXPECT_FALSE(fs::exists(hooks / "pre-commit"));
+  EXPECT_FALSE(fs::exists(hooks / "pre-push"));
+}
+
+TEST(Hooks, InstallHonoursCoreHooksPath) {
+  GitRepo repo;
+  repo.Git("config core.hooksPath githooks");
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(HooksDirectory(opened.value()), repo.path() + "/githooks");
+  std::vector<std::string> log;
+  ASSERT_TRUE(InstallHooks(opened.value(), "vt-gate", &log).ok());
+  EXPECT_TRUE(fs::exists(repo.path() + "/githooks/commit-msg"));
+}
+
+class HooksEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_.WriteFile(".vt-gate.yaml", kConfig);
+    repo_.Git("add .vt-gate.yaml");
+    repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
+    testing::CommandOutput r = Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " hooks install");
+    ASSERT_EQ(r.status, 0) << r.out;
+  }
+  testing::CommandOutput GitCommit(const std::string& message) {
+    std::string name = "f";
+    name += std::to_string(++n_);
+    repo_.WriteFile(name, "x\n");
+    repo_.Git("add -A");
+    return Shell("git -C " + Quote(repo_.path()) + " commit -q -m " + Quote(message));
+  }
+
+  GitRepo repo_;
+  int n_ = 0;
+};
+
+TEST_F(HooksEndToEnd, CommitMsgHookRejectsAndAccepts) {
+  testing::CommandOutput bad = GitCommit("no trailers at all");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("required:Row"), std::string::npos) << bad.out;
+  testing::CommandOutput good = GitCommit(GoodMessage());
+  EXPECT_EQ(good.status, 0) << good.out;
+}
+
+TEST_F(HooksEndToEnd, ChainedHookRunsFirstAndCanVeto) {
+  fs::path hooks = fs::path(repo_.path()) / ".git/hooks";
+  std::ofstream(hooks / "commit-msg.vt-gate-chained") << "#!/bin/sh\ngrep -q VETO \"$1\" && exit 1\nexit 0\n";
+  fs::permissions(hooks / "commit-msg.vt-gate-chained", fs::perms::owner_all);
+  EXPECT_NE(GitCommit(GoodMessage("VETO this")).status, 0);
+  EXPECT_EQ(GitCommit(GoodMessage("fine")).status, 0);
+}
+
+TEST_F(HooksEndToEnd, PreCommitHookScansTheStagedChange) {
+  repo_.WriteFile("merge.txt", "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> x\n");
+  repo_.Git("add merge.txt");
+  testing::CommandOutput r = Shell("git -C " + Quote(repo_.path()) + " commit -q -m " + Quote(GoodMessage()));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("conflict-marker"), std::string::npos) << r.out;
+}
+
+TEST_F(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
+  TempDir remote_dir;
+  std::string remote = remote_dir.path() + "/remote.git";
+  ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
+  repo_.Git("remote add origin " + Quote(remote));
+  auto push = [&](const std::string& args) { return Shell("git -C " + Quote(repo_.path()) + " push -q " + args); };
+  ASSERT_EQ(push("origin main").status, 0);
+  repo_.Git("checkout -q -b topic");
+  repo_.WriteFile("t", "t\n");
+  repo_.Git("add t");
+  repo_.Git("commit -q --no-verify -m 'sneaked past commit-msg'");
+  testing::CommandOutput rejected = push("origin topic");
+  EXPECT_NE(rejected.status, 0);
+  EXPECT_NE(rejected.out.find("required:Row"), std::string::npos) << rejected.out;
+  EXPECT_NE(Shell("git -C " + Quote(remote) + " rev-parse --verify -q refs/heads/topic").status, 0);
+
+  repo_.Git("commit -q --amend --no-verify -m " + Quote(GoodMessage("fixed")));
+  EXPECT_EQ(push("origin topic").status, 0);
+  EXPECT_EQ(push("origin :topic").status, 0);
+}
+
+}  // namespace
+}  // namespace vt::gate
