@@ -1,0 +1,140 @@
+#include "engine/tokenizer/bpe_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/tokenizer/utf8.h"
+
+namespace vt {
+
+namespace {
+constexpr size_t kMaxCacheEntries = 1 << 16;
+constexpr size_t kMaxCachedWordBytes = 256;
+}  // namespace
+
+BpeModel::BpeModel(BpeModel&& o) noexcept { *this = std::move(o); }
+
+BpeModel& BpeModel::operator=(BpeModel&& o) noexcept {
+  vocab_ = std::move(o.vocab_);
+  id_to_token_ = std::move(o.id_to_token_);
+  merges_ = std::move(o.merges_);
+  unk_id_ = o.unk_id_;
+  std::copy(std::begin(o.byte_ids_), std::end(o.byte_ids_), std::begin(byte_ids_));
+  byte_fallback_ = o.byte_fallback_;
+  fuse_unk_ = o.fuse_unk_;
+  ignore_merges_ = o.ignore_merges_;
+  return *this;
+}
+
+Result<BpeModel> BpeModel::FromParts(std::unordered_map<std::string, int32_t> vocab,
+                                     const std::vector<std::pair<std::string, std::string>>& merges,
+                                     std::string unk_token, bool byte_fallback, bool fuse_unk, bool ignore_merges) {
+  BpeModel m;
+  int32_t max_id = -1;
+  for (const auto& [token, id] : vocab) {
+    if (id < 0) return InvalidArgument("tokenizer.json: token '" + token + "' has a negative id");
+    max_id = std::max(max_id, id);
+  }
+  m.id_to_token_.resize(static_cast<size_t>(max_id + 1));
+  for (const auto& [token, id] : vocab) m.id_to_token_[id] = token;
+  m.vocab_ = std::move(vocab);
+  for (size_t rank = 0; rank < merges.size(); ++rank) {
+    const auto& [a, b] = merges[rank];
+    const int32_t ia = m.TokenToId(a), ib = m.TokenToId(b), merged = m.TokenToId(a + b);
+    if (ia < 0 || ib < 0 || merged < 0) {
+      return InvalidArgument("tokenizer.json: merge " + std::to_string(rank) + " ('" + a + "', '" + b +
+                             "') uses a token not in the vocabulary");
+    }
+    m.merges_.emplace(m.PairKey(ia, ib), MergeTarget{static_cast<int32_t>(rank), merged});
+  }
+  if (!unk_token.empty()) m.unk_id_ = m.TokenToId(unk_token);
+  m.byte_fallback_ = byte_fallback;
+  m.fuse_unk_ = fuse_unk;
+  m.ignore_merges_ = ignore_merges;
+  if (byte_fallback) {
+    for (int b = 0; b < 256; ++b) {
+      char name[8];
+      std::snprintf(name, sizeof name, "<0x%02X>", b);
+      m.byte_ids_[b] = m.TokenToId(name);
+    }
+  }
+  return m;
+}
+
+int32_t BpeModel::TokenToId(std::string_view token) const {
+  auto it = vocab_.find(std::string(token));
+  return it == vocab_.end() ? -1 : it->second;
+}
+
+const std::string& BpeModel::IdToToken(int32_t id) const {
+  static const std::string kEmpty;
+  return id >= 0 && id < static_cast<int32_t>(id_to_token_.size()) ? id_to_token_[id] : kEmpty;
+}
+
+void BpeModel::Merge(std::vector<int32_t>* symbols) const {
+  std::vector<int32_t>& s = *symbols;
+  while (s.size() > 1) {
+    int32_t best_rank = INT32_MAX;
+    size_t best = 0;
+    int32_t best_id = -1;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      if (s[i] < 0 || s[i + 1] < 0) continue;
+      auto it = merges_.find(PairKey(s[i], s[i + 1]));
+      if (it != merges_.end() && it->second.rank < best_rank) {
+        best_rank = it->second.rank;
+        best = i;
+        best_id = it->second.id;
+      }
+    }
+    if (best_id < 0) return;
+    s[best] = best_id;
+    s.erase(s.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+}
+
+void BpeModel::Tokenize(std::string_view word, std::vector<int32_t>* ids) const {
+  if (word.empty()) return;
+  const bool cacheable = word.size() <= kMaxCachedWordBytes;
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = cache_.find(std::string(word));
+    if (it != cache_.end()) {
+      ids->insert(ids->end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  std::vector<int32_t> out;
+  const int32_t whole = ignore_merges_ ? TokenToId(word) : -1;
+  if (whole >= 0) {
+    out.push_back(whole);
+  } else {
+    // Symbols start as characters; a character outside the vocabulary becomes
+    // its UTF-8 bytes (byte_fallback) or the unknown token. Negative entries
+    // mark unknowns so they never merge.
+    std::vector<int32_t> symbols;
+    std::vector<std::pair<char32_t, size_t>> chars = DecodeUtf8(word);
+    for (size_t i = 0; i < chars.size(); ++i) {
+      const size_t begin = chars[i].second;
+      const size_t end = i + 1 < chars.size() ? chars[i + 1].second : word.size();
+      const std::string_view ch = word.substr(begin, end - begin);
+      const int32_t id = TokenToId(ch);
+      if (id >= 0) {
+        symbols.push_back(id);
+      } else if (byte_fallback_ && std::all_of(ch.begin(), ch.end(), [&](char c) { return byte_ids_[static_cast<uint8_t>(c)] >= 0; })) {
+        for (char c : ch) symbols.push_back(byte_ids_[static_cast<uint8_t>(c)]);
+      } else if (unk_id_ >= 0) {
+        if (!(fuse_unk_ && !symbols.empty() && symbols.back() == -2)) symbols.push_back(-2);
+      }
+    }
+    Merge(&symbols);
+    for (int32_t s : symbols) out.push_back(s == -2 ? unk_id_ : s);
+  }
+  ids->insert(ids->end(), out.begin(), out.end());
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (cache_.size() >= kMaxCacheEntries) cache_.clear();
+    cache_.emplace(std::string(word), std::move(out));
+  }
+}
+
+}  // namespace vt
