@@ -2,6 +2,7 @@
 // batched engine and prints the continuations (text, or ids without a
 // tokenizer; --json for machines).
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 #include "engine/cli/commands.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
+#include "engine/tokenizer/incremental_detokenizer.h"
+#include "engine/tokenizer/tokenizer.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace vt::cli {
@@ -67,17 +70,30 @@ int Run(const GenerateOptions& o) {
     std::fprintf(stderr, "vt generate: give --prompt or --prompt-ids (not both)\n");
     return 2;
   }
-  if (!o.prompts.empty()) {
-    return Fail(Unimplemented("--prompt needs a tokenizer, which this build does not have yet; use --prompt-ids"));
+  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
+  if (!format.ok()) return Fail(format.status());
+
+  // A model directory's tokenizer is optional: --prompt-ids work without it.
+  std::shared_ptr<const Tokenizer> tokenizer;
+  const bool is_preset = o.model.rfind("preset:", 0) == 0;
+  if (!is_preset && std::filesystem::exists(o.model + "/tokenizer.json")) {
+    Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(o.model + "/tokenizer.json");
+    if (!t.ok()) return Fail(t.status());
+    tokenizer = *t;
   }
   std::vector<std::vector<int32_t>> prompts;
+  for (const std::string& text : o.prompts) {
+    if (!tokenizer) {
+      return Fail(InvalidArgument((is_preset ? std::string("a preset has no tokenizer") : o.model + " has no tokenizer.json") +
+                                  ": give token ids with --prompt-ids"));
+    }
+    prompts.push_back(tokenizer->Encode(text, /*add_special_tokens=*/true));
+  }
   for (const std::string& s : o.prompt_ids) {
     Result<std::vector<int32_t>> ids = ParseIds(s);
     if (!ids.ok()) return Fail(ids.status());
     prompts.push_back(*ids);
   }
-  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
-  if (!format.ok()) return Fail(format.status());
 
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
@@ -115,6 +131,11 @@ int Run(const GenerateOptions& o) {
     ids.push_back(*id);
   }
 
+  // One prompt in text mode streams its continuation as it is generated.
+  std::unique_ptr<IncrementalDetokenizer> stream;
+  if (tokenizer && !o.json && ids.size() == 1) {
+    stream = std::make_unique<IncrementalDetokenizer>(tokenizer, true, prompts[0]);
+  }
   const Clock::time_point start = Clock::now();
   std::map<RequestId, double> ttft;
   int64_t generated = 0;
@@ -124,8 +145,13 @@ int Run(const GenerateOptions& o) {
     for (const SampledResult& t : step->tokens) {
       ++generated;
       if (!ttft.count(t.id)) ttft[t.id] = Seconds(start, Clock::now());
+      if (stream) {
+        std::fputs(stream->Add(t.token.token).c_str(), stdout);
+        std::fflush(stdout);
+      }
     }
   }
+  if (stream) std::printf("%s\n", stream->Flush().c_str());
   const double total_s = Seconds(start, Clock::now());
   // Prefill ends when the last prompt has its first token; what follows is decode.
   double prefill_s = 0.0;
@@ -143,14 +169,20 @@ int Run(const GenerateOptions& o) {
 
   for (RequestId id : ids) {
     std::unique_ptr<Request> r = engine.TakeFinished(id);
+    nlohmann::json text = nullptr;
+    if (tokenizer) text = tokenizer->Decode(r->output, /*skip_special_tokens=*/true);
     if (o.json) {
       nlohmann::json j = {{"token_ids", r->output},
-                          {"text", nullptr},
+                          {"text", text},
                           {"finish_reason", FinishReasonName(r->finish)},
                           {"prompt_tokens", r->prompt.size()},
                           {"timings", timings}};
       j["timings"]["ttft_ms"] = ttft[id] * 1000.0;
-      std::printf("%s\n", j.dump().c_str());
+      std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    } else if (stream) {
+      continue;
+    } else if (tokenizer) {
+      std::printf("%s\n", text.get<std::string>().c_str());
     } else {
       std::string line;
       for (int32_t t : r->output) line += (line.empty() ? "" : ",") + std::to_string(t);
