@@ -100,7 +100,4 @@ struct Config {
 Result<Config> LoadConfig(const std::string& path);
 Result<Config> ParseConfig(const std::string& text, const std::string& path);
 
-// The built-in gates preflight knows by name.
-const std::vector<std::string>& BuiltinGateNames();
-
 }  // namespace vt::gate

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "governance/builtin_gates.h"
 #include "governance/config.h"
 
 namespace vt::gate {
@@ -212,8 +213,7 @@ GateSpec ParseGate(const YAML::Node& node) {
   gate.line = node.Mark().line + 1;
   if (node.IsScalar()) {
     gate.name = node.Scalar();
-    const auto& builtins = BuiltinGateNames();
-    if (std::find(builtins.begin(), builtins.end(), gate.name) == builtins.end()) {
+    if (FindBuiltinGate(gate.name) == nullptr) {
       Fail(node, "unknown built-in gate '" + gate.name + "' (an external gate needs name and run)");
     }
     return gate;
@@ -254,6 +254,9 @@ Config ParseRoot(const YAML::Node& root) {
       for (const YAML::Node& item : pre["gates"]) {
         GateSpec gate = ParseGate(item);
         if (!seen.insert(gate.name).second) Fail(item, "gate '" + gate.name + "' is listed twice");
+        if (gate.command.empty() && gate.name == "trailers" && !config.has_trailers) {
+          Fail(item, "gate 'trailers' needs a trailers section");
+        }
         config.gates.push_back(std::move(gate));
       }
     }
@@ -270,11 +273,6 @@ std::string CountSpec::Describe() const {
   if (max == INT_MAX) return "at least " + std::to_string(min);
   if (min == 0) return "at most " + std::to_string(max);
   return std::to_string(min) + " to " + std::to_string(max);
-}
-
-const std::vector<std::string>& BuiltinGateNames() {
-  static const std::vector<std::string> kNames = {"trailers"};
-  return kNames;
 }
 
 Result<Config> ParseConfig(const std::string& text, const std::string& path) {

@@ -1,42 +1,31 @@
 #include "governance/preflight.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
 
+#include "governance/builtin_gates.h"
 #include "governance/external_gate.h"
 #include "governance/git_range.h"
-#include "governance/staged_scan.h"
-#include "governance/trailer_gate.h"
 
 namespace vt::gate {
 namespace {
 
-struct PinnedBase {
-  std::optional<git_oid> oid;
-  std::string skip_reason;  // why range gates cannot verify when oid is empty
-};
-
-GateReport RunBuiltin(const std::string& name, const std::string& repo_path, const Config& config,
-                      const PinnedBase& base) {
+// Each gate opens its own repository handle: libgit2 objects must not be
+// shared between threads.
+GateReport RunBuiltin(const GateSpec& spec, const std::string& repo_path, GateContext context) {
   Result<Repository> repo = Repository::Open(repo_path);
-  if (!repo.ok()) {
+  const BuiltinGate* gate = FindBuiltinGate(spec.name);
+  if (!repo.ok() || gate == nullptr) {
     GateReport report;
-    report.gate = name;
+    report.gate = spec.name;
     report.status = GateStatus::kFail;
-    report.reason = repo.status().message();
+    report.reason = repo.ok() ? "no built-in gate named '" + spec.name + "'" : repo.status().message();
     return report;
   }
-  if (name == "staged") return ScanStagedConflictMarkers(repo.value());
-  if (name == "trailers") {
-    if (!base.oid) return SkipReport(name, base.skip_reason);
-    return CheckTrailerRange(repo.value(), config, *base.oid);
-  }
-  GateReport report;
-  report.gate = name;
-  report.status = GateStatus::kFail;
-  report.reason = "no built-in gate named '" + name + "'";
-  return report;
+  context.repo = &repo.value();
+  return gate->run(context);
 }
 
 }  // namespace
@@ -49,27 +38,29 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   PreflightSummary summary;
   summary.base_spec = config.base;
   summary.fail_on_skip = options.fail_on_skip;
-  PinnedBase base;
+  GateContext context;
+  context.config = &config;
   Result<git_oid> pinned = PinBase(repo.value(), config.base);
   if (pinned.ok()) {
-    base.oid = pinned.value();
+    context.base = pinned.value();
     summary.base = OidHex(pinned.value());
   } else if (pinned.status().code() == StatusCode::kUnavailable) {
-    base.skip_reason = pinned.status().message();
+    context.base_unavailable = pinned.status().message();
   } else {
     return pinned.status();
   }
   std::string root = repo->root();
 
   std::vector<GateSpec> gates = config.gates;
-  if (options.staged) gates.push_back(GateSpec{"staged", {}, {}, 300, 0});
+  bool listed = std::any_of(gates.begin(), gates.end(), [](const GateSpec& g) { return g.name == "staged"; });
+  if (options.staged && !listed) gates.push_back(GateSpec{"staged", {}, {}, 300, 0});
   summary.gates.resize(gates.size());
   std::vector<std::thread> threads;
   threads.reserve(gates.size());
   for (size_t i = 0; i < gates.size(); ++i) {
     threads.emplace_back([&, i] {
       const GateSpec& gate = gates[i];
-      summary.gates[i] = gate.command.empty() ? RunBuiltin(gate.name, root, config, base) : RunExternalGate(gate, root);
+      summary.gates[i] = gate.command.empty() ? RunBuiltin(gate, root, context) : RunExternalGate(gate, root);
     });
   }
   for (std::thread& t : threads) t.join();

@@ -249,6 +249,13 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::i
       status = InvalidArgument("pre-push: bad object id '" + local_sha + "'");
       break;
     }
+    // A pushed annotated tag names a tag object; its commit is what gets checked.
+    Result<git_oid> commit = ResolveCommit(repo, local_sha);
+    if (!commit.ok()) {
+      report.notes.push_back(local_ref + " does not point at a commit; nothing to check");
+      continue;
+    }
+    tip = commit.value();
     std::vector<git_oid> hide;
     git_oid remote_oid;
     git_commit* known = nullptr;

@@ -74,6 +74,7 @@ int RunTrailers(const Options& options, OutputFormat format) {
   const Repository* repo_ptr = repo.ok() ? &repo.value() : nullptr;
   vt::Result<Config> config = LoadConfigFor(options, repo_ptr);
   if (!config.ok()) return UsageError(config.status().message());
+  if (!config->has_trailers) return UsageError(config->path + ": no `trailers:` section to check against");
 
   if (!options.message_file.empty()) {
     GateReport report = CheckTrailerMessageFile(repo_ptr, config.value(), options.message_file);

@@ -90,7 +90,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfig{"preflight:\n  gates:\n    - recrod\n", "x.yaml:3: unknown built-in gate"},
                       BadConfig{"preflight:\n  gates:\n    - {name: x}\n", "x.yaml:3: an external gate needs"},
                       BadConfig{"trailers:\n  marker: {placement: anywhere}\n", "x.yaml:2: marker needs a token"},
-                      BadConfig{"- a\n- b\n", "x.yaml:1: the config must be a mapping"}));
+                      BadConfig{"- a\n- b\n", "x.yaml:1: the config must be a mapping"},
+                      BadConfig{"preflight:\n  gates:\n    - trailers\n", "x.yaml:3: gate 'trailers' needs a trailers section"},
+                      BadConfig{"preflight:\n  gates:\n    - {name: a, run: x}\n    - {name: a, run: y}\n", "x.yaml:4: gate 'a' is listed twice"}));
 
 TEST(Config, MissingAndBinaryFilesAreErrorsNotCrashes) {
   testing::TempDir dir;

@@ -281,6 +281,14 @@ TEST(TrailerGate, PrePushChecksNewBranchesUpdatesAndIgnoresDeletions) {
   GateReport updated = CheckTrailerPush(repo, Rules(), update, "origin", std::nullopt);
   EXPECT_EQ(updated.checked, 1);
 
+  git("tag -a -m 'release' v1 " + tip);
+  std::string tag_object = Shell("git -C " + Quote(clone) + " rev-parse v1").out.substr(0, 40);
+  ASSERT_NE(tag_object, tip);
+  std::istringstream tag_push("refs/tags/v1 " + tag_object + " refs/tags/v1 " + zeros + "\n");
+  GateReport tagged = CheckTrailerPush(repo, Rules(), tag_push, "origin", std::nullopt);
+  EXPECT_EQ(tagged.checked, 2);
+  EXPECT_EQ(tagged.status, GateStatus::kFail);
+
   std::istringstream deletion("(delete) " + zeros + " refs/heads/old " + root + "\n");
   GateReport deleted = CheckTrailerPush(repo, Rules(), deletion, "origin", std::nullopt);
   EXPECT_EQ(deleted.status, GateStatus::kOk);

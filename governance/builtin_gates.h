@@ -1,0 +1,33 @@
+// The built-in gates preflight can run by name. Each gate gets the same
+// context (the base pinned once per run) and returns the same report type;
+// new gates (record, intake, rows, gencode) register here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "governance/config.h"
+#include "governance/git_repository.h"
+#include "governance/report.h"
+
+namespace vt::gate {
+
+struct GateContext {
+  const Repository* repo = nullptr;  // a handle of the gate's own (libgit2 handles are not shared across threads)
+  const Config* config = nullptr;
+  std::optional<git_oid> base;       // pinned once per run
+  std::string base_unavailable;      // why `base` is empty: range gates skip with this reason
+};
+
+struct BuiltinGate {
+  const char* name;
+  GateReport (*run)(const GateContext& context);
+};
+
+const std::vector<BuiltinGate>& BuiltinGates();
+
+// nullptr when no built-in gate has that name.
+const BuiltinGate* FindBuiltinGate(const std::string& name);
+
+}  // namespace vt::gate
