@@ -14,10 +14,11 @@
 namespace vt::gate {
 
 struct GateContext {
-  const Repository* repo = nullptr;  // a handle of the gate's own (libgit2 handles are not shared across threads)
+  const Repository* repo =
+      nullptr;  // a handle of the gate's own (libgit2 handles are not shared across threads)
   const Config* config = nullptr;
-  std::optional<git_oid> base;       // pinned once per run
-  std::string base_unavailable;      // why `base` is empty: range gates skip with this reason
+  std::optional<git_oid> base;   // pinned once per run
+  std::string base_unavailable;  // why `base` is empty: range gates skip with this reason
 };
 
 struct BuiltinGate {

@@ -82,7 +82,8 @@ CountSpec ParseCount(const YAML::Node& node) {
   size_t dots = s.find("..");
   if (s.rfind(">=", 0) == 0 && ParseInt(s.substr(2), &a)) return {a, INT_MAX};
   if (s.rfind("<=", 0) == 0 && ParseInt(s.substr(2), &a)) return {0, a};
-  if (dots != std::string::npos && ParseInt(s.substr(0, dots), &a) && ParseInt(s.substr(dots + 2), &b) && a <= b) {
+  if (dots != std::string::npos && ParseInt(s.substr(0, dots), &a) && ParseInt(s.substr(dots + 2), &b) &&
+      a <= b) {
     return {a, b};
   }
   if (ParseInt(s, &a)) return {a, a};
@@ -90,7 +91,8 @@ CountSpec ParseCount(const YAML::Node& node) {
 }
 
 template <typename T>
-T Choice(const YAML::Node& node, const std::string& what, const std::vector<std::pair<std::string, T>>& choices) {
+T Choice(const YAML::Node& node, const std::string& what,
+         const std::vector<std::pair<std::string, T>>& choices) {
   std::string s = Scalar(node, what);
   std::string known;
   for (const auto& [name, value] : choices) {
@@ -165,19 +167,21 @@ bool IsFullCommitId(const std::string& s) {
 
 TrailerConfig ParseTrailers(const YAML::Node& node) {
   ExpectMap(node, "trailers",
-            {"first_parent", "merges", "fixups", "reverts", "bots", "cutover", "required", "forbidden", "marker",
-             "identity", "exceptions"});
+            {"first_parent", "merges", "fixups", "reverts", "bots", "cutover", "required", "forbidden",
+             "marker", "identity", "exceptions"});
   TrailerConfig t;
   if (node["first_parent"]) t.first_parent = Bool(node["first_parent"], "first_parent");
   if (node["merges"]) {
-    t.merges = Choice<MergePolicy>(node["merges"], "merges", {{"skip", MergePolicy::kSkip}, {"check", MergePolicy::kCheck}});
+    t.merges = Choice<MergePolicy>(node["merges"], "merges",
+                                   {{"skip", MergePolicy::kSkip}, {"check", MergePolicy::kCheck}});
   }
   if (node["fixups"]) {
-    t.fixups = Choice<FixupPolicy>(node["fixups"], "fixups", {{"fail", FixupPolicy::kFail}, {"skip", FixupPolicy::kSkip}});
+    t.fixups = Choice<FixupPolicy>(node["fixups"], "fixups",
+                                   {{"fail", FixupPolicy::kFail}, {"skip", FixupPolicy::kSkip}});
   }
   if (node["reverts"]) {
-    t.reverts =
-        Choice<RevertPolicy>(node["reverts"], "reverts", {{"check", RevertPolicy::kCheck}, {"skip", RevertPolicy::kSkip}});
+    t.reverts = Choice<RevertPolicy>(node["reverts"], "reverts",
+                                     {{"check", RevertPolicy::kCheck}, {"skip", RevertPolicy::kSkip}});
   }
   if (node["bots"]) t.bot_authors = CompilePattern(node["bots"], "bots", true);
   if (node["cutover"]) {
@@ -230,7 +234,8 @@ GateSpec ParseGate(const YAML::Node& node) {
   }
   if (node["timeout"]) {
     std::string s = Scalar(node["timeout"], "timeout");
-    if (!ParseInt(s, &gate.timeout_s) || gate.timeout_s < 1) Fail(node["timeout"], "timeout must be whole seconds >= 1");
+    if (!ParseInt(s, &gate.timeout_s) || gate.timeout_s < 1)
+      Fail(node["timeout"], "timeout must be whole seconds >= 1");
   }
   if (node["requires"]) gate.requires_tools = StringList(node["requires"], "requires");
   return gate;

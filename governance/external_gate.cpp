@@ -66,7 +66,8 @@ GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd) {
     return report;
   };
   for (const std::string& tool : spec.requires_tools) {
-    if (FindExecutable(tool).empty()) return finish(GateStatus::kFail, "required tool '" + tool + "' is not installed");
+    if (FindExecutable(tool).empty())
+      return finish(GateStatus::kFail, "required tool '" + tool + "' is not installed");
   }
   std::string program = FindExecutable(spec.command[0]);
   if (program.empty()) return finish(GateStatus::kFail, "command not found: " + spec.command[0]);
@@ -123,7 +124,8 @@ GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd) {
   }
   if (timed_out) return finish(GateStatus::kFail, "timed out after " + std::to_string(spec.timeout_s) + " s");
   std::string tail = LastLines(output, 5);
-  if (WIFSIGNALED(wstatus)) return finish(GateStatus::kFail, "killed by signal " + std::to_string(WTERMSIG(wstatus)));
+  if (WIFSIGNALED(wstatus))
+    return finish(GateStatus::kFail, "killed by signal " + std::to_string(WTERMSIG(wstatus)));
   int code = WEXITSTATUS(wstatus);
   if (code == 0) return finish(GateStatus::kOk, LastLines(output, 1));
   if (code == kExitUnverified) {

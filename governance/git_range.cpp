@@ -59,7 +59,8 @@ class ShallowHistory {
     if (git_commit_lookup(&commit, repo_.raw(), &oid) != 0) {
       return Unavailable("shallow clone: commit " + OidHex(oid) + " is missing (git fetch --unshallow)");
     }
-    unsigned count = first_parent ? std::min(1u, git_commit_parentcount(commit)) : git_commit_parentcount(commit);
+    unsigned count =
+        first_parent ? std::min(1u, git_commit_parentcount(commit)) : git_commit_parentcount(commit);
     for (unsigned i = 0; i < count; ++i) parents->push_back(*git_commit_parent_id(commit, i));
     git_commit_free(commit);
     return Status::Ok();
@@ -143,12 +144,14 @@ struct WalkDeleter {
 
 Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec) {
   if (LooksLikeRefName(spec) && CountRefCandidates(repo, spec) > 1) {
-    return InvalidArgument("'" + spec + "' is ambiguous: more than one ref has that name; use the full name (e.g. refs/heads/" +
-                           spec + ")");
+    return InvalidArgument(
+        "'" + spec + "' is ambiguous: more than one ref has that name; use the full name (e.g. refs/heads/" +
+        spec + ")");
   }
   git_object* object = nullptr;
   int rc = git_revparse_single(&object, repo.raw(), spec.c_str());
-  if (rc == GIT_EAMBIGUOUS) return InvalidArgument("'" + spec + "' is ambiguous: it matches more than one object");
+  if (rc == GIT_EAMBIGUOUS)
+    return InvalidArgument("'" + spec + "' is ambiguous: it matches more than one object");
   if (rc != 0) return NotFound("'" + spec + "' does not name a commit (" + LastGitError() + ")");
   ObjectPtr owned(object);
   git_object* commit = nullptr;

@@ -59,7 +59,8 @@ TrailerSyntax Repository::ReadTrailerSyntax() const {
   if (git_repository_config_snapshot(&config, repo_.get()) != 0) return syntax;
   const char* value = nullptr;
   // "auto" picks a character per commit in git; '#' is what it starts from.
-  if (git_config_get_string(&value, config, "core.commentChar") == 0 && value && value[0] && value[1] == '\0') {
+  if (git_config_get_string(&value, config, "core.commentChar") == 0 && value && value[0] &&
+      value[1] == '\0') {
     syntax.comment_char = value[0];
   }
   if (git_config_get_string(&value, config, "trailer.separators") == 0 && value && value[0]) {
@@ -79,6 +80,8 @@ TrailerSyntax Repository::ReadTrailerSyntax() const {
   return syntax;
 }
 
-CleanupMode Repository::ReadCleanupMode() const { return ParseCleanupMode(ConfigString("commit.cleanup", "default")); }
+CleanupMode Repository::ReadCleanupMode() const {
+  return ParseCleanupMode(ConfigString("commit.cleanup", "default"));
+}
 
 }  // namespace vt::gate

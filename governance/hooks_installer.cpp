@@ -45,8 +45,10 @@ Status WriteExecutable(const fs::path& path, const std::string& text) {
   out.close();
   if (!out) return Internal("cannot write " + path.string());
   std::error_code ec;
-  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec, ec);
+  fs::permissions(path,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec,
+                  ec);
   if (ec) return Internal("cannot make " + path.string() + " executable: " + ec.message());
   return Status::Ok();
 }
@@ -94,7 +96,8 @@ Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vec
     fs::path path = dir / hook;
     fs::path chained = dir / (hook + kChainedSuffix);
     if (fs::exists(path) && !IsOurShim(path)) {
-      if (fs::exists(chained)) return Internal(chained.string() + " already exists; refusing to overwrite it");
+      if (fs::exists(chained))
+        return Internal(chained.string() + " already exists; refusing to overwrite it");
       fs::rename(path, chained, ec);
       if (ec) return Internal("cannot move " + path.string() + ": " + ec.message());
       log->push_back("kept your " + hook + " hook as " + chained.string() + " (it runs first)");

@@ -24,7 +24,8 @@ CleanMessage CleanupMessage(std::string_view raw, CleanupMode mode, char comment
   // Verbose commits put the diff below a scissors line; git truncates there in
   // every mode but verbatim.
   if (mode != CleanupMode::kVerbatim) {
-    std::string cut = std::string(1, comment_char) + " ------------------------ >8 ------------------------\n";
+    std::string cut =
+        std::string(1, comment_char) + " ------------------------ >8 ------------------------\n";
     if (raw.substr(0, cut.size()) == cut) {
       raw = raw.substr(0, 0);
     } else if (size_t at = raw.find("\n" + cut); at != std::string_view::npos) {

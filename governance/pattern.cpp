@@ -35,8 +35,8 @@ bool Pattern::Search(std::string_view text) const {
   if (!code_) return false;
   pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_->code, nullptr);
   if (data == nullptr) return false;
-  int rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data,
-                       nullptr);
+  int rc =
+      pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data, nullptr);
   pcre2_match_data_free(data);
   return rc >= 0;
 }

@@ -64,15 +64,19 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
     });
   }
   for (std::thread& t : threads) t.join();
-  summary.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  summary.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }
 
 int PreflightExitCode(const PreflightSummary& summary) {
   switch (OverallStatus(summary)) {
-    case GateStatus::kOk: return kExitOk;
-    case GateStatus::kFail: return kExitFail;
-    case GateStatus::kSkip: return summary.fail_on_skip ? kExitFail : kExitOk;
+    case GateStatus::kOk:
+      return kExitOk;
+    case GateStatus::kFail:
+      return kExitFail;
+    case GateStatus::kSkip:
+      return summary.fail_on_skip ? kExitFail : kExitOk;
   }
   return kExitFail;
 }

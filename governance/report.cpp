@@ -4,18 +4,24 @@ namespace vt::gate {
 
 const char* StatusName(GateStatus status) {
   switch (status) {
-    case GateStatus::kOk: return "ok";
-    case GateStatus::kFail: return "fail";
-    case GateStatus::kSkip: return "skip";
+    case GateStatus::kOk:
+      return "ok";
+    case GateStatus::kFail:
+      return "fail";
+    case GateStatus::kSkip:
+      return "skip";
   }
   return "unknown";
 }
 
 int ExitCodeFor(const GateReport& report) {
   switch (report.status) {
-    case GateStatus::kOk: return kExitOk;
-    case GateStatus::kFail: return kExitFail;
-    case GateStatus::kSkip: return kExitUnverified;
+    case GateStatus::kOk:
+      return kExitOk;
+    case GateStatus::kFail:
+      return kExitFail;
+    case GateStatus::kSkip:
+      return kExitUnverified;
   }
   return kExitFail;
 }

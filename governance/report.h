@@ -18,10 +18,10 @@ enum ExitCode : int {
 };
 
 struct Finding {
-  std::string rule;     // rule id, e.g. "required:Row"
-  std::string commit;   // full 40-hex id, empty when not about a commit
-  std::string file;     // path relative to the repository root
-  int line = 0;         // 1-based; 0 when unknown
+  std::string rule;    // rule id, e.g. "required:Row"
+  std::string commit;  // full 40-hex id, empty when not about a commit
+  std::string file;    // path relative to the repository root
+  int line = 0;        // 1-based; 0 when unknown
   std::string message;
 };
 
@@ -34,11 +34,11 @@ struct Debt {
 };
 
 struct GateReport {
-  std::string gate;     // "trailers", "record", ...
+  std::string gate;  // "trailers", "record", ...
   GateStatus status = GateStatus::kOk;
-  std::string reason;   // always set for kSkip and kFail
-  std::string base;     // the pinned base commit id, empty when none
-  int checked = 0;      // commits, rows or files examined
+  std::string reason;  // always set for kSkip and kFail
+  std::string base;    // the pinned base commit id, empty when none
+  int checked = 0;     // commits, rows or files examined
   double elapsed_ms = 0;
   std::vector<Finding> findings;
   std::vector<Debt> debt;

@@ -1,8 +1,7 @@
 #include "governance/report_format.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace vt::gate {
 namespace {
@@ -18,17 +17,20 @@ std::string ShortId(const std::string& id) { return id.substr(0, 12); }
 nlohmann::json ToJson(const GateReport& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : r.findings) {
-    findings.push_back({{"rule", f.rule}, {"commit", f.commit}, {"file", f.file}, {"line", f.line}, {"message", f.message}});
+    findings.push_back(
+        {{"rule", f.rule}, {"commit", f.commit}, {"file", f.file}, {"line", f.line}, {"message", f.message}});
   }
   nlohmann::json debt = nlohmann::json::array();
   for (const Debt& d : r.debt) debt.push_back({{"rule", d.rule}, {"commit", d.commit}, {"reason", d.reason}});
-  return {{"gate", r.gate},         {"status", StatusName(r.status)}, {"reason", r.reason},
-          {"base", r.base},         {"checked", r.checked},           {"elapsed_ms", r.elapsed_ms},
-          {"findings", findings},   {"debt", debt},                   {"notes", r.notes}};
+  return {{"gate", r.gate},       {"status", StatusName(r.status)}, {"reason", r.reason},   {"base", r.base},
+          {"checked", r.checked}, {"elapsed_ms", r.elapsed_ms},     {"findings", findings}, {"debt", debt},
+          {"notes", r.notes}};
 }
 
 // Invalid UTF-8 from a message must not abort the dump: replace it.
-std::string Dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string FindingLine(const Finding& f) {
   std::string where;
@@ -43,7 +45,8 @@ std::string TextBody(const GateReport& r) {
   for (const Finding& f : r.findings) out += FindingLine(f);
   for (const std::string& note : r.notes) out += "  note: " + note + "\n";
   for (const Debt& d : r.debt) {
-    out += "  debt: " + ShortId(d.commit) + " " + d.rule + (d.reason.empty() ? "" : " (" + d.reason + ")") + "\n";
+    out += "  debt: " + ShortId(d.commit) + " " + d.rule + (d.reason.empty() ? "" : " (" + d.reason + ")") +
+           "\n";
   }
   return out;
 }
@@ -53,10 +56,14 @@ std::string TextBody(const GateReport& r) {
 std::string EscapeData(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else
+      out += c;
   }
   return out;
 }
@@ -64,9 +71,12 @@ std::string EscapeData(const std::string& s) {
 std::string EscapeProperty(const std::string& s) {
   std::string out;
   for (char c : EscapeData(s)) {
-    if (c == ',') out += "%2C";
-    else if (c == ':') out += "%3A";
-    else out += c;
+    if (c == ',')
+      out += "%2C";
+    else if (c == ':')
+      out += "%3A";
+    else
+      out += c;
   }
   return out;
 }
@@ -75,25 +85,35 @@ std::string Github(const GateReport& r) {
   std::string out;
   for (const Finding& f : r.findings) {
     std::string props = "title=" + EscapeProperty("vt-gate " + r.gate + " " + f.rule);
-    if (!f.file.empty()) props = "file=" + EscapeProperty(f.file) + (f.line ? ",line=" + std::to_string(f.line) : "") + "," + props;
-    std::string text = (f.commit.empty() ? "" : "commit " + ShortId(f.commit) + (f.line ? " line " + std::to_string(f.line) : "") + ": ") + f.message;
+    if (!f.file.empty())
+      props =
+          "file=" + EscapeProperty(f.file) + (f.line ? ",line=" + std::to_string(f.line) : "") + "," + props;
+    std::string text = (f.commit.empty() ? ""
+                                         : "commit " + ShortId(f.commit) +
+                                               (f.line ? " line " + std::to_string(f.line) : "") + ": ") +
+                       f.message;
     out += "::error " + props + "::" + EscapeData(text) + "\n";
   }
-  if (r.status == GateStatus::kSkip) out += "::warning title=vt-gate " + r.gate + " skipped::" + EscapeData(r.reason) + "\n";
+  if (r.status == GateStatus::kSkip)
+    out += "::warning title=vt-gate " + r.gate + " skipped::" + EscapeData(r.reason) + "\n";
   if (r.status == GateStatus::kFail && r.findings.empty()) {
     out += "::error title=vt-gate " + r.gate + "::" + EscapeData(r.reason) + "\n";
   }
   for (const Debt& d : r.debt) {
-    out += "::notice title=vt-gate debt::" + EscapeData(ShortId(d.commit) + " " + d.rule + " " + d.reason) + "\n";
+    out += "::notice title=vt-gate debt::" + EscapeData(ShortId(d.commit) + " " + d.rule + " " + d.reason) +
+           "\n";
   }
   return out;
 }
 
 const char* Upper(GateStatus s) {
   switch (s) {
-    case GateStatus::kOk: return "ok";
-    case GateStatus::kFail: return "FAIL";
-    case GateStatus::kSkip: return "SKIP";
+    case GateStatus::kOk:
+      return "ok";
+    case GateStatus::kFail:
+      return "FAIL";
+    case GateStatus::kSkip:
+      return "SKIP";
   }
   return "?";
 }
@@ -101,19 +121,26 @@ const char* Upper(GateStatus s) {
 }  // namespace
 
 bool ParseOutputFormat(const std::string& name, OutputFormat* out) {
-  if (name == "text") *out = OutputFormat::kText;
-  else if (name == "json") *out = OutputFormat::kJson;
-  else if (name == "github") *out = OutputFormat::kGithub;
-  else return false;
+  if (name == "text")
+    *out = OutputFormat::kText;
+  else if (name == "json")
+    *out = OutputFormat::kJson;
+  else if (name == "github")
+    *out = OutputFormat::kGithub;
+  else
+    return false;
   return true;
 }
 
 std::string FormatReport(const GateReport& r, OutputFormat format) {
   switch (format) {
-    case OutputFormat::kJson: return Dump(ToJson(r)) + "\n";
-    case OutputFormat::kGithub: return Github(r) + (r.base.empty() ? "" : "base " + r.base + "\n") +
-                                       r.gate + ": " + StatusName(r.status) + " — " + r.reason + "\n";
-    case OutputFormat::kText: break;
+    case OutputFormat::kJson:
+      return Dump(ToJson(r)) + "\n";
+    case OutputFormat::kGithub:
+      return Github(r) + (r.base.empty() ? "" : "base " + r.base + "\n") + r.gate + ": " +
+             StatusName(r.status) + " — " + r.reason + "\n";
+    case OutputFormat::kText:
+      break;
   }
   std::string out;
   if (!r.base.empty()) out += "base " + r.base + "\n";
@@ -145,7 +172,8 @@ std::string FormatPreflight(const PreflightSummary& s, OutputFormat format) {
     skipped += r.status == GateStatus::kSkip;
     if (format == OutputFormat::kGithub) out += Github(r);
     char line[64];
-    std::snprintf(line, sizeof(line), "%-12s %-5s %9s  ", r.gate.c_str(), Upper(r.status), Millis(r.elapsed_ms).c_str());
+    std::snprintf(line, sizeof(line), "%-12s %-5s %9s  ", r.gate.c_str(), Upper(r.status),
+                  Millis(r.elapsed_ms).c_str());
     out += line + r.reason + "\n";
     if (format == OutputFormat::kText) out += TextBody(r);
   }

@@ -63,7 +63,8 @@ GateReport ScanStagedConflictMarkers(const Repository& repo) {
   }
   git_tree* head_tree = nullptr;
   git_object* head = nullptr;
-  if (git_revparse_single(&head, repo.raw(), "HEAD^{tree}") == 0) head_tree = reinterpret_cast<git_tree*>(head);
+  if (git_revparse_single(&head, repo.raw(), "HEAD^{tree}") == 0)
+    head_tree = reinterpret_cast<git_tree*>(head);
   git_diff* diff = nullptr;
   git_diff_options options = GIT_DIFF_OPTIONS_INIT;
   options.context_lines = 0;
@@ -86,7 +87,8 @@ GateReport ScanStagedConflictMarkers(const Repository& repo) {
   } else {
     report.reason = std::to_string(report.checked) + " staged files, no conflict markers";
   }
-  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  report.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

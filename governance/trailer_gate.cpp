@@ -1,6 +1,7 @@
 #include "governance/trailer_gate.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -39,7 +40,8 @@ class Checker {
     const char* encoding = git_commit_message_encoding(commit);
     const git_signature* author = git_commit_author(commit);
     std::string who;
-    if (author) who = std::string(author->name ? author->name : "") + " <" + (author->email ? author->email : "") + ">";
+    if (author)
+      who = std::string(author->name ? author->name : "") + " <" + (author->email ? author->email : "") + ">";
     const char* raw_message = git_commit_message(commit);
     MessageFacts facts;
     facts.message = raw_message ? raw_message : "";
@@ -49,11 +51,21 @@ class Checker {
                            std::string_view(encoding) == "utf-8" || std::string_view(encoding) == "utf8";
     MessageVerdict verdict = CheckMessage(config_.trailers, syntax_, facts);
     switch (verdict.disposition) {
-      case CommitDisposition::kChecked: ++report_.checked; break;
-      case CommitDisposition::kSkippedMerge: ++tally_.merges; return;
-      case CommitDisposition::kSkippedFixup: ++tally_.fixups; return;
-      case CommitDisposition::kSkippedRevert: ++tally_.reverts; return;
-      case CommitDisposition::kSkippedBot: ++tally_.bots; return;
+      case CommitDisposition::kChecked:
+        ++report_.checked;
+        break;
+      case CommitDisposition::kSkippedMerge:
+        ++tally_.merges;
+        return;
+      case CommitDisposition::kSkippedFixup:
+        ++tally_.fixups;
+        return;
+      case CommitDisposition::kSkippedRevert:
+        ++tally_.reverts;
+        return;
+      case CommitDisposition::kSkippedBot:
+        ++tally_.bots;
+        return;
     }
     std::string id = OidHex(*git_commit_id(commit));
     for (RuleFinding& f : verdict.findings) {
@@ -93,7 +105,8 @@ GateReport NewReport() {
 }
 
 void AddDebt(const Config& config, GateReport& report) {
-  for (const TrailerException& e : config.trailers.exceptions) report.debt.push_back({e.rule, e.commit, e.reason});
+  for (const TrailerException& e : config.trailers.exceptions)
+    report.debt.push_back({e.rule, e.commit, e.reason});
 }
 
 void Conclude(GateReport& report, const std::string& scope) {
@@ -107,8 +120,10 @@ void Conclude(GateReport& report, const std::string& scope) {
     if (!f.commit.empty()) commits.insert(f.commit);
   }
   report.status = GateStatus::kFail;
-  report.reason = std::to_string(report.findings.size()) + (report.findings.size() == 1 ? " finding" : " findings");
-  if (!commits.empty()) report.reason += " in " + std::to_string(commits.size()) + (commits.size() == 1 ? " commit" : " commits");
+  report.reason =
+      std::to_string(report.findings.size()) + (report.findings.size() == 1 ? " finding" : " findings");
+  if (!commits.empty())
+    report.reason += " in " + std::to_string(commits.size()) + (commits.size() == 1 ? " commit" : " commits");
   report.reason += " (" + scope + ")";
 }
 
@@ -117,8 +132,10 @@ Status FloorFor(const Repository& repo, const Config& config, WalkOptions& optio
   if (config.trailers.cutover.empty()) return Status::Ok();
   git_oid oid;
   git_commit* commit = nullptr;
-  if (git_oid_fromstr(&oid, config.trailers.cutover.c_str()) != 0 || git_commit_lookup(&commit, repo.raw(), &oid) != 0) {
-    return Unavailable("cutover commit " + config.trailers.cutover + " is not in this repository (shallow clone?)");
+  if (git_oid_fromstr(&oid, config.trailers.cutover.c_str()) != 0 ||
+      git_commit_lookup(&commit, repo.raw(), &oid) != 0) {
+    return Unavailable("cutover commit " + config.trailers.cutover +
+                       " is not in this repository (shallow clone?)");
   }
   git_commit_free(commit);
   options.floor = oid;
@@ -168,6 +185,12 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config,
     std::ifstream file;
     std::istream* in = &std::cin;
     if (path != "-") {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path, ec)) {
+        report.status = GateStatus::kFail;
+        report.reason = path + ": is a directory, not a message file";
+        return report;
+      }
       file.open(path, std::ios::binary);
       if (!file) {
         report.status = GateStatus::kFail;
@@ -200,7 +223,8 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config,
   report.checked = 1;
   std::string file = path == "-" ? "<stdin>" : path;
   for (RuleFinding& f : verdict.findings) {
-    report.findings.push_back({f.rule, "", file, f.line ? clean.SourceLine(f.line) : 0, std::move(f.message)});
+    report.findings.push_back(
+        {f.rule, "", file, f.line ? clean.SourceLine(f.line) : 0, std::move(f.message)});
   }
   Conclude(report, "message " + file);
   report.elapsed_ms = MillisSince(start);
@@ -225,7 +249,8 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::i
     git_reference* ref = nullptr;
     while (git_reference_next(&ref, it) == 0) {
       git_oid oid;
-      if (git_reference_name_to_id(&oid, repo.raw(), git_reference_name(ref)) == 0) remote_tips.push_back(oid);
+      if (git_reference_name_to_id(&oid, repo.raw(), git_reference_name(ref)) == 0)
+        remote_tips.push_back(oid);
       git_reference_free(ref);
     }
     git_reference_iterator_free(it);
@@ -270,8 +295,8 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::i
     } else if (options.floor) {
       // No remote state and no base: everything above the cutover is new.
     } else {
-      status = Unavailable("pre-push of new branch " + remote_ref + ": no remote-tracking refs for '" + remote +
-                           "' and no base to tell which commits are new");
+      status = Unavailable("pre-push of new branch " + remote_ref + ": no remote-tracking refs for '" +
+                           remote + "' and no base to tell which commits are new");
       break;
     }
     status = WalkExcluding(repo, tip, hide, options, [&](git_commit* c) {

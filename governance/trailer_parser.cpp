@@ -8,9 +8,7 @@ namespace {
 
 // git's ctype: isspace is exactly these four; non-ASCII bytes are never alnum.
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool IsAlnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool IsAlnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 using Pos = std::ptrdiff_t;
@@ -302,15 +300,18 @@ MissingBlockDiagnosis DiagnoseMissingTrailerBlock(std::string_view message, cons
   std::string divider_note;
   Pos patch_start = FindPatchStart(message);
   if (patch_start < static_cast<Pos>(message.size())) {
-    divider_note = "; note: line " + std::to_string(LineNumberAt(message, patch_start)) +
-                   " starts with `---` and a blank, which git reads as a patch divider: nothing below it counts";
+    divider_note =
+        "; note: line " + std::to_string(LineNumberAt(message, patch_start)) +
+        " starts with `---` and a blank, which git reads as a patch divider: nothing below it counts";
   }
-  if (Trim(message.substr(0, static_cast<size_t>(b.end))).empty()) return {"the message is empty" + divider_note, 0};
+  if (Trim(message.substr(0, static_cast<size_t>(b.end))).empty())
+    return {"the message is empty" + divider_note, 0};
   if (b.title_end >= b.end) {
-    return {"the message is a single paragraph, and git never reads trailers from the first paragraph (the "
-            "title); put a blank line before the trailer block" +
-                divider_note,
-            1};
+    return {
+        "the message is a single paragraph, and git never reads trailers from the first paragraph (the "
+        "title); put a blank line before the trailer block" +
+            divider_note,
+        1};
   }
   // The last paragraph: from after the last blank line before `end`.
   Pos para_start = b.end;
@@ -350,11 +351,12 @@ MissingBlockDiagnosis DiagnoseMissingTrailerBlock(std::string_view message, cons
   if (trailers == 0) {
     return {"the last paragraph (" + range + ") has no `Key: value` lines" + divider_note, first};
   }
-  std::string reason = first_offender + ", so the last paragraph (" + range + ", " + std::to_string(trailers) + " trailer and " +
-         std::to_string(others) +
-         " other lines) is not a trailer block: git needs every line to be a trailer, or at least 25% trailers "
-         "including a Signed-off-by or configured one" +
-         divider_note;
+  std::string reason =
+      first_offender + ", so the last paragraph (" + range + ", " + std::to_string(trailers) +
+      " trailer and " + std::to_string(others) +
+      " other lines) is not a trailer block: git needs every line to be a trailer, or at least 25% trailers "
+      "including a Signed-off-by or configured one" +
+      divider_note;
   return {reason, offender_line};
 }
 

@@ -24,8 +24,8 @@ struct ConfiguredTrailer {
 };
 
 struct TrailerSyntax {
-  char comment_char = '#';          // core.commentChar
-  std::string separators = ":";     // trailer.separators
+  char comment_char = '#';       // core.commentChar
+  std::string separators = ":";  // trailer.separators
   std::vector<ConfiguredTrailer> configured;
 };
 

@@ -49,7 +49,9 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
   return lines;
 }
 
-bool IsBlank(std::string_view line) { return TrimRight(line).find_first_not_of(" \t") == std::string_view::npos; }
+bool IsBlank(std::string_view line) {
+  return TrimRight(line).find_first_not_of(" \t") == std::string_view::npos;
+}
 
 // 1-based line of the first byte that is not valid UTF-8, or 0.
 int FirstInvalidUtf8Line(std::string_view text) {
@@ -96,8 +98,8 @@ void CheckRequired(const TrailerRequirement& req, const TrailerBlock& block, std
   int n = static_cast<int>(found.size());
   if (!req.count.Allows(n)) {
     RuleFinding f{"required:" + req.key, block.found ? block.last_line : 0, ""};
-    f.message = "expected " + req.count.Describe() + " `" + req.key + ":` trailer" + (req.count.max == 1 ? "" : "s") +
-                ", found " + std::to_string(n);
+    f.message = "expected " + req.count.Describe() + " `" + req.key + ":` trailer" +
+                (req.count.max == 1 ? "" : "s") + ", found " + std::to_string(n);
     if (!req.when.empty()) f.message += " (required because " + DescribeCondition(req) + ")";
     if (!block.found) f.message += " (the message has no trailer block; see rule trailer-block)";
     out.push_back(std::move(f));
@@ -130,13 +132,15 @@ void CheckIdentity(const IdentityBan& ban, const TrailerBlock& block, std::vecto
   for (const std::string& key : ban.keys) {
     for (const Trailer* t : WithKey(block, key)) {
       std::string_view email = EmailOf(t->value);
-      bool exempt = !email.empty() && std::any_of(ban.allowed_emails.begin(), ban.allowed_emails.end(),
-                                                  [&](const std::string& e) { return EqualsNoCase(e, email); });
+      bool exempt =
+          !email.empty() && std::any_of(ban.allowed_emails.begin(), ban.allowed_emails.end(),
+                                        [&](const std::string& e) { return EqualsNoCase(e, email); });
       if (exempt) continue;
       for (const std::string& token : ban.tokens) {
         if (ContainsWord(t->value, token)) {
           out.push_back({"identity:" + key, t->line,
-                         "`" + key + "` names `" + token + "`: no AI identity in attribution trailers (use Assisted-by)"});
+                         "`" + key + "` names `" + token +
+                             "`: no AI identity in attribution trailers (use Assisted-by)"});
           break;
         }
       }
@@ -144,8 +148,8 @@ void CheckIdentity(const IdentityBan& ban, const TrailerBlock& block, std::vecto
   }
 }
 
-void CheckMarker(const MarkerRule& marker, const std::vector<std::string_view>& lines, const TrailerBlock& block,
-                 std::vector<RuleFinding>& out) {
+void CheckMarker(const MarkerRule& marker, const std::vector<std::string_view>& lines,
+                 const TrailerBlock& block, std::vector<RuleFinding>& out) {
   int anywhere = 0;
   int own_paragraph = 0;
   int first_misplaced = 0;
@@ -168,11 +172,14 @@ void CheckMarker(const MarkerRule& marker, const std::vector<std::string_view>& 
   int n = marker.placement == MarkerPlacement::kAnywhere ? anywhere : own_paragraph;
   if (marker.count.Allows(n)) return;
   RuleFinding f{"marker", first_misplaced, ""};
-  f.message = "expected " + marker.count.Describe() + " `" + marker.token + "` marker line" +
-              (marker.placement == MarkerPlacement::kOwnParagraph ? " in its own paragraph before the trailer block" : "") +
-              ", found " + std::to_string(n);
+  f.message =
+      "expected " + marker.count.Describe() + " `" + marker.token + "` marker line" +
+      (marker.placement == MarkerPlacement::kOwnParagraph ? " in its own paragraph before the trailer block"
+                                                          : "") +
+      ", found " + std::to_string(n);
   if (marker.placement == MarkerPlacement::kOwnParagraph && first_misplaced) {
-    f.message += " (the one at line " + std::to_string(first_misplaced) + " is not its own paragraph before the trailers)";
+    f.message += " (the one at line " + std::to_string(first_misplaced) +
+                 " is not its own paragraph before the trailers)";
   }
   out.push_back(std::move(f));
 }
@@ -181,7 +188,8 @@ bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0
 
 }  // namespace
 
-MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax, const MessageFacts& facts) {
+MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax,
+                            const MessageFacts& facts) {
   MessageVerdict verdict;
   std::string_view message = facts.message;
   std::string_view subject = message.substr(0, message.find('\n'));
@@ -194,7 +202,8 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
     verdict.disposition = CommitDisposition::kSkippedBot;
     return verdict;
   }
-  bool fixup = StartsWith(subject, "fixup!") || StartsWith(subject, "squash!") || StartsWith(subject, "amend!");
+  bool fixup =
+      StartsWith(subject, "fixup!") || StartsWith(subject, "squash!") || StartsWith(subject, "amend!");
   if (fixup) {
     if (config.fixups == FixupPolicy::kSkip) {
       verdict.disposition = CommitDisposition::kSkippedFixup;
@@ -221,8 +230,9 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
 
   TrailerBlock block = ParseTrailers(message, syntax);
   // One explanation of a missing block, rather than one per required key.
-  bool requires_something = std::any_of(config.required.begin(), config.required.end(),
-                                        [&](const TrailerRequirement& r) { return r.count.min > 0 && ConditionHolds(r, block); });
+  bool requires_something =
+      std::any_of(config.required.begin(), config.required.end(),
+                  [&](const TrailerRequirement& r) { return r.count.min > 0 && ConditionHolds(r, block); });
   if (!block.found && requires_something) {
     MissingBlockDiagnosis diagnosis = DiagnoseMissingTrailerBlock(message, syntax);
     verdict.findings.push_back({"trailer-block", diagnosis.line, "no trailer block: " + diagnosis.reason});

@@ -33,6 +33,7 @@ struct MessageFacts {
   bool check_encoding = true;  // false when the commit declares a non-UTF-8 encoding
 };
 
-MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax, const MessageFacts& facts);
+MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax,
+                            const MessageFacts& facts);
 
 }  // namespace vt::gate

@@ -64,7 +64,8 @@ std::string Message(int i) {
   // One commit in a thousand breaks a rule, so the gate has findings to report.
   if (i % 1000 == 999) return m + "Row: ENG-CORE\n";
   bool ai = i % 3 != 0;
-  m += "Row: ENG-" + std::string(i % 2 ? "CORE" : "SCHED") + "\nAI-Assisted: " + (ai ? "true" : "false") + "\n";
+  m += "Row: ENG-" + std::string(i % 2 ? "CORE" : "SCHED") + "\nAI-Assisted: " + (ai ? "true" : "false") +
+       "\n";
   if (ai) m += "Assisted-by: Claude:claude-opus [vt-helper]\n";
   return m;
 }
@@ -82,7 +83,8 @@ bool Generate(const std::string& dir, int commits) {
                  1700000000 + i, 1700000000 + i);
     std::fprintf(pipe, "data %zu\n%s", message.size(), message.c_str());
     if (i > 0) std::fprintf(pipe, "from :%d\n", i);
-    std::fprintf(pipe, "M 100644 inline src/f%d.txt\ndata %zu\n%s\n", i % 100, content.size(), content.c_str());
+    std::fprintf(pipe, "M 100644 inline src/f%d.txt\ndata %zu\n%s\n", i % 100, content.size(),
+                 content.c_str());
   }
   return pclose(pipe) == 0 && Sh("git -C " + Quote(dir) + " reset -q --hard") == 0;
 }
@@ -106,22 +108,27 @@ double MedianMs(int runs, const std::function<void()>& f) {
 
 std::string Fmt(double ms) {
   char buf[64];
-  if (ms >= 1000) std::snprintf(buf, sizeof(buf), "%.2f s", ms / 1000);
-  else std::snprintf(buf, sizeof(buf), "%.1f ms", ms);
+  if (ms >= 1000)
+    std::snprintf(buf, sizeof(buf), "%.2f s", ms / 1000);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f ms", ms);
   return buf;
 }
 
 std::string PerCommit(double ms, int commits) {
   char buf[64];
   double us = ms * 1000 / commits;
-  if (us >= 1000) std::snprintf(buf, sizeof(buf), "%.2f ms", us / 1000);
-  else std::snprintf(buf, sizeof(buf), "%.1f µs", us);
+  if (us >= 1000)
+    std::snprintf(buf, sizeof(buf), "%.2f ms", us / 1000);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f µs", us);
   return buf;
 }
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: vt-gate-bench [--commits N] [--dir DIR] [--vt-gate PATH] [--compare] [--compare-commits N]\n");
+  std::fprintf(
+      stderr,
+      "usage: vt-gate-bench [--commits N] [--dir DIR] [--vt-gate PATH] [--compare] [--compare-commits N]\n");
   return 2;
 }
 
@@ -136,12 +143,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (arg == "--commits") commits = std::atoi(next().c_str());
-    else if (arg == "--dir") dir = next();
-    else if (arg == "--vt-gate") vt_gate = next();
-    else if (arg == "--compare") compare = true;
-    else if (arg == "--compare-commits") compare_commits = std::atoi(next().c_str());
-    else return Usage();
+    if (arg == "--commits")
+      commits = std::atoi(next().c_str());
+    else if (arg == "--dir")
+      dir = next();
+    else if (arg == "--vt-gate")
+      vt_gate = next();
+    else if (arg == "--compare")
+      compare = true;
+    else if (arg == "--compare-commits")
+      compare_commits = std::atoi(next().c_str());
+    else
+      return Usage();
   }
   if (commits < 2) return Usage();
   if (vt_gate.empty()) vt_gate = (fs::read_symlink("/proc/self/exe").parent_path() / "vt-gate").string();
@@ -171,9 +184,10 @@ int main(int argc, char** argv) {
     vt::Result<Repository> fresh = Repository::Open(dir);
     report = CheckTrailerRange(fresh.value(), config.value(), base.value());
   });
-  std::printf("in-process check: %d commits, %zu findings, status %s\n", report.checked, report.findings.size(),
-              StatusName(report.status));
-  std::string cli = Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --range " + root + "..HEAD > /dev/null";
+  std::printf("in-process check: %d commits, %zu findings, status %s\n", report.checked,
+              report.findings.size(), StatusName(report.status));
+  std::string cli =
+      Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --range " + root + "..HEAD > /dev/null";
   double process = MedianMs(5, [&] { Sh(cli); });
 
   std::vector<std::string> log;
@@ -188,30 +202,35 @@ int main(int argc, char** argv) {
   double hook_ms = MedianMs(30, [&] { Sh(hook); });
 
   std::printf("\n| check | commits | time | per commit | command |\n|---|---:|---:|---:|---|\n");
-  std::printf("| vt-gate trailers gate, in process | %d | %s | %s | `vt-gate-bench` |\n", range, Fmt(in_process).c_str(),
-              PerCommit(in_process, range).c_str());
-  std::printf("| `vt-gate trailers --range` (process) | %d | %s | %s | `vt-gate trailers --range ROOT..HEAD` |\n", range,
-              Fmt(process).c_str(), PerCommit(process, range).c_str());
-  std::printf("| commit-msg hook end to end | 1 | %s | — | `sh .git/hooks/commit-msg MSG` |\n", Fmt(hook_ms).c_str());
+  std::printf("| vt-gate trailers gate, in process | %d | %s | %s | `vt-gate-bench` |\n", range,
+              Fmt(in_process).c_str(), PerCommit(in_process, range).c_str());
+  std::printf(
+      "| `vt-gate trailers --range` (process) | %d | %s | %s | `vt-gate trailers --range ROOT..HEAD` |\n",
+      range, Fmt(process).c_str(), PerCommit(process, range).c_str());
+  std::printf("| commit-msg hook end to end | 1 | %s | — | `sh .git/hooks/commit-msg MSG` |\n",
+              Fmt(hook_ms).c_str());
 
   if (compare) {
     int n = std::min(compare_commits, range);
     std::string small = "main~" + std::to_string(n) + "..main";
-    std::string vt_small = Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --range " + small + " > /dev/null";
+    std::string vt_small =
+        Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --range " + small + " > /dev/null";
     double vt_small_ms = MedianMs(3, [&] { Sh(vt_small); });
     // What per-commit scripts do: one `git log` per commit, grep for each required trailer.
-    std::string loop = "cd " + Quote(dir) + " && for c in $(git rev-list " + small +
-                       "); do m=$(git log -1 --format=%B $c); "
-                       "echo \"$m\" | grep -q '^Row: ' || echo \"$c no Row\"; "
-                       "echo \"$m\" | grep -q '^AI-Assisted: ' || echo \"$c no AI-Assisted\"; done > /dev/null";
+    std::string loop =
+        "cd " + Quote(dir) + " && for c in $(git rev-list " + small +
+        "); do m=$(git log -1 --format=%B $c); "
+        "echo \"$m\" | grep -q '^Row: ' || echo \"$c no Row\"; "
+        "echo \"$m\" | grep -q '^AI-Assisted: ' || echo \"$c no AI-Assisted\"; done > /dev/null";
     double loop_ms = TimeMs([&] { Sh(loop); });
-    std::string gitlint = "cd " + Quote(dir) + " && gitlint --ignore T1,T3,T5,B1,B5,B6 -c B8.regex='(?m)^Row: ' --commits " +
+    std::string gitlint = "cd " + Quote(dir) +
+                          " && gitlint --ignore T1,T3,T5,B1,B5,B6 -c B8.regex='(?m)^Row: ' --commits " +
                           small + " > /dev/null 2>&1";
     double gitlint_ms = Sh("command -v gitlint > /dev/null") == 0 ? TimeMs([&] { Sh(gitlint); }) : -1;
-    std::printf("| `vt-gate trailers --range` (process) | %d | %s | %s | `vt-gate trailers --range %s` |\n", n,
-                Fmt(vt_small_ms).c_str(), PerCommit(vt_small_ms, n).c_str(), small.c_str());
-    std::printf("| `git log` + `grep` loop | %d | %s | %s | one `git log -1` per commit |\n", n, Fmt(loop_ms).c_str(),
-                PerCommit(loop_ms, n).c_str());
+    std::printf("| `vt-gate trailers --range` (process) | %d | %s | %s | `vt-gate trailers --range %s` |\n",
+                n, Fmt(vt_small_ms).c_str(), PerCommit(vt_small_ms, n).c_str(), small.c_str());
+    std::printf("| `git log` + `grep` loop | %d | %s | %s | one `git log -1` per commit |\n", n,
+                Fmt(loop_ms).c_str(), PerCommit(loop_ms, n).c_str());
     if (gitlint_ms >= 0) {
       std::printf("| gitlint | %d | %s | %s | `gitlint -c B8.regex='(?m)^Row: ' --commits %s` |\n", n,
                   Fmt(gitlint_ms).c_str(), PerCommit(gitlint_ms, n).c_str(), small.c_str());

@@ -1,9 +1,8 @@
 // The `vt-gate` command line: parses arguments with CLI11 and calls the
 // governance library. No gate logic lives here.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -37,6 +36,7 @@ struct Options {
   std::string base;
   std::string message_file;
   std::string pre_push_remote;
+  bool first_parent = false;
   bool staged = false;
   bool fail_on_skip = false;
 };
@@ -68,13 +68,15 @@ int Print(const std::string& text) {
 int RunTrailers(const Options& options, OutputFormat format) {
   int modes = !options.range.empty() + !options.base.empty() + !options.message_file.empty() +
               !options.pre_push_remote.empty();
-  if (modes > 1) return UsageError("trailers: give at most one of --range, --base, --message-file, --pre-push");
+  if (modes > 1)
+    return UsageError("trailers: give at most one of --range, --base, --message-file, --pre-push");
   vt::Result<Repository> repo = Repository::Open(options.repo);
   if (!repo.ok() && options.message_file.empty()) return UsageError(repo.status().message());
   const Repository* repo_ptr = repo.ok() ? &repo.value() : nullptr;
   vt::Result<Config> config = LoadConfigFor(options, repo_ptr);
   if (!config.ok()) return UsageError(config.status().message());
   if (!config->has_trailers) return UsageError(config->path + ": no `trailers:` section to check against");
+  if (options.first_parent) config->trailers.first_parent = true;
 
   if (!options.message_file.empty()) {
     GateReport report = CheckTrailerMessageFile(repo_ptr, config.value(), options.message_file);
@@ -135,7 +137,8 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
   vt::Result<Repository> repo = Repository::Open(options.repo);
   if (!repo.ok()) return UsageError(repo.status().message());
   std::vector<std::string> log;
-  vt::Status status = install ? InstallHooks(repo.value(), SelfPath(argv0), &log) : UninstallHooks(repo.value(), &log);
+  vt::Status status =
+      install ? InstallHooks(repo.value(), SelfPath(argv0), &log) : UninstallHooks(repo.value(), &log);
   for (const std::string& line : log) std::printf("%s\n", line.c_str());
   if (!status.ok()) {
     std::fprintf(stderr, "vt-gate hooks: %s\n", status.message().c_str());
@@ -152,15 +155,21 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("vt-gate ") + VT_VERSION);
   Options options;
-  app.add_option("--repo", options.repo, "Repository to check (default: the one containing the current directory)");
+  app.add_option("--repo", options.repo,
+                 "Repository to check (default: the one containing the current directory)");
   app.add_option("--config", options.config, "Config file (default: .vt-gate.yaml at the repository root)");
-  app.add_option("--format", options.format, "Output: text, json or github")->check(CLI::IsMember({"text", "json", "github"}));
+  app.add_option("--format", options.format, "Output: text, json or github")
+      ->check(CLI::IsMember({"text", "json", "github"}));
 
   CLI::App* trailers = app.add_subcommand("trailers", "Check commit trailers over a range or a message");
   trailers->add_option("--range", options.range, "BASE..HEAD (range starts at their merge base)");
   trailers->add_option("--base", options.base, "Check BASE..HEAD (default base: `base` in the config)");
-  trailers->add_option("--message-file", options.message_file, "Check one message file, or - for stdin (commit-msg)");
-  trailers->add_option("--pre-push", options.pre_push_remote, "REMOTE: check the commits of a push; ref lines on stdin");
+  trailers->add_option("--message-file", options.message_file,
+                       "Check one message file, or - for stdin (commit-msg)");
+  trailers->add_option("--pre-push", options.pre_push_remote,
+                       "REMOTE: check the commits of a push; ref lines on stdin");
+  trailers->add_flag("--first-parent", options.first_parent,
+                     "Walk first parents only (as `first_parent: true`)");
 
   CLI::App* preflight = app.add_subcommand("preflight", "Run every configured gate once");
   preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");

@@ -1,5 +1,6 @@
 // The vt-gate binary: pinned CLI, exit codes, and the three output formats.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/governance/git_fixture.h"
@@ -14,7 +15,8 @@ using testing::Shell;
 using testing::TempDir;
 
 const std::string kConfig =
-    "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", \"false\"]\n";
+    "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", "
+    "\"false\"]\n";
 
 class Cli : public ::testing::Test {
  protected:
@@ -43,6 +45,15 @@ TEST_F(Cli, ExitCodes) {
   EXPECT_EQ(Gate("trailers").status, 1);
   EXPECT_EQ(Gate("trailers --range main.." + good_).status, 0);
   EXPECT_EQ(Gate("preflight").status, 1);
+}
+
+TEST_F(Cli, FirstParentFlag) {
+  repo_.Git("checkout -q -b side");
+  repo_.Commit("side commit without trailers\n");
+  repo_.Git("checkout -q feature");
+  repo_.Git("merge -q --no-ff --no-edit side");
+  EXPECT_EQ(Gate("trailers").status, 1);
+  EXPECT_EQ(Gate("trailers --first-parent").status, 0);
 }
 
 TEST_F(Cli, ConfigErrorsExitTwoWithFileAndLine) {
@@ -94,18 +105,19 @@ TEST_F(Cli, GithubAnnotations) {
 }
 
 TEST_F(Cli, MessageFromStdinAndBinaryInput) {
-  EXPECT_EQ(Shell("printf 'T\\n\\nRow: none\\nAI-Assisted: true\\n' | " + std::string(VT_GATE_BINARY) + " --repo " +
+  EXPECT_EQ(Shell("printf 'T\\n\\nRow: none\\nAI-Assisted: true\\n' | " + std::string(VT_GATE_BINARY) +
+                  " --repo " + Quote(repo_.path()) + " trailers --message-file -")
+                .status,
+            0);
+  EXPECT_EQ(Shell("head -c 4096 /dev/urandom | " + std::string(VT_GATE_BINARY) + " --repo " +
                   Quote(repo_.path()) + " trailers --message-file -")
                 .status,
-            0);
-  EXPECT_EQ(Shell("head -c 4096 /dev/urandom | " + std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) +
-                  " trailers --message-file -")
-                .status,
             1);
-  EXPECT_EQ(Shell("head -c 4096 /dev/urandom | " + std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) +
-                  " --format json trailers --message-file - | python3 -m json.tool > /dev/null")
-                .status,
-            0);
+  EXPECT_EQ(
+      Shell("head -c 4096 /dev/urandom | " + std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) +
+            " --format json trailers --message-file - | python3 -m json.tool > /dev/null")
+          .status,
+      0);
 }
 
 TEST_F(Cli, HelpListsCommandsAndExitCodes) {

@@ -1,10 +1,11 @@
 // .vt-gate.yaml: the issue's verbatim config, the shipped examples and this
 // repository's own config load; malformed configs fail with file:line.
+#include "governance/config.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "governance/config.h"
 #include "tests/governance/git_fixture.h"
 
 namespace vt::gate {
@@ -31,7 +32,8 @@ TEST(Config, IssueConfigWorksVerbatim) {
 TEST(Config, ShippedConfigsLoad) {
   std::filesystem::path root(VT_SOURCE_DIR);
   std::vector<std::filesystem::path> files = {root / ".vt-gate.yaml"};
-  for (const auto& entry : std::filesystem::directory_iterator(root / "governance/examples")) files.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(root / "governance/examples"))
+    files.push_back(entry.path());
   EXPECT_GE(files.size(), 3u);
   for (const auto& file : files) {
     Result<Config> config = LoadConfig(file.string());
@@ -51,7 +53,8 @@ TEST(Config, RepositoryConfigRequiresTheProtocolTrailers) {
 
 TEST(Config, CountSpecs) {
   Result<Config> config = ParseConfig(
-      "trailers:\n  required:\n    - {key: A, count: 1}\n    - {key: B, count: '>=2'}\n    - {key: C, count: '<=1'}\n"
+      "trailers:\n  required:\n    - {key: A, count: 1}\n    - {key: B, count: '>=2'}\n    - {key: C, count: "
+      "'<=1'}\n"
       "    - {key: D, count: '1..3'}\n",
       "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status().message();
@@ -81,18 +84,21 @@ TEST_P(MalformedConfig, FailsWithFileAndLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, MalformedConfig,
-    ::testing::Values(BadConfig{"trailers:\n  merges: sometimes\n", "x.yaml:2: merges must be skip|check"},
-                      BadConfig{"trailers:\n  requird: []\n", "x.yaml:2: unknown key 'requird'"},
-                      BadConfig{"trailers:\n  required:\n    - key: Row\n      pattern: '(['\n", "x.yaml:4: pattern"},
-                      BadConfig{"trailers:\n  required:\n    - key: Row\n      count: lots\n", "x.yaml:4: count"},
-                      BadConfig{"trailers: [\n", "x.yaml:2:"},
-                      BadConfig{"trailers:\n  cutover: abc\n", "x.yaml:2: cutover"},
-                      BadConfig{"preflight:\n  gates:\n    - recrod\n", "x.yaml:3: unknown built-in gate"},
-                      BadConfig{"preflight:\n  gates:\n    - {name: x}\n", "x.yaml:3: an external gate needs"},
-                      BadConfig{"trailers:\n  marker: {placement: anywhere}\n", "x.yaml:2: marker needs a token"},
-                      BadConfig{"- a\n- b\n", "x.yaml:1: the config must be a mapping"},
-                      BadConfig{"preflight:\n  gates:\n    - trailers\n", "x.yaml:3: gate 'trailers' needs a trailers section"},
-                      BadConfig{"preflight:\n  gates:\n    - {name: a, run: x}\n    - {name: a, run: y}\n", "x.yaml:4: gate 'a' is listed twice"}));
+    ::testing::Values(
+        BadConfig{"trailers:\n  merges: sometimes\n", "x.yaml:2: merges must be skip|check"},
+        BadConfig{"trailers:\n  requird: []\n", "x.yaml:2: unknown key 'requird'"},
+        BadConfig{"trailers:\n  required:\n    - key: Row\n      pattern: '(['\n", "x.yaml:4: pattern"},
+        BadConfig{"trailers:\n  required:\n    - key: Row\n      count: lots\n", "x.yaml:4: count"},
+        BadConfig{"trailers: [\n", "x.yaml:2:"},
+        BadConfig{"trailers:\n  cutover: abc\n", "x.yaml:2: cutover"},
+        BadConfig{"preflight:\n  gates:\n    - recrod\n", "x.yaml:3: unknown built-in gate"},
+        BadConfig{"preflight:\n  gates:\n    - {name: x}\n", "x.yaml:3: an external gate needs"},
+        BadConfig{"trailers:\n  marker: {placement: anywhere}\n", "x.yaml:2: marker needs a token"},
+        BadConfig{"- a\n- b\n", "x.yaml:1: the config must be a mapping"},
+        BadConfig{"preflight:\n  gates:\n    - trailers\n",
+                  "x.yaml:3: gate 'trailers' needs a trailers section"},
+        BadConfig{"preflight:\n  gates:\n    - {name: a, run: x}\n    - {name: a, run: y}\n",
+                  "x.yaml:4: gate 'a' is listed twice"}));
 
 TEST(Config, MissingAndBinaryFilesAreErrorsNotCrashes) {
   testing::TempDir dir;

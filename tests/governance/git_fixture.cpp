@@ -87,7 +87,9 @@ std::string GitRepo::Git(const std::string& args, bool allow_failure) const {
   return r.out;
 }
 
-void GitRepo::WriteFile(const std::string& name, const std::string& content) const { dir_.Write(name, content); }
+void GitRepo::WriteFile(const std::string& name, const std::string& content) const {
+  dir_.Write(name, content);
+}
 
 std::string GitRepo::Commit(const std::string& message, const std::string& author) {
   std::string name = "file" + std::to_string(++counter_) + ".txt";
@@ -100,7 +102,9 @@ std::string GitRepo::Commit(const std::string& message, const std::string& autho
 }
 
 std::string GoodMessage(const std::string& subject) {
-  return subject + "\n\nWhy it changes.\n\nRow: ENG-CORE\nAI-Assisted: true\nAssisted-by: Claude:claude-opus [vt-helper]\n";
+  return subject +
+         "\n\nWhy it changes.\n\nRow: ENG-CORE\nAI-Assisted: true\nAssisted-by: Claude:claude-opus "
+         "[vt-helper]\n";
 }
 
 }  // namespace vt::gate::testing

@@ -27,7 +27,8 @@ std::string ReadFile(const fs::path& path) {
 }
 
 const std::string kConfig =
-    "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", \"false\"]\n";
+    "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", "
+    "\"false\"]\n";
 
 TEST(Hooks, RepositoryShimsAreWhatTheInstallerWrites) {
   for (const std::string& hook : ManagedHooks()) {
@@ -82,7 +83,8 @@ class HooksEndToEnd : public ::testing::Test {
     repo_.WriteFile(".vt-gate.yaml", kConfig);
     repo_.Git("add .vt-gate.yaml");
     repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
-    testing::CommandOutput r = Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " hooks install");
+    testing::CommandOutput r =
+        Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " hooks install");
     ASSERT_EQ(r.status, 0) << r.out;
   }
   testing::CommandOutput GitCommit(const std::string& message) {
@@ -126,7 +128,9 @@ TEST_F(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
   std::string remote = remote_dir.path() + "/remote.git";
   ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
   repo_.Git("remote add origin " + Quote(remote));
-  auto push = [&](const std::string& args) { return Shell("git -C " + Quote(repo_.path()) + " push -q " + args); };
+  auto push = [&](const std::string& args) {
+    return Shell("git -C " + Quote(repo_.path()) + " push -q " + args);
+  };
   ASSERT_EQ(push("origin main").status, 0);
   repo_.Git("checkout -q -b topic");
   repo_.WriteFile("t", "t\n");

@@ -1,12 +1,13 @@
 // preflight: three states, built-in and external gates each run once and in
 // parallel, missing commands fail, --staged finds conflict markers, and
 // nothing is written into the work tree.
+#include "governance/preflight.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>
 
-#include "governance/preflight.h"
 #include "tests/governance/git_fixture.h"
 
 namespace vt::gate {
@@ -51,7 +52,8 @@ class Preflight : public ::testing::Test {
 };
 
 TEST_F(Preflight, AllGreenOnlyWhenEveryGateRanAndPassed) {
-  PreflightSummary s = Run("base: main\n" + kTrailers + "preflight:\n  gates:\n    - trailers\n    - {name: shell, run: 'echo fine'}\n");
+  PreflightSummary s = Run("base: main\n" + kTrailers +
+                           "preflight:\n  gates:\n    - trailers\n    - {name: shell, run: 'echo fine'}\n");
   ASSERT_EQ(s.gates.size(), 2u);
   EXPECT_EQ(OverallStatus(s), GateStatus::kOk);
   EXPECT_EQ(PreflightExitCode(s), kExitOk);
@@ -63,7 +65,8 @@ TEST_F(Preflight, AllGreenOnlyWhenEveryGateRanAndPassed) {
 
 TEST_F(Preflight, AFailingGateFailsTheRun) {
   repo_.Commit("no trailers\n");
-  PreflightSummary s = Run("base: main\n" + kTrailers + "preflight:\n  gates:\n    - trailers\n    - {name: shell, run: 'echo fine'}\n");
+  PreflightSummary s = Run("base: main\n" + kTrailers +
+                           "preflight:\n  gates:\n    - trailers\n    - {name: shell, run: 'echo fine'}\n");
   EXPECT_EQ(Gate(s, "trailers")->status, GateStatus::kFail);
   EXPECT_EQ(Gate(s, "shell")->status, GateStatus::kOk);
   EXPECT_EQ(PreflightExitCode(s), kExitFail);
@@ -84,11 +87,11 @@ TEST_F(Preflight, ASkipIsNeverGreenAndFailsWithFailOnSkip) {
 }
 
 TEST_F(Preflight, ExternalCommandExitCodesMapToStates) {
-  PreflightSummary s = Run(
-      "base: main\npreflight:\n  gates:\n"
-      "    - {name: failing, run: 'echo broken thing; exit 4'}\n"
-      "    - {name: unverified, run: 'echo no data to check; exit 3'}\n"
-      "    - {name: argv, run: [sh, -c, 'exit 0']}\n");
+  PreflightSummary s =
+      Run("base: main\npreflight:\n  gates:\n"
+          "    - {name: failing, run: 'echo broken thing; exit 4'}\n"
+          "    - {name: unverified, run: 'echo no data to check; exit 3'}\n"
+          "    - {name: argv, run: [sh, -c, 'exit 0']}\n");
   EXPECT_EQ(Gate(s, "failing")->status, GateStatus::kFail);
   ASSERT_EQ(Gate(s, "failing")->findings.size(), 1u);
   EXPECT_NE(Gate(s, "failing")->findings[0].message.find("broken thing"), std::string::npos);
@@ -98,10 +101,10 @@ TEST_F(Preflight, ExternalCommandExitCodesMapToStates) {
 }
 
 TEST_F(Preflight, MissingCommandOrToolIsAFailureNotASkip) {
-  PreflightSummary s = Run(
-      "base: main\npreflight:\n  gates:\n"
-      "    - {name: absent, run: [vt-no-such-command-xyz]}\n"
-      "    - {name: needs-tool, run: 'true', requires: [vt-no-such-tool-xyz]}\n");
+  PreflightSummary s =
+      Run("base: main\npreflight:\n  gates:\n"
+          "    - {name: absent, run: [vt-no-such-command-xyz]}\n"
+          "    - {name: needs-tool, run: 'true', requires: [vt-no-such-tool-xyz]}\n");
   EXPECT_EQ(Gate(s, "absent")->status, GateStatus::kFail);
   EXPECT_NE(Gate(s, "absent")->reason.find("command not found"), std::string::npos);
   EXPECT_EQ(Gate(s, "needs-tool")->status, GateStatus::kFail);
@@ -110,7 +113,8 @@ TEST_F(Preflight, MissingCommandOrToolIsAFailureNotASkip) {
 
 TEST_F(Preflight, TimeoutKillsTheCommand) {
   auto start = std::chrono::steady_clock::now();
-  PreflightSummary s = Run("base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n");
+  PreflightSummary s =
+      Run("base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(Gate(s, "slow")->status, GateStatus::kFail);
   EXPECT_NE(Gate(s, "slow")->reason.find("timed out"), std::string::npos);
@@ -122,8 +126,8 @@ TEST_F(Preflight, GatesRunOnceEachAndInParallel) {
   std::string log = log_dir.path() + "/runs";
   std::string gate = "'echo x >> " + log + "; sleep 1'";
   auto start = std::chrono::steady_clock::now();
-  PreflightSummary s = Run("base: main\npreflight:\n  gates:\n    - {name: a, run: " + gate + "}\n    - {name: b, run: " +
-                           gate + "}\n    - {name: c, run: " + gate + "}\n");
+  PreflightSummary s = Run("base: main\npreflight:\n  gates:\n    - {name: a, run: " + gate +
+                           "}\n    - {name: b, run: " + gate + "}\n    - {name: c, run: " + gate + "}\n");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(OverallStatus(s), GateStatus::kOk);
   EXPECT_EQ(testing::Shell("wc -l < " + testing::Quote(log)).out, "3\n");
@@ -171,7 +175,8 @@ TEST_F(Preflight, WritesNothingIntoTheWorkTree) {
   repo_.Git("add src.cpp");
   std::string before = repo_.Git("status --porcelain --ignored --untracked-files=all");
   std::string index_before = testing::Shell("md5sum < " + testing::Quote(repo_.path() + "/.git/index")).out;
-  Run("base: main\n" + kTrailers + "preflight:\n  gates:\n    - trailers\n    - {name: ls, run: 'ls > /dev/null'}\n",
+  Run("base: main\n" + kTrailers +
+          "preflight:\n  gates:\n    - trailers\n    - {name: ls, run: 'ls > /dev/null'}\n",
       {true, false});
   EXPECT_EQ(repo_.Git("status --porcelain --ignored --untracked-files=all"), before);
   EXPECT_EQ(testing::Shell("md5sum < " + testing::Quote(repo_.path() + "/.git/index")).out, index_before);

@@ -1,12 +1,13 @@
 // The trailers gate on real repositories: ranges from the merge base, merges
 // and first-parent walks, shallow clones, unborn HEAD, missing and moved
 // bases, cutover and exceptions, pushes and message files.
+#include "governance/trailer_gate.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "governance/git_range.h"
-#include "governance/trailer_gate.h"
 #include "tests/governance/git_fixture.h"
 
 namespace vt::gate {
@@ -114,7 +115,8 @@ TEST(TrailerGate, MergesSkippedByParentCountAndFirstParentWalk) {
   EXPECT_EQ(first_parent.status, GateStatus::kOk) << first_parent.reason;
   EXPECT_EQ(first_parent.checked, 2);
 
-  GateReport merges_checked = CheckRange(repo.path(), Rules("  first_parent: true\n  merges: check\n"), "main");
+  GateReport merges_checked =
+      CheckRange(repo.path(), Rules("  first_parent: true\n  merges: check\n"), "main");
   ASSERT_EQ(merges_checked.status, GateStatus::kFail);
   EXPECT_EQ(merges_checked.findings[0].commit, repo.Head());
 }
@@ -126,8 +128,8 @@ TEST(TrailerGate, ShallowCloneWhoseBoundaryCutsTheRangeIsSkipped) {
   for (int i = 0; i < 5; ++i) origin.Commit(GoodMessage("feature " + std::to_string(i)));
   TempDir clone_dir;
   std::string clone = clone_dir.path() + "/clone";
-  ASSERT_EQ(Shell("git clone -q --no-single-branch --depth 2 -b feature " + Quote("file://" + origin.path()) + " " +
-                Quote(clone))
+  ASSERT_EQ(Shell("git clone -q --no-single-branch --depth 2 -b feature " + Quote("file://" + origin.path()) +
+                  " " + Quote(clone))
                 .status,
             0);
   ASSERT_EQ(Shell("test -f " + Quote(clone + "/.git/shallow")).status, 0);
@@ -147,8 +149,8 @@ TEST(TrailerGate, ShallowCloneDeepEnoughForTheRangeIsChecked) {
   origin.Commit(GoodMessage("feature"));
   TempDir clone_dir;
   std::string clone = clone_dir.path() + "/clone";
-  ASSERT_EQ(Shell("git clone -q --no-single-branch --depth 3 -b feature " + Quote("file://" + origin.path()) + " " +
-                Quote(clone))
+  ASSERT_EQ(Shell("git clone -q --no-single-branch --depth 3 -b feature " + Quote("file://" + origin.path()) +
+                  " " + Quote(clone))
                 .status,
             0);
   Repository repo = Open(clone);
@@ -251,7 +253,8 @@ TEST(TrailerGate, CutoverClampsTheRangeAndExceptionsAreDebt) {
   GateReport no_exception = CheckRange(repo.path(), Rules("  cutover: " + cutover + "\n"), "main");
   EXPECT_EQ(FindingCommits(no_exception), std::vector<std::string>{excused});
 
-  GateReport unknown_cutover = CheckRange(repo.path(), Rules("  cutover: " + std::string(40, 'a') + "\n"), "main");
+  GateReport unknown_cutover =
+      CheckRange(repo.path(), Rules("  cutover: " + std::string(40, 'a') + "\n"), "main");
   EXPECT_EQ(unknown_cutover.status, GateStatus::kSkip);
 }
 
@@ -308,8 +311,9 @@ class MessageFile : public ::testing::Test {
 };
 
 TEST_F(MessageFile, CommentsAndScissorsAreCleanedLikeGit) {
-  std::string message = GoodMessage() + "\n# Please enter the commit message for your changes.\n#\n" +
-                        "# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n+Row: bad value\n";
+  std::string message =
+      GoodMessage() + "\n# Please enter the commit message for your changes.\n#\n" +
+      "# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n+Row: bad value\n";
   GateReport report = Check(message);
   EXPECT_EQ(report.status, GateStatus::kOk) << report.reason;
 }
@@ -338,6 +342,7 @@ TEST_F(MessageFile, BadInputGivesAVerdictNotACrash) {
 
   GateReport directory = CheckTrailerMessageFile(&repo, Rules(), dir_.path());
   EXPECT_EQ(directory.status, GateStatus::kFail);
+  EXPECT_NE(directory.reason.find("directory"), std::string::npos);
 
   std::string binary = "Title\n\n" + std::string("\x00\x01\x02\xff", 4) + "\nRow: none\nAI-Assisted: false\n";
   GateReport bin = Check(binary);

@@ -1,10 +1,11 @@
 // Parser details the corpus does not reach: line numbers, configured trailers
 // (checked against git with the same config), comment characters, the
 // missing-block diagnostics, and git's message cleanup.
+#include "governance/trailer_parser.h"
+
 #include <gtest/gtest.h>
 
 #include "governance/message_cleanup.h"
-#include "governance/trailer_parser.h"
 #include "tests/governance/git_fixture.h"
 
 namespace vt::gate {
@@ -31,7 +32,8 @@ TEST(TrailerParser, ConfiguredTrailersMatchGit) {
   testing::TempDir dir;
   std::string message = "Title\n\nprose\nmore prose\nprose again\nack: Bob <b@example.org>\n";
   std::string file = dir.Write("msg", message);
-  testing::CommandOutput git = Shell("git -c trailer.ack.key=Acked-by interpret-trailers --parse < " + Quote(file), false);
+  testing::CommandOutput git =
+      Shell("git -c trailer.ack.key=Acked-by interpret-trailers --parse < " + Quote(file), false);
   ASSERT_EQ(git.status, 0);
   EXPECT_EQ(git.out, "Acked-by: Bob <b@example.org>\n");
 
@@ -47,7 +49,8 @@ TEST(TrailerParser, CustomCommentCharMatchesGit) {
   testing::TempDir dir;
   std::string message = "Title\n\nRow: none\n; comment\nAI-Assisted: true\n\n; trailing\n";
   std::string file = dir.Write("msg", message);
-  testing::CommandOutput git = Shell("git -c core.commentChar=';' interpret-trailers --parse < " + Quote(file), false);
+  testing::CommandOutput git =
+      Shell("git -c core.commentChar=';' interpret-trailers --parse < " + Quote(file), false);
   TrailerSyntax syntax;
   syntax.comment_char = ';';
   std::string ours;
@@ -60,9 +63,11 @@ TEST(TrailerParser, DiagnosesEachWayABlockGoesMissing) {
   EXPECT_EQ(DiagnoseMissingTrailerBlock("T\n\nRow: none\n").reason, "");
   EXPECT_NE(DiagnoseMissingTrailerBlock("Row: none\n").reason.find("first paragraph"), std::string::npos);
   EXPECT_NE(DiagnoseMissingTrailerBlock("").reason.find("empty"), std::string::npos);
-  EXPECT_NE(DiagnoseMissingTrailerBlock("T\n\njust prose\n").reason.find("no `Key: value`"), std::string::npos);
+  EXPECT_NE(DiagnoseMissingTrailerBlock("T\n\njust prose\n").reason.find("no `Key: value`"),
+            std::string::npos);
 
-  MissingBlockDiagnosis mixed = DiagnoseMissingTrailerBlock("T\n\nbody\n\nRow: none\nsee the docs\nAI-Assisted: true\n");
+  MissingBlockDiagnosis mixed =
+      DiagnoseMissingTrailerBlock("T\n\nbody\n\nRow: none\nsee the docs\nAI-Assisted: true\n");
   EXPECT_EQ(mixed.line, 6);
   EXPECT_NE(mixed.reason.find("line 6 `see the docs` is not a trailer"), std::string::npos) << mixed.reason;
   EXPECT_NE(mixed.reason.find("lines 5-7"), std::string::npos) << mixed.reason;

@@ -1,9 +1,10 @@
 // One mutation test per trailer rule: the clean message passes, the planted
 // violation is caught with the right rule id and line.
+#include "governance/trailer_rules.h"
+
 #include <gtest/gtest.h>
 
 #include "governance/config.h"
-#include "governance/trailer_rules.h"
 
 namespace vt::gate {
 namespace {
@@ -91,7 +92,8 @@ TEST_F(TrailerRules, MissingRequiredTrailer) {
 }
 
 TEST_F(TrailerRules, RequiredCountExceeded) {
-  MessageVerdict verdict = Check(Mutate("AI-Assisted: true\n", "AI-Assisted: true\nAI-Assisted: true\n"), config_);
+  MessageVerdict verdict =
+      Check(Mutate("AI-Assisted: true\n", "AI-Assisted: true\nAI-Assisted: true\n"), config_);
   EXPECT_EQ(Rules(verdict), Strings{"required:AI-Assisted"});
 }
 
@@ -114,12 +116,14 @@ TEST_F(TrailerRules, ConditionalRequirementApplies) {
 }
 
 TEST_F(TrailerRules, ConditionalRequirementDoesNotApplyWhenFalse) {
-  std::string message = Mutate("AI-Assisted: true\nAssisted-by: Claude:claude-opus [vt-helper]\n", "AI-Assisted: false\n");
+  std::string message =
+      Mutate("AI-Assisted: true\nAssisted-by: Claude:claude-opus [vt-helper]\n", "AI-Assisted: false\n");
   EXPECT_EQ(Rules(Check(message, config_)), Strings{});
 }
 
 TEST_F(TrailerRules, ConditionalValuePattern) {
-  MessageVerdict verdict = Check(Mutate("Assisted-by: Claude:claude-opus [vt-helper]", "Assisted-by: Claude"), config_);
+  MessageVerdict verdict =
+      Check(Mutate("Assisted-by: Claude:claude-opus [vt-helper]", "Assisted-by: Claude"), config_);
   EXPECT_EQ(Rules(verdict), Strings{"value:Assisted-by"});
 }
 
@@ -130,20 +134,23 @@ TEST_F(TrailerRules, ForbiddenTrailer) {
 }
 
 TEST_F(TrailerRules, IdentityBanInSignedOffBy) {
-  MessageVerdict verdict = Check(Mutate("Ada Lovelace <ada@example.org>", "Claude <noreply@anthropic.com>"), config_);
+  MessageVerdict verdict =
+      Check(Mutate("Ada Lovelace <ada@example.org>", "Claude <noreply@anthropic.com>"), config_);
   EXPECT_EQ(Rules(verdict), Strings{"identity:Signed-off-by"});
 }
 
 TEST_F(TrailerRules, IdentityBanInCoAuthoredByIsCaseInsensitive) {
-  MessageVerdict verdict =
-      Check(Mutate("Signed-off-by: Ada", "Co-authored-by: gpt-4o <x@example.org>\nSigned-off-by: Ada"), config_);
+  MessageVerdict verdict = Check(
+      Mutate("Signed-off-by: Ada", "Co-authored-by: gpt-4o <x@example.org>\nSigned-off-by: Ada"), config_);
   EXPECT_EQ(Rules(verdict), Strings{"identity:Co-authored-by"});
 }
 
 TEST_F(TrailerRules, IdentityBanIsWholeWordAndHonoursEmailExemptions) {
-  EXPECT_EQ(Rules(Check(Mutate("Ada Lovelace <ada@example.org>", "Claudette Colvin <c@example.org>"), config_)),
-            Strings{});
-  EXPECT_EQ(Rules(Check(Mutate("Ada Lovelace <ada@example.org>", "Claude Monet <claude.monet@example.org>"), config_)),
+  EXPECT_EQ(
+      Rules(Check(Mutate("Ada Lovelace <ada@example.org>", "Claudette Colvin <c@example.org>"), config_)),
+      Strings{});
+  EXPECT_EQ(Rules(Check(Mutate("Ada Lovelace <ada@example.org>", "Claude Monet <claude.monet@example.org>"),
+                        config_)),
             Strings{});
 }
 
@@ -153,27 +160,32 @@ TEST_F(TrailerRules, MarkerMissing) {
 }
 
 TEST_F(TrailerRules, MarkerNotInItsOwnParagraph) {
-  MessageVerdict verdict = Check(Mutate("Why it changes.\n\nFOLLOWING_AGENTS_PROTOCOL\n", "Why it changes.\nFOLLOWING_AGENTS_PROTOCOL\n"), config_);
+  MessageVerdict verdict = Check(Mutate("Why it changes.\n\nFOLLOWING_AGENTS_PROTOCOL\n",
+                                        "Why it changes.\nFOLLOWING_AGENTS_PROTOCOL\n"),
+                                 config_);
   ASSERT_EQ(Rules(verdict), Strings{"marker"});
   EXPECT_EQ(verdict.findings[0].line, 4);
 }
 
 TEST_F(TrailerRules, MarkerCountExceeded) {
-  MessageVerdict verdict = Check(Mutate("Why it changes.\n", "Why it changes.\n\nFOLLOWING_AGENTS_PROTOCOL\n"), config_);
+  MessageVerdict verdict =
+      Check(Mutate("Why it changes.\n", "Why it changes.\n\nFOLLOWING_AGENTS_PROTOCOL\n"), config_);
   EXPECT_EQ(Rules(verdict), Strings{"marker"});
 }
 
 TEST_F(TrailerRules, MarkerAnywhereAcceptsAnyLine) {
-  Config config = LoadRules("trailers:\n  marker: { token: FOLLOWING_AGENTS_PROTOCOL, placement: anywhere }\n");
+  Config config =
+      LoadRules("trailers:\n  marker: { token: FOLLOWING_AGENTS_PROTOCOL, placement: anywhere }\n");
   EXPECT_EQ(Rules(Check("Title\n\nbody\nFOLLOWING_AGENTS_PROTOCOL\n", config)), Strings{});
   EXPECT_EQ(Rules(Check("Title\n\nbody FOLLOWING_AGENTS_PROTOCOL inline\n", config)), Strings{"marker"});
 }
 
 TEST_F(TrailerRules, BrokenTrailerBlockIsExplained) {
   // With a Signed-off-by the paragraph would still qualify (25% rule); without one it must be all trailers.
-  MessageVerdict verdict = Check(Mutate("Assisted-by: Claude:claude-opus [vt-helper]\nSigned-off-by: Ada Lovelace <ada@example.org>\n",
-                                        "Assisted by: Claude\n"),
-                                 config_);
+  MessageVerdict verdict = Check(
+      Mutate("Assisted-by: Claude:claude-opus [vt-helper]\nSigned-off-by: Ada Lovelace <ada@example.org>\n",
+             "Assisted by: Claude\n"),
+      config_);
   ASSERT_FALSE(verdict.findings.empty());
   EXPECT_EQ(verdict.findings[0].rule, "trailer-block");
   EXPECT_EQ(verdict.findings[0].line, 9);
@@ -202,15 +214,18 @@ TEST_F(TrailerRules, MergesSkippedByParentCountNotTitle) {
 
 TEST_F(TrailerRules, RevertsByPolicy) {
   Config skip = LoadRules("trailers:\n  reverts: skip\n  required: [{key: Row}]\n");
-  EXPECT_EQ(Check("Revert \"x\"\n\nThis reverts commit abc.\n", skip).disposition, CommitDisposition::kSkippedRevert);
+  EXPECT_EQ(Check("Revert \"x\"\n\nThis reverts commit abc.\n", skip).disposition,
+            CommitDisposition::kSkippedRevert);
   Config check = LoadRules("trailers:\n  required: [{key: Row}]\n");
-  EXPECT_EQ(Check("Revert \"x\"\n\nThis reverts commit abc.\n", check).disposition, CommitDisposition::kChecked);
+  EXPECT_EQ(Check("Revert \"x\"\n\nThis reverts commit abc.\n", check).disposition,
+            CommitDisposition::kChecked);
 }
 
 TEST_F(TrailerRules, BotAuthorsSkipped) {
-  EXPECT_EQ(Check("Bump x\n", config_, 1, "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>")
-                .disposition,
-            CommitDisposition::kSkippedBot);
+  EXPECT_EQ(
+      Check("Bump x\n", config_, 1, "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>")
+          .disposition,
+      CommitDisposition::kSkippedBot);
   EXPECT_EQ(Check("Bump x\n", config_, 1, "Ada <ada@example.org>").disposition, CommitDisposition::kChecked);
 }
 
