@@ -164,7 +164,7 @@ TEST_P(DecodeArms, EveryArmMatchesTheReferenceOnEveryContext) {
   std::printf("%-20s %-6s %-6s %6s %10s %10s %9s\n", "shape", "arm", "split", "ctx", "max_abs", "max_rel",
               "bitwise%");
   for (DecodeArm arm : arms) {
-    for (int split : {0, 512, 256}) {
+    for (int split : {0, kSplitAuto, 256}) {
       const std::vector<uint16_t> out = RunArm(f, arm, split);
       ASSERT_EQ(out.size(), block.size());
       for (int b = 0; b < f.batch(); ++b) {

@@ -26,19 +26,34 @@ TEST(DecodePlan, OverridesSelectEachArm) {
   }
 }
 
-TEST(DecodePlan, AutoSplitUsesFixedChunksIndependentOfBatch) {
+TEST(DecodePlan, AutoSplitChunksFollowOnlyTheRequestsOwnContext) {
   Result<DecodeOverrides> o = ParseDecodeOverrides("gqa", "auto");
   ASSERT_TRUE(o.ok());
   for (int batch : {1, 8, 64}) {
     Result<DecodePlan> plan = PlanDecode(Llama8B(batch, 16384), *o);
     ASSERT_TRUE(plan.ok());
-    EXPECT_EQ(plan->chunk_tokens, kAutoSplitTokens);
-    EXPECT_EQ(plan->num_chunks, 16384 / kAutoSplitTokens);
+    EXPECT_EQ(plan->chunk_tokens, kChunkByContext);
+    EXPECT_EQ(plan->num_chunks, kTargetChunks);
   }
-  // A context that fits one chunk is not split at all.
-  Result<DecodePlan> short_ctx = PlanDecode(Llama8B(1, kAutoSplitTokens), *o);
+  EXPECT_EQ(ChunkTokensForContext(1), kMinChunkTokens);
+  EXPECT_EQ(ChunkTokensForContext(4096), kMinChunkTokens);
+  EXPECT_EQ(ChunkTokensForContext(16384), 512);
+  EXPECT_EQ(ChunkTokensForContext(16385), 1024);
+  EXPECT_EQ(ChunkTokensForContext(1 << 30), kMaxChunkTokens);
+  // A context that fits one minimum chunk is not split at all.
+  Result<DecodePlan> short_ctx = PlanDecode(Llama8B(1, kMinChunkTokens), *o);
   ASSERT_TRUE(short_ctx.ok());
   EXPECT_EQ(short_ctx->num_chunks, 1);
+}
+
+TEST(DecodePlan, GridChunkCountCoversEveryShorterContext) {
+  for (int max_context : {65, 100, 1000, 2048, 2049, 5000, 16384, 131072, 131073, 500000}) {
+    const int grid = MaxChunksByContext(max_context);
+    for (int ctx = 1; ctx <= max_context; ctx += (ctx < 5000 ? 1 : 997)) {
+      const int chunk = ChunkTokensForContext(ctx);
+      ASSERT_LE((ctx + chunk - 1) / chunk, grid) << "ctx " << ctx << " max " << max_context;
+    }
+  }
 }
 
 TEST(DecodePlan, ExplicitSplitRoundsChunkCountUp) {
@@ -74,6 +89,11 @@ TEST(DecodePlan, BadOverridesAndShapesAreRejectedWithTheirName) {
   Result<DecodeOverrides> odd_split = ParseDecodeOverrides("block", "100");
   ASSERT_TRUE(odd_split.ok());
   EXPECT_FALSE(PlanDecode(Llama8B(1, 4096), *odd_split).ok());  // not a multiple of the page size
+
+  Result<DecodeOverrides> tiny_split = ParseDecodeOverrides("gqa", "16");
+  ASSERT_TRUE(tiny_split.ok());
+  EXPECT_FALSE(PlanDecode(Llama8B(1, 16 * kMaxDecodeChunks + 1), *tiny_split).ok());  // too many chunks
+  EXPECT_TRUE(PlanDecode(Llama8B(1, 16 * kMaxDecodeChunks), *tiny_split).ok());
 
   DecodeShape uneven{1, 12, 8, 128, 16, 100};
   EXPECT_FALSE(PlanDecode(uneven, DecodeOverrides{}).ok());

@@ -17,16 +17,18 @@ constexpr int kMaxDimsPerThread = 4;  // head_dim up to 512
 
 __global__ void __launch_bounds__(kThreads) DecodeBlockKernel(PagedDecodeParams p) {
   extern __shared__ float smem[];
-  float* q_s = smem;                  // [head_dim], pre-scaled into the log2 domain
-  float* logits = smem + p.head_dim;  // [kTile]
+  float* q_s = smem;                  // [head_dim]
+  float* logits = smem + p.head_dim;  // [kTile], scores in the log2 domain
+  __shared__ int64_t row_offsets[kTile];
+  __shared__ int pages[kMaxCachedPages];
 
   const int h = blockIdx.x, b = blockIdx.y, c = blockIdx.z;
   const int group = p.num_q_heads / p.num_kv_heads;
   const int kv_head = h / group;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int32_t* table = p.block_tables + static_cast<int64_t>(b) * p.max_blocks_per_seq;
   int begin, end;
   ChunkRange(p, p.context_lens[b], c, begin, end);
+  const PageWindow window = CachePages(p, b, begin, end, pages);
 
   const uint16_t* q = p.q + (static_cast<int64_t>(b) * p.num_q_heads + h) * p.head_dim;
   for (int d = threadIdx.x; d < p.head_dim; d += kThreads) q_s[d] = Bf16BitsToFloat(q[d]);
@@ -39,7 +41,9 @@ __global__ void __launch_bounds__(kThreads) DecodeBlockKernel(PagedDecodeParams 
   for (int tile = begin; tile < end; tile += kTile) {
     const int n = min(kTile, end - tile);
     for (int j = warp; j < n; j += kThreads / 32) {
-      const uint16_t* k = p.k_cache + PagedRowOffset(p, table, tile + j, kv_head);
+      const int64_t offset = PagedRowOffset(p, window, tile + j, kv_head);
+      if (lane == 0) row_offsets[j] = offset;
+      const uint16_t* k = p.k_cache + offset;
       float dot = 0.f;
       for (int d = lane; d < p.head_dim; d += 32) dot += q_s[d] * Bf16BitsToFloat(k[d]);
       dot = GroupSum(dot);
@@ -61,10 +65,8 @@ __global__ void __launch_bounds__(kThreads) DecodeBlockKernel(PagedDecodeParams 
       const int d = threadIdx.x + i * kThreads;
       if (d >= p.head_dim) break;
       float a = acc[i] * alpha;
-      for (int j = 0; j < n; ++j) {
-        const uint16_t* v = p.v_cache + PagedRowOffset(p, table, tile + j, kv_head);
-        a += exp2f(logits[j] - m_new) * Bf16BitsToFloat(v[d]);
-      }
+#pragma unroll 8
+      for (int j = 0; j < n; ++j) a += exp2f(logits[j] - m_new) * Bf16BitsToFloat(p.v_cache[row_offsets[j] + d]);
       acc[i] = a;
     }
     __syncthreads();  // logits are rewritten by the next tile

@@ -21,12 +21,43 @@ __device__ __forceinline__ uint16_t FloatToBf16Bits(float f) {
   return *reinterpret_cast<uint16_t*>(&h);
 }
 
+// The page ids a CTA's key range needs, copied once into shared memory so the key loop does
+// not wait on a global page-table read before each K/V load. Ranges longer than
+// kMaxCachedPages pages read the table in global memory instead.
+constexpr int kMaxCachedPages = 264;
+
+struct PageWindow {
+  const int32_t* table;  // this request's row of the block table
+  const int* cached;     // shared memory, `count` entries starting at table index `first`
+  int first;
+  int count;
+  int block_shift;  // log2(block_size)
+
+  __device__ __forceinline__ int PageOf(int t) const {
+    const int i = (t >> block_shift) - first;
+    return (i >= 0 && i < count) ? cached[i] : __ldg(table + (t >> block_shift));
+  }
+};
+
+// Fills `cached` with the pages of keys [begin, end); every thread of the CTA must call it.
+__device__ __forceinline__ PageWindow CachePages(const PagedDecodeParams& p, int b, int begin, int end, int* cached) {
+  PageWindow w;
+  w.table = p.block_tables + static_cast<int64_t>(b) * p.max_blocks_per_seq;
+  w.cached = cached;
+  w.block_shift = __ffs(p.block_size) - 1;
+  w.first = begin >> w.block_shift;
+  const int pages = end > begin ? ((end - 1) >> w.block_shift) - w.first + 1 : 0;
+  w.count = pages <= kMaxCachedPages ? pages : 0;
+  for (int i = threadIdx.x; i < w.count; i += blockDim.x) cached[i] = __ldg(w.table + w.first + i);
+  __syncthreads();
+  return w;
+}
+
 // Offset (in elements) of token `t`'s row for `kv_head` in a paged cache.
-__device__ __forceinline__ int64_t PagedRowOffset(const PagedDecodeParams& p, const int32_t* table, int t,
+__device__ __forceinline__ int64_t PagedRowOffset(const PagedDecodeParams& p, const PageWindow& w, int t,
                                                   int kv_head) {
-  const int page = __ldg(table + t / p.block_size);
-  const int slot = t % p.block_size;
-  return ((static_cast<int64_t>(page) * p.block_size + slot) * p.num_kv_heads + kv_head) * p.head_dim;
+  const int slot = t & (p.block_size - 1);
+  return ((static_cast<int64_t>(w.PageOf(t)) * p.block_size + slot) * p.num_kv_heads + kv_head) * p.head_dim;
 }
 
 // Loads N consecutive bf16 values (N = 4 or 8) as floats with one 8- or 16-byte load.
@@ -84,15 +115,17 @@ __device__ __forceinline__ void WriteHeadResult(const PagedDecodeParams& p, int 
   if (write_lse) p.partial_lse[slot] = l > 0.f ? m + log2f(l) : -INFINITY;
 }
 
-// The key range [begin, end) that chunk c of a request with `context` tokens covers.
+// The key range [begin, end) that chunk c of a request with `context` tokens covers; empty
+// when the request has fewer chunks than the grid.
 __device__ __forceinline__ void ChunkRange(const PagedDecodeParams& p, int context, int c, int& begin, int& end) {
   if (p.num_chunks == 1) {
     begin = 0;
     end = context;
     return;
   }
-  begin = c * p.chunk_tokens;
-  end = min(context, begin + p.chunk_tokens);
+  const int chunk = p.chunk_tokens > 0 ? p.chunk_tokens : ChunkTokensForContext(context);
+  begin = min(context, c * chunk);
+  end = min(context, begin + chunk);
 }
 
 }  // namespace vt::kernels::cuda::attention

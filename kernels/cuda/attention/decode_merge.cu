@@ -1,6 +1,9 @@
 // Split-KV merge: combines the per-chunk (output, log2-sum-exp) partials of each
 // (request, head) in ascending chunk order. Chunks past a request's context carry
-// lse = -inf and weigh exactly zero. One warp per (request, head).
+// lse = -inf and weigh exactly zero. One CTA per (request, head), one thread per output
+// element: the chunk weights are computed once into shared memory, and each thread's
+// loads of its element across chunks are independent, so they overlap instead of
+// queueing behind one another.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/attention/decode_common.cuh"
@@ -9,26 +12,30 @@
 namespace vt::kernels::cuda::attention {
 namespace {
 
-constexpr int kWarpsPerCta = 4;
-
-__global__ void __launch_bounds__(kWarpsPerCta * 32) MergeChunksKernel(PagedDecodeParams p) {
-  const int64_t head = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
-  if (head >= static_cast<int64_t>(p.batch) * p.num_q_heads) return;
-  const int lane = threadIdx.x % 32;
+__global__ void MergeChunksKernel(PagedDecodeParams p) {
+  __shared__ float weights[kMaxDecodeChunks];
+  const int64_t head = blockIdx.x;
   const float* lse = p.partial_lse + head * p.num_chunks;
+  for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = lse[c];
+  __syncthreads();
 
+  // Every thread reads the same shared values in the same order: identical results, no barrier.
   float lse_max = -INFINITY;
-  for (int c = 0; c < p.num_chunks; ++c) lse_max = fmaxf(lse_max, lse[c]);
-
+  for (int c = 0; c < p.num_chunks; ++c) lse_max = fmaxf(lse_max, weights[c]);
+  __syncthreads();
+  for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = Rescale(weights[c], lse_max);
+  __syncthreads();
   float weight_sum = 0.f;
-  for (int c = 0; c < p.num_chunks; ++c) weight_sum += Rescale(lse[c], lse_max);
+  for (int c = 0; c < p.num_chunks; ++c) weight_sum += weights[c];
   const float inv = weight_sum > 0.f ? 1.f / weight_sum : 0.f;
 
-  for (int d = lane; d < p.head_dim; d += 32) {
+  const float* partial = p.partial_out + head * p.num_chunks * p.head_dim;
+  for (int d = threadIdx.x; d < p.head_dim; d += blockDim.x) {
     float acc = 0.f;
+#pragma unroll 8
     for (int c = 0; c < p.num_chunks; ++c) {
-      const float w = Rescale(lse[c], lse_max);
-      if (w != 0.f) acc += w * p.partial_out[(head * p.num_chunks + c) * p.head_dim + d];
+      const float w = weights[c];
+      if (w != 0.f) acc += w * partial[static_cast<int64_t>(c) * p.head_dim + d];
     }
     p.out[head * p.head_dim + d] = FloatToBf16Bits(acc * inv);
   }
@@ -37,9 +44,8 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32) MergeChunksKernel(PagedDeco
 }  // namespace
 
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream) {
-  const int64_t heads = static_cast<int64_t>(p.batch) * p.num_q_heads;
-  const int ctas = static_cast<int>((heads + kWarpsPerCta - 1) / kWarpsPerCta);
-  MergeChunksKernel<<<ctas, kWarpsPerCta * 32, 0, stream>>>(p);
+  const unsigned heads = static_cast<unsigned>(p.batch) * p.num_q_heads;
+  MergeChunksKernel<<<heads, p.head_dim, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -31,10 +31,41 @@ struct PagedDecodeParams {
   int max_blocks_per_seq = 0;
   float scale = 0.f;  // softmax scale, usually 1/sqrt(head_dim)
 
-  // Keys [c * chunk_tokens, (c + 1) * chunk_tokens) form chunk c. With num_chunks == 1 the
-  // single chunk covers the whole context and the output is written directly.
+  // Keys [c * chunk, (c + 1) * chunk) form chunk c of a request, with chunk = chunk_tokens when
+  // positive, or ChunkTokensForContext(context) when kChunkByContext. With num_chunks == 1 the
+  // single chunk covers the whole context and the output is written directly. num_chunks is
+  // the grid's chunk dimension: chunks past a request's own count are empty.
   int chunk_tokens = 0;
   int num_chunks = 1;
 };
+
+#if defined(__CUDACC__)
+#define VT_HOST_DEVICE __host__ __device__
+#else
+#define VT_HOST_DEVICE
+#endif
+
+// chunk_tokens value: each request's chunk length follows from its own context alone, so its
+// reduction order never depends on the other requests of the batch.
+inline constexpr int kChunkByContext = -1;
+inline constexpr int kMinChunkTokens = 128;   // two passes of a 4-warp CTA over 16-key subtiles
+inline constexpr int kMaxChunkTokens = 4096;
+inline constexpr int kTargetChunks = 32;      // enough CTAs to fill 132 SMs at batch 1
+inline constexpr int kMaxDecodeChunks = 1024;  // the merge kernel's limit
+
+// The smallest power of two >= ceil(context / kTargetChunks), clamped to [kMin, kMax].
+VT_HOST_DEVICE inline int ChunkTokensForContext(int context) {
+  int chunk = kMinChunkTokens;
+  while (chunk < kMaxChunkTokens && chunk * kTargetChunks < context) chunk *= 2;
+  return chunk;
+}
+
+// An upper bound of ceil(c / ChunkTokensForContext(c)) over every context c <= max_context.
+VT_HOST_DEVICE inline int MaxChunksByContext(int max_context) {
+  const int by_min = (max_context + kMinChunkTokens - 1) / kMinChunkTokens;
+  const int by_max = (max_context + kMaxChunkTokens - 1) / kMaxChunkTokens;
+  const int bounded = by_min < kTargetChunks ? by_min : kTargetChunks;
+  return bounded > by_max ? bounded : by_max;
+}
 
 }  // namespace vt::kernels::cuda

@@ -37,7 +37,7 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
   if (split.empty() || split == "off") {
     o.split_tokens = 0;
   } else if (split == "auto") {
-    o.split_tokens = -1;
+    o.split_tokens = kSplitAuto;
   } else {
     char* end = nullptr;
     long tokens = std::strtol(split.c_str(), &end, 10);
@@ -103,7 +103,15 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
   plan.arm = overrides.arm == DecodeArm::kAuto ? DecodeArm::kBlock : overrides.arm;
   VT_RETURN_IF_ERROR(CheckArmSupports(plan.arm, shape));
 
-  int chunk = overrides.split_tokens == -1 ? kAutoSplitTokens : overrides.split_tokens;
+  if (overrides.split_tokens == kSplitAuto) {
+    const int chunks = MaxChunksByContext(shape.max_context);
+    if (chunks > 1) {
+      plan.chunk_tokens = kChunkByContext;
+      plan.num_chunks = chunks;
+    }
+    return plan;
+  }
+  const int chunk = overrides.split_tokens;
   if (chunk > 0 && chunk % shape.block_size != 0) {
     return InvalidArgument("VT_ATTN_SPLIT=" + std::to_string(chunk) + " is not a multiple of the block size " +
                            std::to_string(shape.block_size));
@@ -111,6 +119,11 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
   if (chunk > 0 && shape.max_context > chunk) {
     plan.chunk_tokens = chunk;
     plan.num_chunks = (shape.max_context + chunk - 1) / chunk;
+    if (plan.num_chunks > kMaxDecodeChunks) {
+      return InvalidArgument("VT_ATTN_SPLIT=" + std::to_string(chunk) + " gives " + std::to_string(plan.num_chunks) +
+                             " chunks at context " + std::to_string(shape.max_context) + "; the limit is " +
+                             std::to_string(kMaxDecodeChunks));
+    }
   }
   return plan;
 }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/core/status.h"
+#include "kernels/cuda/attention/decode_params.h"
 
 namespace vt::kernels::cuda {
 
@@ -31,16 +32,15 @@ struct DecodeShape {
   int max_context = 0;  // the longest context this call may see (sets the chunk count)
 };
 
-// What VT_ATTN_DECODE / VT_ATTN_SPLIT ask for. split_tokens: 0 = off, -1 = auto, else a fixed
+// What VT_ATTN_DECODE / VT_ATTN_SPLIT ask for. split_tokens: 0 = off, kSplitAuto = auto (each
+// request's chunk length follows from its own context: ChunkTokensForContext), else a fixed
 // chunk length in tokens (a positive multiple of the block size).
 struct DecodeOverrides {
   DecodeArm arm = DecodeArm::kAuto;
   int split_tokens = 0;
 };
 
-// The chunk length that VT_ATTN_SPLIT=auto uses. Fixed, never derived from the batch, so a
-// request's reduction order does not depend on which other requests share its step.
-inline constexpr int kAutoSplitTokens = 512;
+inline constexpr int kSplitAuto = -1;
 
 // Parses the two environment values (nullptr or "" means unset).
 Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* split_env);
@@ -50,8 +50,8 @@ Result<DecodeOverrides> DecodeOverridesFromEnvironment();
 
 struct DecodePlan {
   DecodeArm arm = DecodeArm::kBlock;
-  int chunk_tokens = 0;  // 0 when unsplit
-  int num_chunks = 1;
+  int chunk_tokens = 0;  // 0 when unsplit, kChunkByContext for auto, else fixed
+  int num_chunks = 1;    // the grid's chunk dimension
 };
 
 // Whether `arm` supports `shape` (head_dim, group size); the reason when not.

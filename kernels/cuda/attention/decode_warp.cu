@@ -27,14 +27,15 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeWarpKernel(PagedDecodeParam
 
   __shared__ float m_s[kWarps], l_s[kWarps];
   __shared__ float acc_s[kWarps][kHeadDim];
+  __shared__ int pages[kMaxCachedPages];
 
   const int h = blockIdx.x, b = blockIdx.y, c = blockIdx.z;
   const int kv_head = h / (p.num_q_heads / p.num_kv_heads);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int row = lane / kLanesPerRow, sub = lane % kLanesPerRow;
-  const int32_t* table = p.block_tables + static_cast<int64_t>(b) * p.max_blocks_per_seq;
   int begin, end;
   ChunkRange(p, p.context_lens[b], c, begin, end);
+  const PageWindow window = CachePages(p, b, begin, end, pages);
 
   float q[EPL];
   LoadBf16Row<EPL>(p.q + (static_cast<int64_t>(b) * p.num_q_heads + h) * kHeadDim + sub * EPL, q);
@@ -45,15 +46,17 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeWarpKernel(PagedDecodeParam
   for (int i = 0; i < EPL; ++i) acc[i] = 0.f;
   float m = -INFINITY, l = 0.f;
 
-  for (int k0 = begin + warp * ROWS + row; k0 < end; k0 += kStride * kUnroll) {
+  // The loop bound is uniform across the warp (both half-warps of ROWS = 2 run the same trip
+  // count) because the shuffles inside need every lane.
+  for (int k0 = begin + warp * ROWS; k0 < end; k0 += kStride * kUnroll) {
     float kr[kUnroll][EPL], vr[kUnroll][EPL];
     bool valid[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int key = k0 + u * kStride;
+      const int key = k0 + row + u * kStride;
       valid[u] = key < end;
       if (valid[u]) {
-        const int64_t off = PagedRowOffset(p, table, key, kv_head) + sub * EPL;
+        const int64_t off = PagedRowOffset(p, window, key, kv_head) + sub * EPL;
         LoadBf16Row<EPL>(p.k_cache + off, kr[u]);
         LoadBf16Row<EPL>(p.v_cache + off, vr[u]);
       }
@@ -67,7 +70,10 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeWarpKernel(PagedDecodeParam
       s[u] = dot;
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) s[u] = valid[u] ? GroupSum<kLanesPerRow>(s[u]) * qk_scale : -INFINITY;
+    for (int u = 0; u < kUnroll; ++u) {
+      const float dot = GroupSum<kLanesPerRow>(s[u]);  // every lane shuffles, valid or not
+      s[u] = valid[u] ? dot * qk_scale : -INFINITY;
+    }
 
     float m_new = m;
 #pragma unroll

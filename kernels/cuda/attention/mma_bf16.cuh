@@ -27,6 +27,14 @@ __device__ __forceinline__ uint32_t PackBf16x2(float lo, float hi) {
   return r;
 }
 
+// Splits two floats into bf16x2 hi = bf16(x) and lo = bf16(x - hi), so hi + lo carries
+// ~16 significant bits.
+__device__ __forceinline__ void SplitBf16x2(float x0, float x1, uint32_t& hi, uint32_t& lo) {
+  hi = PackBf16x2(x0, x1);
+  const float h0 = __uint_as_float(hi << 16), h1 = __uint_as_float(hi & 0xffff0000u);
+  lo = PackBf16x2(x0 - h0, x1 - h1);
+}
+
 // Copies 16 bytes global -> shared, or writes 16 zero bytes when !valid (`src` must still be
 // a mapped address). Zero-fill keeps masked rows finite so 0 * row never becomes NaN.
 __device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {
