@@ -1,7 +1,6 @@
 #include "governance/trailer_parser.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace vt::gate {
 namespace {
