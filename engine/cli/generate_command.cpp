@@ -1,9 +1,11 @@
 // `vt generate`: loads a model, runs every prompt through the continuously
 // batched engine and prints the continuations (text, or ids without a
 // tokenizer; --json for machines).
+#include <sys/resource.h>
+
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -56,6 +58,12 @@ Result<std::vector<int32_t>> ParseIds(const std::string& text) {
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double PeakRssMb() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "vt generate: %s\n", s.message().c_str());
@@ -165,6 +173,8 @@ int Run(const GenerateOptions& o) {
       {"decode_s", decode_s},
       {"decode_tokens_per_s", decode_s > 0 && decode_tokens > 0 ? decode_tokens / decode_s : 0.0},
       {"total_s", total_s},
+      {"peak_rss_mb", PeakRssMb()},
+      {"weight_mb", static_cast<double>(weight_bytes) / (1 << 20)},
   };
 
   for (RequestId id : ids) {
@@ -191,11 +201,11 @@ int Run(const GenerateOptions& o) {
   }
   if (!o.json) {
     std::fprintf(stderr,
-                 "%s: %zu prompt(s), %lld prompt tokens, %lld generated; weights %.2f GB loaded in %.2f s; "
-                 "prefill %.1f tok/s, decode %.1f tok/s\n",
+                 "%s: %zu prompt(s), %lld prompt tokens, %lld generated; weights %.0f MiB loaded in %.2f s; "
+                 "prefill %.1f tok/s, decode %.1f tok/s; peak RSS %.0f MiB\n",
                  o.model.c_str(), ids.size(), static_cast<long long>(prompt_tokens), static_cast<long long>(generated),
-                 static_cast<double>(weight_bytes) / 1e9, load_s, timings["prefill_tokens_per_s"].get<double>(),
-                 timings["decode_tokens_per_s"].get<double>());
+                 static_cast<double>(weight_bytes) / (1 << 20), load_s, timings["prefill_tokens_per_s"].get<double>(),
+                 timings["decode_tokens_per_s"].get<double>(), PeakRssMb());
   }
   return 0;
 }

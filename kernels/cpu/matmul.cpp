@@ -32,7 +32,22 @@ void MatMul(ThreadPool& pool, const float* x, int64_t m, const WeightMatrix& w, 
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t r0 = t * kTileRows;
       const int64_t r1 = std::min(n, r0 + kTileRows);
-      for (int64_t i = 0; i < m; ++i) {
+      int64_t i = 0;
+      if (w.dtype != DType::kF16) {
+        for (; i + 4 <= m; i += 4) {
+          const float* rows[4] = {x + i * k, x + (i + 1) * k, x + (i + 2) * k, x + (i + 3) * k};
+          for (int64_t r = r0; r < r1; ++r) {
+            float out[4];
+            if (w.dtype == DType::kBF16) {
+              DotBf16x4(rows, static_cast<const uint16_t*>(w.Row(r)), k, out);
+            } else {
+              DotF32x4(rows, static_cast<const float*>(w.Row(r)), k, out);
+            }
+            for (int64_t j = 0; j < 4; ++j) y[(i + j) * n + r] = out[j] + (bias ? bias[r] : 0.0f);
+          }
+        }
+      }
+      for (; i < m; ++i) {
         const float* xi = x + i * k;
         float* yi = y + i * n;
         for (int64_t r = r0; r < r1; ++r) yi[r] = DotRow(xi, w, r) + (bias ? bias[r] : 0.0f);
