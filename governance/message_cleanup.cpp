@@ -40,7 +40,8 @@ CleanMessage CleanupMessage(std::string_view raw, CleanupMode mode, char comment
     for (int i = 1; i <= lines; ++i) out.source_line.push_back(i);
     return out;
   }
-  bool skip_comments = mode == CleanupMode::kStrip || mode == CleanupMode::kScissors;
+  // scissors mode is whitespace mode plus the cut: comment lines stay, as in git.
+  bool skip_comments = mode == CleanupMode::kStrip;
   size_t empties = 0;
   int source = 0;
   for (size_t i = 0; i < raw.size();) {

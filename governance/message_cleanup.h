@@ -27,7 +27,7 @@ CleanupMode ParseCleanupMode(std::string_view value);
 
 // Cuts at the scissors line, then (unless verbatim) strips trailing blanks,
 // collapses blank lines, drops leading and trailing blank lines and, in strip
-// and scissors modes, lines starting with `comment_char`.
+// mode, lines starting with `comment_char`.
 CleanMessage CleanupMessage(std::string_view raw, CleanupMode mode, char comment_char);
 
 }  // namespace vt::gate
