@@ -119,8 +119,17 @@ GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd) {
     if (output.size() > 2 * kKeepBytes) output.erase(0, output.size() - kKeepBytes);
   }
   close(pipe_fds[0]);
+  // The command may close its output and keep running: the deadline still holds.
   int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    pid_t done = waitpid(pid, &wstatus, timed_out ? 0 : WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (done == 0 && Clock::now() >= deadline) {
+      timed_out = true;
+      kill(-pid, SIGKILL);
+    } else if (done == 0) {
+      usleep(2000);
+    }
   }
   if (timed_out) return finish(GateStatus::kFail, "timed out after " + std::to_string(spec.timeout_s) + " s");
   std::string tail = LastLines(output, 5);

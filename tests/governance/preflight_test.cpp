@@ -40,12 +40,14 @@ class Preflight : public ::testing::Test {
     return summary.ok() ? summary.value() : PreflightSummary{};
   }
 
+  // The report of gate `name`; a missing gate fails the test and yields an empty report.
   const GateReport* Gate(const PreflightSummary& s, const std::string& name) {
     for (const GateReport& r : s.gates) {
       if (r.gate == name) return &r;
     }
     ADD_FAILURE() << "no gate " << name;
-    return nullptr;
+    static const GateReport kMissing;
+    return &kMissing;
   }
 
   GitRepo repo_;
@@ -113,11 +115,15 @@ TEST_F(Preflight, MissingCommandOrToolIsAFailureNotASkip) {
 
 TEST_F(Preflight, TimeoutKillsTheCommand) {
   auto start = std::chrono::steady_clock::now();
-  PreflightSummary s =
-      Run("base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n");
+  // "quiet" closes its output and keeps running: the deadline must still hold.
+  PreflightSummary s = Run(
+      "base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n"
+      "    - {name: quiet, run: 'exec > /dev/null 2>&1; sleep 30', timeout: 1}\n");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(Gate(s, "slow")->status, GateStatus::kFail);
   EXPECT_NE(Gate(s, "slow")->reason.find("timed out"), std::string::npos);
+  EXPECT_EQ(Gate(s, "quiet")->status, GateStatus::kFail);
+  EXPECT_NE(Gate(s, "quiet")->reason.find("timed out"), std::string::npos);
   EXPECT_LT(seconds, 10.0);
 }
 
