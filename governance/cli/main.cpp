@@ -99,6 +99,10 @@ int RunTrailers(const Options& options, OutputFormat format) {
   if (!base.ok() && base.status().code() == vt::StatusCode::kInvalidArgument) {
     return UsageError(base.status().message());
   }
+  if (vt::Result<git_oid> head = ResolveCommit(repo.value(), head_spec);
+      !head.ok() && head.status().code() == vt::StatusCode::kInvalidArgument) {
+    return UsageError(head.status().message());
+  }
   GateReport report;
   if (!options.pre_push_remote.empty()) {
     std::optional<git_oid> pinned;

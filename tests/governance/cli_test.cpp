@@ -41,6 +41,9 @@ TEST_F(Cli, ExitCodes) {
   EXPECT_EQ(Gate("trailers --no-such-flag").status, 2);
   EXPECT_EQ(Gate("trailers --base main --message-file x").status, 2);
   EXPECT_EQ(Gate("").status, 2);
+  repo_.Git("tag feature");
+  EXPECT_EQ(Gate("trailers --range main..feature").status, 2);  // branch and tag: ambiguous
+  repo_.Git("tag -d feature");
   repo_.Commit("bad\n");
   EXPECT_EQ(Gate("trailers").status, 1);
   EXPECT_EQ(Gate("trailers --range main.." + good_).status, 0);

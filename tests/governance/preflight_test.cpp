@@ -116,9 +116,9 @@ TEST_F(Preflight, MissingCommandOrToolIsAFailureNotASkip) {
 TEST_F(Preflight, TimeoutKillsTheCommand) {
   auto start = std::chrono::steady_clock::now();
   // "quiet" closes its output and keeps running: the deadline must still hold.
-  PreflightSummary s = Run(
-      "base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n"
-      "    - {name: quiet, run: 'exec > /dev/null 2>&1; sleep 30', timeout: 1}\n");
+  PreflightSummary s =
+      Run("base: main\npreflight:\n  gates:\n    - {name: slow, run: 'sleep 30', timeout: 1}\n"
+          "    - {name: quiet, run: 'exec > /dev/null 2>&1; sleep 30', timeout: 1}\n");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(Gate(s, "slow")->status, GateStatus::kFail);
   EXPECT_NE(Gate(s, "slow")->reason.find("timed out"), std::string::npos);

@@ -98,7 +98,8 @@ TEST(MessageCleanup, ScissorsCutsAndVerbatimKeepsEverything) {
   EXPECT_EQ(CleanupMessage(raw, CleanupMode::kStrip, '#').text, "Title\n\nRow: none\n");
   EXPECT_EQ(CleanupMessage(raw, CleanupMode::kVerbatim, '#').text, raw);
   // scissors mode is whitespace cleanup plus the cut: other comment lines stay.
-  std::string scissors = "T\n# kept\n\nRow: none\n# ------------------------ >8 ------------------------\n# cut\n";
+  std::string scissors =
+      "T\n# kept\n\nRow: none\n# ------------------------ >8 ------------------------\n# cut\n";
   EXPECT_EQ(CleanupMessage(scissors, CleanupMode::kScissors, '#').text, "T\n# kept\n\nRow: none\n");
   EXPECT_EQ(ParseCleanupMode("verbatim"), CleanupMode::kVerbatim);
   EXPECT_EQ(ParseCleanupMode("default"), CleanupMode::kStrip);
