@@ -46,7 +46,7 @@ void SkipWithoutGpu() {
 }
 
 // Runs one arm over the fixture; returns the bf16 output bits.
-std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_tokens) {
+std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_tokens, int chunks_per_cta = 0) {
   const PagedKvShape& s = f.shape();
   DecodeShape shape{f.batch(), s.num_q_heads, s.num_kv_heads, s.head_dim, s.block_size, f.max_context()};
   Result<DecodePlan> plan = PlanDecode(shape, DecodeOverrides{arm, split_tokens});
@@ -54,6 +54,7 @@ std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_t
     ADD_FAILURE() << plan.status().message();
     return {};
   }
+  plan->chunks_per_cta = chunks_per_cta;
   const size_t n = static_cast<size_t>(f.batch()) * s.num_q_heads * s.head_dim;
   uint16_t* d_out = nullptr;
   void* workspace = nullptr;
@@ -196,6 +197,21 @@ TEST_P(DecodeArms, SplitOfOneChunkIsBitwiseTheUnsplitResult) {
       if (contexts[b] > 256) continue;
       EXPECT_EQ(0, std::memcmp(unsplit.data() + b * per_req, split.data() + b * per_req, per_req * 2))
           << DecodeArmName(arm) << " ctx " << contexts[b];
+    }
+  }
+}
+
+// How many chunks one GQA CTA serves is launch geometry only: every value gives the same bits.
+TEST_P(DecodeArms, GqaChunksPerCtaChangesNoBit) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const ShapeCase sc = GetParam();
+  const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
+  const PagedKvFixture f(shape, {1, 100, 700, 1025, 3000}, 11u);
+  for (int split : {kSplitAuto, 256}) {
+    const std::vector<uint16_t> one = RunArm(f, DecodeArm::kGqa, split, 1);
+    for (int per_cta : {2, 3, 8}) {
+      EXPECT_EQ(one, RunArm(f, DecodeArm::kGqa, split, per_cta)) << "split " << split << " per CTA " << per_cta;
     }
   }
 }

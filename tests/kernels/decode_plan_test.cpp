@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace vt::kernels::cuda {
 namespace {
 
@@ -53,6 +55,18 @@ TEST(DecodePlan, GridChunkCountCoversEveryShorterContext) {
       const int chunk = ChunkTokensForContext(ctx);
       ASSERT_LE((ctx + chunk - 1) / chunk, grid) << "ctx " << ctx << " max " << max_context;
     }
+  }
+}
+
+TEST(DecodePlan, ChunksPerCtaKeepsTwoWavesAndSplitsEvenly) {
+  EXPECT_EQ(ChunksPerCta(8, 32, 264), 1);     // batch 1: every chunk its own CTA
+  EXPECT_EQ(ChunksPerCta(512, 32, 264), 8);   // batch 64: long CTAs, capped at 8
+  EXPECT_EQ(ChunksPerCta(512, 8, 264), 4);    // 7 wanted -> two even groups of 4
+  EXPECT_EQ(ChunksPerCta(512, 1, 264), 1);
+  for (int chunks = 1; chunks <= 40; ++chunks) {
+    const int per = ChunksPerCta(4096, chunks, 100);
+    ASSERT_GE(per, 1);
+    ASSERT_LE(per, std::min(chunks, 8));
   }
 }
 

@@ -3,10 +3,13 @@
 // head. Scores and the weighted sum of V run on tensor cores (bf16 m16n8k16, fp32
 // accumulation) with the G heads as the 16 MMA rows (padded) and keys as columns.
 //
-// Each of the 4 warps streams its own 16-key subtiles of K and V into shared memory with
-// cp.async (STAGES deep, so STAGES - 1 subtiles are in flight while one is used), keeps an
-// online softmax per head row, and the warps merge in a fixed order at the end. The page ids
-// of the chunk are read into shared memory once, before the key loop.
+// A chunk of keys is split over the 4 warps in 16-key subtiles (subtile j goes to warp j % 4);
+// each warp streams its subtiles of K and V into shared memory with cp.async (two stages: the
+// next subtile is in flight while one is used) and keeps an online softmax per head row; at
+// the chunk's end the warps merge in a fixed order. A CTA may serve several consecutive
+// chunks of one request (chunks_per_cta): the copy pipeline then runs on across chunk ends,
+// so the start-up latency of a CTA (page ids, first loads) is paid once per CTA, not per chunk.
+// How many chunks a CTA serves changes no arithmetic: results are bitwise the same.
 //
 // P enters the P.V MMA as two bf16 terms, hi = bf16(p) and lo = bf16(p - hi): rounding P to
 // a single bf16 (as FlashAttention does) costs ~2^-9 relative per weight, visible next to the
@@ -16,6 +19,7 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/attention/decode_plan.h"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
 namespace vt::kernels::cuda::attention {
@@ -24,51 +28,65 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kKeys = 16;  // keys per warp subtile: one m16n8k16 K dimension for P.V
 constexpr int kRows = 16;  // MMA rows: query heads of the group, padded
+constexpr int kStages = 2;
+constexpr int kCtaKeys = kWarps * kKeys;
 
-template <int D, int kStages>
+template <int D>
 struct GqaSmem {
   static constexpr int kPitch = D + 8;  // bf16 elements per row; the 16-byte pad avoids bank conflicts
   static constexpr int kTileElems = kKeys * kPitch;
   static constexpr int kWarpElems = kStages * 2 * kTileElems;  // K and V per stage
   static constexpr size_t kStagingBytes = size_t(kWarps) * kWarpElems * 2;
-  static constexpr size_t kMergeBytes = size_t(kWarps) * kRows * D * 4;
-  static constexpr size_t kBigBytes = kStagingBytes > kMergeBytes ? kStagingBytes : kMergeBytes;
   static constexpr size_t kQBytes = size_t(kRows) * kPitch * 2;
   static constexpr size_t kStatBytes = size_t(2) * kWarps * kRows * 4;
   static constexpr size_t kPageBytes = size_t(kMaxCachedPages) * 4;
-  static constexpr size_t kTotal = kBigBytes + kQBytes + kStatBytes + kPageBytes;
+  // The per-warp partial outputs of a chunk's merge: [kWarps][group][D] fp32.
+  __host__ __device__ static constexpr size_t MergeBytes(int group) { return size_t(kWarps) * group * D * 4; }
+  __host__ __device__ static constexpr size_t Total(int group) {
+    return kStagingBytes + MergeBytes(group) + kQBytes + kStatBytes + kPageBytes;
+  }
 };
 
-template <int D, int kStages>
+template <int D>
 __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams p) {
-  using S = GqaSmem<D, kStages>;
-  constexpr int kDimTiles = D / 8;     // n-tiles of the output
-  constexpr int kKSteps = D / 16;      // k-steps of the score MMA
+  using S = GqaSmem<D>;
+  constexpr int kDimTiles = D / 8;      // n-tiles of the output
+  constexpr int kKSteps = D / 16;       // k-steps of the score MMA
   constexpr int kChunksPerRow = D / 8;  // 16-byte copies per row
   constexpr int kCopiesPerLane = kKeys * kChunksPerRow / 32;
 
-  extern __shared__ __align__(16) unsigned char smem[];
-  uint16_t* staging = reinterpret_cast<uint16_t*>(smem);
-  uint16_t* q_s = reinterpret_cast<uint16_t*>(smem + S::kBigBytes);
-  float* m_s = reinterpret_cast<float*>(smem + S::kBigBytes + S::kQBytes);  // [kWarps][kRows]
-  float* l_s = m_s + kWarps * kRows;
-  int* pages = reinterpret_cast<int*>(l_s + kWarps * kRows);
-
-  const int kv_head = blockIdx.x, b = blockIdx.y, c = blockIdx.z;
+  const int kv_head = blockIdx.x, b = blockIdx.y;
   const int group = p.num_q_heads / p.num_kv_heads;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int qrow = lane / 4, qcol = lane % 4;
-  int begin, end;
-  ChunkRange(p, p.context_lens[b], c, begin, end);
-  if (begin >= end) {  // a chunk past this request's context: it weighs nothing in the merge
-    for (int g = threadIdx.x; g < group; g += kWarps * 32) {
-      p.partial_lse[(static_cast<int64_t>(b) * p.num_q_heads + kv_head * group + g) * p.num_chunks + c] = -INFINITY;
-    }
-    return;
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  uint16_t* staging = reinterpret_cast<uint16_t*>(smem);
+  float* merge_s = reinterpret_cast<float*>(smem + S::kStagingBytes);  // [kWarps][group][D]
+  uint16_t* q_s = reinterpret_cast<uint16_t*>(smem + S::kStagingBytes + S::MergeBytes(group));
+  float* m_s = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(q_s) + S::kQBytes);  // [kWarps][kRows]
+  float* l_s = m_s + kWarps * kRows;
+  int* pages = reinterpret_cast<int*>(l_s + kWarps * kRows);
+
+  // This CTA's chunks [first, last); those at or past live_last lie beyond the context.
+  const int context = p.context_lens[b];
+  const int chunk = p.num_chunks == 1 ? context
+                    : p.chunk_tokens > 0 ? p.chunk_tokens
+                                         : ChunkTokensForContext(context);
+  const int request_chunks = (context + chunk - 1) / chunk;
+  const int first = blockIdx.z * p.chunks_per_cta;
+  const int last = min(first + p.chunks_per_cta, p.num_chunks);
+  const int live_last = min(last, request_chunks);
+  const int64_t head0 = static_cast<int64_t>(b) * p.num_q_heads + kv_head * group;
+  for (int i = threadIdx.x; i < (last - max(first, live_last)) * group; i += kWarps * 32) {
+    const int c = max(first, live_last) + i / group;  // an empty chunk weighs nothing in the merge
+    p.partial_lse[(head0 + i % group) * p.num_chunks + c] = -INFINITY;
   }
+  if (first >= live_last) return;
+  const int begin = first * chunk, end = min(context, live_last * chunk);
 
   // Q rows of this group into shared memory, padded rows zero.
-  const uint16_t* q_base = p.q + (static_cast<int64_t>(b) * p.num_q_heads + kv_head * group) * D;
+  const uint16_t* q_base = p.q + head0 * D;
   for (int i = threadIdx.x; i < kRows * kChunksPerRow; i += kWarps * 32) {
     const int r = i / kChunksPerRow, col = (i % kChunksPerRow) * 8;
     uint4 v = make_uint4(0, 0, 0, 0);
@@ -77,186 +95,210 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams
   }
   const PageWindow window = CachePages(p, b, begin, end, pages);  // also the barrier for q_s
 
+  // Iteration i of this warp: chunk first + i / iters_per_chunk, subtile i % iters_per_chunk.
+  const int iters_per_chunk = (chunk + kCtaKeys - 1) / kCtaKeys;
+  const int total_iters = (live_last - first) * iters_per_chunk;
+  auto key_base_of = [&](int i) {
+    return (first + i / iters_per_chunk) * chunk + ((i % iters_per_chunk) * kWarps + warp) * kKeys;
+  };
+  auto chunk_end_of = [&](int i) { return min(context, (first + i / iters_per_chunk + 1) * chunk); };
+
   uint16_t* my_stages = staging + warp * S::kWarpElems;
-  auto issue = [&](int key_base, int stage) {
-    uint16_t* k_dst = my_stages + stage * 2 * S::kTileElems;
+  auto issue = [&](int i) {
+    uint16_t* k_dst = my_stages + (i % kStages) * 2 * S::kTileElems;
     uint16_t* v_dst = k_dst + S::kTileElems;
+    const int key_base = key_base_of(i), chunk_end = chunk_end_of(i);
 #pragma unroll
-    for (int i = 0; i < kCopiesPerLane; ++i) {
-      const int chunk = i * 32 + lane;
-      const int r = chunk / kChunksPerRow, col = (chunk % kChunksPerRow) * 8;
+    for (int n = 0; n < kCopiesPerLane; ++n) {
+      const int piece = n * 32 + lane;
+      const int r = piece / kChunksPerRow, col = (piece % kChunksPerRow) * 8;
       const int key = key_base + r;
-      const bool valid = key < end;
+      const bool valid = key < chunk_end;
       const int64_t off = valid ? PagedRowOffset(p, window, key, kv_head) + col : 0;
       CpAsync16(k_dst + r * S::kPitch + col, p.k_cache + off, valid);
       CpAsync16(v_dst + r * S::kPitch + col, p.v_cache + off, valid);
     }
-    CpAsyncCommit();
   };
 
   const float qk_scale = p.scale * kLog2e;
   float o[kDimTiles][4];
+  float m[2], l[2];
+  auto reset = [&] {
 #pragma unroll
-  for (int t = 0; t < kDimTiles; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+    for (int t = 0; t < kDimTiles; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
+    m[0] = m[1] = -INFINITY;
+    l[0] = l[1] = 0.f;
+  };
+  reset();
 
-  constexpr int kCtaKeys = kWarps * kKeys;
-  // Prologue: the first STAGES - 1 subtiles of this warp in flight. Every warp commits the same
-  // number of groups per step (empty ones past the end), so wait_group counts stay uniform.
-  int key_base = begin + warp * kKeys;
+  // Every warp runs the same iterations and commits one copy group per iteration (empty past
+  // the end), so the wait_group counts and the chunk-end barriers line up across the CTA.
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    const int kb = key_base + s * kCtaKeys;
-    if (kb < end) issue(kb, s);
-    else CpAsyncCommit();
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (i < total_iters) issue(i);
+    CpAsyncCommit();
   }
-  for (int j = 0; key_base < end; ++j, key_base += kCtaKeys) {
-    const int ahead = key_base + (kStages - 1) * kCtaKeys;
-    if (ahead < end) issue(ahead, (j + kStages - 1) % kStages);
-    else CpAsyncCommit();
+  for (int i = 0; i < total_iters; ++i) {
+    if (i + kStages - 1 < total_iters) issue(i + kStages - 1);
+    CpAsyncCommit();
     CpAsyncWait<kStages - 1>();
     __syncwarp();
-    const uint16_t* k_s = my_stages + (j % kStages) * 2 * S::kTileElems;
-    const uint16_t* v_s = k_s + S::kTileElems;
+    const int key_base = key_base_of(i), chunk_end = chunk_end_of(i);
+    if (key_base < chunk_end) {
+      const uint16_t* k_s = my_stages + (i % kStages) * 2 * S::kTileElems;
+      const uint16_t* v_s = k_s + S::kTileElems;
 
-    // Scores: two n-tiles of 8 keys, rows are query heads. Even and odd k-steps accumulate
-    // into separate registers so two MMA chains run side by side, then add.
-    float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-    float s_odd[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+      // Scores: two n-tiles of 8 keys, rows are query heads. Even and odd k-steps accumulate
+      // into separate registers so two MMA chains run side by side, then add.
+      float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+      float s_odd[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
 #pragma unroll
-    for (int ks = 0; ks < kKSteps; ++ks) {
-      const int col = ks * 16 + 2 * qcol;
-      const uint32_t a0 = *reinterpret_cast<const uint32_t*>(q_s + qrow * S::kPitch + col);
-      const uint32_t a1 = *reinterpret_cast<const uint32_t*>(q_s + (qrow + 8) * S::kPitch + col);
-      const uint32_t a2 = *reinterpret_cast<const uint32_t*>(q_s + qrow * S::kPitch + col + 8);
-      const uint32_t a3 = *reinterpret_cast<const uint32_t*>(q_s + (qrow + 8) * S::kPitch + col + 8);
+      for (int ks = 0; ks < kKSteps; ++ks) {
+        const int col = ks * 16 + 2 * qcol;
+        const uint32_t a0 = *reinterpret_cast<const uint32_t*>(q_s + qrow * S::kPitch + col);
+        const uint32_t a1 = *reinterpret_cast<const uint32_t*>(q_s + (qrow + 8) * S::kPitch + col);
+        const uint32_t a2 = *reinterpret_cast<const uint32_t*>(q_s + qrow * S::kPitch + col + 8);
+        const uint32_t a3 = *reinterpret_cast<const uint32_t*>(q_s + (qrow + 8) * S::kPitch + col + 8);
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+          const uint16_t* k_row = k_s + (t * 8 + qrow) * S::kPitch + col;
+          MmaBf16(ks % 2 ? s_odd[t] : s[t], a0, a1, a2, a3, *reinterpret_cast<const uint32_t*>(k_row),
+                  *reinterpret_cast<const uint32_t*>(k_row + 8));
+        }
+      }
+
+      // Online softmax per row: this lane holds rows qrow (s[t][0..1]) and qrow + 8 (s[t][2..3]).
+      float row_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
       for (int t = 0; t < 2; ++t) {
-        const uint16_t* k_row = k_s + (t * 8 + qrow) * S::kPitch + col;
-        MmaBf16(ks % 2 ? s_odd[t] : s[t], a0, a1, a2, a3, *reinterpret_cast<const uint32_t*>(k_row),
-                *reinterpret_cast<const uint32_t*>(k_row + 8));
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = key_base + t * 8 + 2 * qcol + (e & 1);
+          s[t][e] = key < chunk_end ? (s[t][e] + s_odd[t][e]) * qk_scale : -INFINITY;
+          row_max[e / 2] = fmaxf(row_max[e / 2], s[t][e]);
+        }
       }
-    }
+      float alpha[2], m_new[2];
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
+      for (int r = 0; r < 2; ++r) {
+        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 1));
+        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 2));
+        m_new[r] = fmaxf(m[r], row_max[r]);
+        alpha[r] = Rescale(m[r], m_new[r]);
+        l[r] *= alpha[r];
+        m[r] = m_new[r];
+      }
 #pragma unroll
-      for (int e = 0; e < 4; ++e) s[t][e] += s_odd[t][e];
-    }
+      for (int t = 0; t < 2; ++t) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float pe = s[t][e] == -INFINITY ? 0.f : exp2f(s[t][e] - m_new[e / 2]);
+          s[t][e] = pe;
+          l[e / 2] += pe;
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < kDimTiles; ++t) {
+        o[t][0] *= alpha[0];
+        o[t][1] *= alpha[0];
+        o[t][2] *= alpha[1];
+        o[t][3] *= alpha[1];
+      }
 
-    // Online softmax per row: this lane holds rows qrow (s[t][0..1]) and qrow + 8 (s[t][2..3]).
-    float row_max[2] = {-INFINITY, -INFINITY};
+      // O += P.V: P (rows x 16 keys) comes straight from the score accumulators, as hi + lo.
+      uint32_t hi[4], lo[4];
+      SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);
+      SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);
+      SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);
+      SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int key = key_base + t * 8 + 2 * qcol + (e & 1);
-        s[t][e] = key < end ? s[t][e] * qk_scale : -INFINITY;
-        row_max[e / 2] = fmaxf(row_max[e / 2], s[t][e]);
+      for (int t = 0; t < kDimTiles; ++t) {
+        const int d = t * 8 + qrow;
+        const uint16_t* v0 = v_s + (2 * qcol) * S::kPitch + d;
+        const uint32_t b0 = uint32_t(v0[0]) | (uint32_t(v0[S::kPitch]) << 16);
+        const uint32_t b1 = uint32_t(v0[8 * S::kPitch]) | (uint32_t(v0[9 * S::kPitch]) << 16);
+        MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], b0, b1);
+        MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], b0, b1);
       }
     }
-    float alpha[2], m_new[2];
+    __syncwarp();  // the stage just read is refilled by the next iteration's copies
+
+    if (i % iters_per_chunk != iters_per_chunk - 1) continue;
+
+    // End of a chunk: merge the warps in a fixed order and write the chunk's result.
+    float l_row[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 1));
-      row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 2));
-      m_new[r] = fmaxf(m[r], row_max[r]);
-      alpha[r] = Rescale(m[r], m_new[r]);
-      l[r] *= alpha[r];
-      m[r] = m_new[r];
+      l_row[r] = l[r] + __shfl_xor_sync(0xffffffffu, l[r], 1);
+      l_row[r] += __shfl_xor_sync(0xffffffffu, l_row[r], 2);
     }
+    __syncthreads();  // the previous chunk's merge has finished reading merge_s
+    float* my_acc = merge_s + warp * group * D;
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < kDimTiles; ++t) {
+      const int d = t * 8 + 2 * qcol;
+      if (qrow < group) *reinterpret_cast<float2*>(my_acc + qrow * D + d) = make_float2(o[t][0], o[t][1]);
+      if (qrow + 8 < group) *reinterpret_cast<float2*>(my_acc + (qrow + 8) * D + d) = make_float2(o[t][2], o[t][3]);
+    }
+    if (qcol == 0) {
+      m_s[warp * kRows + qrow] = m[0];
+      m_s[warp * kRows + qrow + 8] = m[1];
+      l_s[warp * kRows + qrow] = l_row[0];
+      l_s[warp * kRows + qrow + 8] = l_row[1];
+    }
+    __syncthreads();
+    const int c = first + i / iters_per_chunk;
+    for (int idx = threadIdx.x; idx < group * D; idx += kWarps * 32) {
+      const int g = idx / D, d = idx % D;
+      float m_all = -INFINITY;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float pe = s[t][e] == -INFINITY ? 0.f : exp2f(s[t][e] - m_new[e / 2]);
-        s[t][e] = pe;
-        l[e / 2] += pe;
+      for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
+      float l_all = 0.f, acc = 0.f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const float scale = Rescale(m_s[w * kRows + g], m_all);
+        l_all += l_s[w * kRows + g] * scale;
+        acc += merge_s[(w * group + g) * D + d] * scale;
       }
+      const float out = l_all > 0.f ? acc / l_all : 0.f;
+      WriteHeadResult(p, b, kv_head * group + g, c, d, &out, 1, m_all, l_all, d == 0);
     }
-#pragma unroll
-    for (int t = 0; t < kDimTiles; ++t) {
-      o[t][0] *= alpha[0];
-      o[t][1] *= alpha[0];
-      o[t][2] *= alpha[1];
-      o[t][3] *= alpha[1];
-    }
-
-    // O += P.V: P (rows x 16 keys) comes straight from the score accumulators, as hi + lo.
-    uint32_t hi[4], lo[4];
-    SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);
-    SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);
-    SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);
-    SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
-#pragma unroll
-    for (int t = 0; t < kDimTiles; ++t) {
-      const int d = t * 8 + qrow;
-      const uint16_t* v0 = v_s + (2 * qcol) * S::kPitch + d;
-      const uint32_t b0 = uint32_t(v0[0]) | (uint32_t(v0[S::kPitch]) << 16);
-      const uint32_t b1 = uint32_t(v0[8 * S::kPitch]) | (uint32_t(v0[9 * S::kPitch]) << 16);
-      MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], b0, b1);
-      MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], b0, b1);
-    }
-    __syncwarp();  // the stage just read is refilled by the next iteration's prefetch
-  }
-
-  // Merge the warps in a fixed order. The staging area is reused for the partial outputs.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
-  }
-  __syncthreads();
-  float* acc_s = reinterpret_cast<float*>(smem);  // [kWarps][kRows][D]
-  float* my_acc = acc_s + warp * kRows * D;
-#pragma unroll
-  for (int t = 0; t < kDimTiles; ++t) {
-    const int d = t * 8 + 2 * qcol;
-    my_acc[qrow * D + d] = o[t][0];
-    my_acc[qrow * D + d + 1] = o[t][1];
-    my_acc[(qrow + 8) * D + d] = o[t][2];
-    my_acc[(qrow + 8) * D + d + 1] = o[t][3];
-  }
-  if (qcol == 0) {
-    m_s[warp * kRows + qrow] = m[0];
-    m_s[warp * kRows + qrow + 8] = m[1];
-    l_s[warp * kRows + qrow] = l[0];
-    l_s[warp * kRows + qrow + 8] = l[1];
-  }
-  __syncthreads();
-
-  for (int idx = threadIdx.x; idx < group * D; idx += kWarps * 32) {
-    const int g = idx / D, d = idx % D;
-    float m_all = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
-    float l_all = 0.f, acc = 0.f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float scale = Rescale(m_s[w * kRows + g], m_all);
-      l_all += l_s[w * kRows + g] * scale;
-      acc += acc_s[(w * kRows + g) * D + d] * scale;
-    }
-    const float out = l_all > 0.f ? acc / l_all : 0.f;
-    WriteHeadResult(p, b, kv_head * group + g, c, d, &out, 1, m_all, l_all, d == 0);
+    reset();
   }
 }
 
-template <int D, int kStages>
-cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
-  constexpr size_t kSmem = GqaSmem<D, kStages>::kTotal;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(DecodeGqaKernel<D, kStages>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+// CTAs of this kernel that fit on one SM at a group size (shared memory is the limit).
+int ResidentCtasPerSm(size_t smem_bytes) {
+  constexpr size_t kSmPerSm = 228 * 1024, kReservedPerCta = 1024;
+  return static_cast<int>(kSmPerSm / (smem_bytes + kReservedPerCta));
+}
+
+template <int D>
+cudaError_t Launch(PagedDecodeParams p, cudaStream_t stream) {
+  static const cudaError_t attr = cudaFuncSetAttribute(
+      DecodeGqaKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(GqaSmem<D>::Total(kRows)));
   if (attr != cudaSuccess) return attr;
-  const dim3 grid(p.num_kv_heads, p.batch, p.num_chunks);
-  DecodeGqaKernel<D, kStages><<<grid, kWarps * 32, kSmem, stream>>>(p);
+  static const int sms = [] {
+    int device = 0, count = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    return count > 0 ? count : 1;
+  }();
+  const int group = p.num_q_heads / p.num_kv_heads;
+  const size_t smem = GqaSmem<D>::Total(group);
+  if (p.chunks_per_cta <= 0) {
+    p.chunks_per_cta = ChunksPerCta(p.batch * p.num_kv_heads, p.num_chunks, sms * ResidentCtasPerSm(smem));
+  }
+  const int cta_groups = (p.num_chunks + p.chunks_per_cta - 1) / p.chunks_per_cta;
+  const dim3 grid(p.num_kv_heads, p.batch, cta_groups);
+  DecodeGqaKernel<D><<<grid, kWarps * 32, smem, stream>>>(p);
   return cudaGetLastError();
 }
 
 }  // namespace
 
 cudaError_t LaunchDecodeGqa(const PagedDecodeParams& p, cudaStream_t stream) {
-  // Three stages at head_dim 128 (2 CTAs per SM in 228 KB); two at 256 (one CTA per SM).
-  return p.head_dim == 256 ? Launch<256, 2>(p, stream) : Launch<128, 3>(p, stream);
+  return p.head_dim == 256 ? Launch<256>(p, stream) : Launch<128>(p, stream);
 }
 
 }  // namespace vt::kernels::cuda::attention

@@ -37,6 +37,10 @@ struct PagedDecodeParams {
   // the grid's chunk dimension: chunks past a request's own count are empty.
   int chunk_tokens = 0;
   int num_chunks = 1;
+
+  // Launch geometry of the GQA arm: consecutive chunks one CTA serves (<= 0: the launcher
+  // chooses). It changes no arithmetic, so results are the same for every value.
+  int chunks_per_cta = 0;
 };
 
 #if defined(__CUDACC__)

@@ -1,5 +1,7 @@
 #include "kernels/cuda/attention/decode_plan.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -93,6 +95,16 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
       return Status::Ok();
   }
   return Internal("unknown decode arm");
+}
+
+int ChunksPerCta(int kv_pairs, int num_chunks, int resident_ctas) {
+  if (num_chunks <= 1) return 1;
+  const int64_t target = 2LL * std::max(resident_ctas, 1);
+  const int64_t by_waves = static_cast<int64_t>(kv_pairs) * num_chunks / target;
+  const int cap = std::min(num_chunks, 8);
+  const int wanted = static_cast<int>(std::clamp<int64_t>(by_waves, 1, cap));
+  const int groups = (num_chunks + wanted - 1) / wanted;
+  return (num_chunks + groups - 1) / groups;
 }
 
 Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& overrides) {

@@ -50,9 +50,14 @@ Result<DecodeOverrides> DecodeOverridesFromEnvironment();
 
 struct DecodePlan {
   DecodeArm arm = DecodeArm::kBlock;
-  int chunk_tokens = 0;  // 0 when unsplit, kChunkByContext for auto, else fixed
-  int num_chunks = 1;    // the grid's chunk dimension
+  int chunk_tokens = 0;    // 0 when unsplit, kChunkByContext for auto, else fixed
+  int num_chunks = 1;      // the grid's chunk dimension
+  int chunks_per_cta = 0;  // GQA arm launch geometry; 0 lets the launcher choose
 };
+
+// How many consecutive chunks one GQA CTA serves: enough CTAs for two waves over
+// `resident_ctas` slots, the rest folded into longer CTAs (at most 8 chunks), split evenly.
+int ChunksPerCta(int kv_pairs, int num_chunks, int resident_ctas);
 
 // Whether `arm` supports `shape` (head_dim, group size); the reason when not.
 Status CheckArmSupports(DecodeArm arm, const DecodeShape& shape);

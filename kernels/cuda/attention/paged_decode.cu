@@ -15,6 +15,7 @@ size_t DecodeWorkspaceBytes(const DecodeShape& s, const DecodePlan& plan) {
 Status RunPagedDecode(PagedDecodeParams p, const DecodePlan& plan, void* workspace, cudaStream_t stream) {
   p.chunk_tokens = plan.chunk_tokens;
   p.num_chunks = plan.num_chunks;
+  p.chunks_per_cta = plan.chunks_per_cta;
   if (plan.num_chunks > 1) {
     if (workspace == nullptr) return InvalidArgument("split-KV decode needs a workspace");
     const size_t slots = size_t(p.batch) * p.num_q_heads * plan.num_chunks;
