@@ -27,7 +27,6 @@ class BlockPool {
   int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
   int32_t num_free() const { return static_cast<int32_t>(free_.size()); }
   int32_t ref_count(int32_t block) const { return blocks_[block].ref; }
-  bool is_cached(int32_t block) const { return blocks_[block].cached; }
 
   // Takes n blocks from the front of the free queue (evicting whatever they
   // cached), each with ref count 1; nullopt, changing nothing, when fewer are free.

@@ -10,7 +10,6 @@ KvCacheManager::KvCacheManager(int32_t num_blocks, int32_t block_size, bool pref
 int64_t KvCacheManager::AttachCachedPrefix(RequestId id, std::span<const int32_t> tokens) {
   Entry& e = entries_[id];
   if (!prefix_caching_ || !e.blocks.empty()) return 0;
-  ++prefix_queries_;
   const int64_t max_blocks = (static_cast<int64_t>(tokens.size()) - 1) / block_size_;
   for (int64_t i = 0; i < max_blocks; ++i) {
     std::span<const int32_t> block_tokens = tokens.subspan(i * block_size_, block_size_);

@@ -42,7 +42,6 @@ class KvCacheManager {
 
   const std::vector<int32_t>& BlockTable(RequestId id) const;
 
-  int64_t prefix_queries() const { return prefix_queries_; }
   int64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }
 
  private:
@@ -57,7 +56,6 @@ class KvCacheManager {
   bool prefix_caching_;
   BlockPool pool_;
   std::unordered_map<RequestId, Entry> entries_;
-  int64_t prefix_queries_ = 0;
   int64_t prefix_hit_tokens_ = 0;
 };
 

@@ -3,8 +3,7 @@
 namespace vt {
 
 KvCacheStorage::KvCacheStorage(const ModelConfig& c, int32_t num_blocks, int32_t block_size)
-    : num_layers_(c.num_layers),
-      num_blocks_(num_blocks),
+    : num_blocks_(num_blocks),
       block_size_(block_size),
       kv_heads_(c.num_kv_heads),
       head_dim_(c.head_dim),

@@ -16,13 +16,12 @@ class KvCacheStorage {
   KvCacheStorage(const ModelConfig& config, int32_t num_blocks, int32_t block_size);
 
   kernels::cpu::PagedKvLayer Layer(int64_t layer);
-  uint64_t bytes() const { return size_ * sizeof(float); }
 
   // Bytes one token's K and V take over all layers.
   static uint64_t BytesPerToken(const ModelConfig& config);
 
  private:
-  int64_t num_layers_, num_blocks_, block_size_, kv_heads_, head_dim_;
+  int64_t num_blocks_, block_size_, kv_heads_, head_dim_;
   // Left uninitialised: every slot is written before attention reads it, and
   // untouched pages of a large pool then cost no memory.
   uint64_t size_;

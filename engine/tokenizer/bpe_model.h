@@ -28,7 +28,6 @@ class BpeModel {
   int32_t TokenToId(std::string_view token) const;  // -1 when absent
   const std::string& IdToToken(int32_t id) const;   // empty when absent
   int32_t max_id() const { return static_cast<int32_t>(id_to_token_.size()) - 1; }
-  bool byte_fallback() const { return byte_fallback_; }
 
   BpeModel(BpeModel&& other) noexcept;
   BpeModel& operator=(BpeModel&& other) noexcept;

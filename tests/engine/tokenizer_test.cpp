@@ -184,6 +184,9 @@ TEST_P(RealTokenizer, KnownIdsAndStreamingDecodeEqualsFullDecode) {
   } else if (name == "qwen3") {
     EXPECT_EQ(tok->Encode("Hello world"), (std::vector<int32_t>{9707, 1879}));
     EXPECT_EQ(tok->Encode("<|im_start|>user"), (std::vector<int32_t>{151644, 872}));
+    EXPECT_TRUE(tok->IsSpecial(151644));
+    EXPECT_FALSE(tok->IsSpecial(872));
+    EXPECT_EQ(tok->vocab_size(), 151669);  // 151643 BPE tokens + 26 added
   } else {
     EXPECT_EQ(tok->Encode("Hello world", true),
               (std::vector<int32_t>{1, tok->TokenToId("\xe2\x96\x81Hello"), tok->TokenToId("\xe2\x96\x81world")}));
