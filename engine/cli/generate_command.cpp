@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -70,7 +71,15 @@ int Fail(const Status& s) {
   return 1;
 }
 
-int Run(const GenerateOptions& o) {
+// The model used without --model: $VT_DEFAULT_MODEL, else the embedded
+// default model of the source tree this binary was built from.
+std::string DefaultModel() {
+  if (const char* env = std::getenv("VT_DEFAULT_MODEL"); env != nullptr && *env != '\0') return env;
+  return VT_DEFAULT_MODEL_DIR;
+}
+
+int Run(GenerateOptions o) {
+  if (o.model.empty()) o.model = DefaultModel();
   if (o.backend != "cpu") {
     return Fail(Unimplemented("--backend " + o.backend + ": only the cpu backend is wired into the engine yet"));
   }
@@ -177,7 +186,8 @@ int Run(const GenerateOptions& o) {
       {"weight_mb", static_cast<double>(weight_bytes) / (1 << 20)},
   };
 
-  for (RequestId id : ids) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const RequestId id = ids[i];
     std::unique_ptr<Request> r = engine.TakeFinished(id);
     nlohmann::json text = nullptr;
     if (tokenizer) text = tokenizer->Decode(r->output, /*skip_special_tokens=*/true);
@@ -191,6 +201,9 @@ int Run(const GenerateOptions& o) {
       std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else if (stream) {
       continue;
+    } else if (ids.size() > 1 && tokenizer) {
+      // Continuations span lines: a header keeps them apart, as head(1) does.
+      std::printf("%s==> prompt %zu <==\n%s\n", i ? "\n" : "", i + 1, text.get<std::string>().c_str());
     } else if (tokenizer) {
       std::printf("%s\n", text.get<std::string>().c_str());
     } else {
@@ -215,7 +228,8 @@ int Run(const GenerateOptions& o) {
 Command AddGenerateCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("generate", "Generate text from a prompt (continuously batched)");
   auto o = std::make_shared<GenerateOptions>();
-  app->add_option("--model", o->model, "Model directory, or preset:NAME (see README)")->required();
+  app->add_option("--model", o->model,
+                  "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
   app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
       ->check(CLI::IsMember({"auto", "dummy"}));
   app->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
