@@ -4,9 +4,9 @@
 //
 //   apt-get install libopenblas-pthread-dev
 //   cmake --build build --target vt_kernels_cpu
-//   g++ -O3 -std=c++20 -I. tools/bench_cpu_matmul.cpp build/kernels/cpu/libvt_kernels_cpu.a \
-//       -I/usr/include/x86_64-linux-gnu/openblas-pthread -L/usr/lib/x86_64-linux-gnu/openblas-pthread \
-//       -lopenblas -pthread -o /tmp/bench_cpu_matmul
+//   B=/usr/lib/x86_64-linux-gnu/openblas-pthread
+//   g++ -O3 -std=c++20 -I. -I/usr/include/x86_64-linux-gnu/openblas-pthread tools/bench_cpu_matmul.cpp
+//       build/kernels/cpu/libvt_kernels_cpu.a -L$B -lopenblas -pthread -o /tmp/bench_cpu_matmul   (one line)
 //   OPENBLAS_NUM_THREADS=2 /tmp/bench_cpu_matmul
 #include <cblas.h>
 #include <chrono>
