@@ -1,5 +1,10 @@
 #include "governance/builtin_gates.h"
 
+#include "governance/gencode_gate.h"
+#include "governance/intake_gate.h"
+#include "governance/ratchet.h"
+#include "governance/record_gate.h"
+#include "governance/rows_gate.h"
 #include "governance/staged_scan.h"
 #include "governance/trailer_gate.h"
 
@@ -13,12 +18,28 @@ GateReport RunTrailers(const GateContext& context) {
 
 GateReport RunStaged(const GateContext& context) { return ScanStagedConflictMarkers(*context.repo); }
 
+GateReport RunRecord(const GateContext& context) { return CheckRecord(*context.repo, *context.config); }
+
+GateReport RunIntake(const GateContext& context) {
+  return CheckIntake(*context.repo, *context.config,
+                     {context.base, context.base_unavailable, context.inputs.description});
+}
+
+GateReport RunRows(const GateContext& context) {
+  return CheckRows(*context.repo, *context.config, context.base, context.base_unavailable);
+}
+
+GateReport RunGencode(const GateContext& context) {
+  return CheckGencode(*context.config->gencode,
+                      {context.repo->root(), context.inputs.compile_commands, context.inputs.cuobjdump_list});
+}
+
 }  // namespace
 
 const std::vector<BuiltinGate>& BuiltinGates() {
   static const std::vector<BuiltinGate> kGates = {
-      {"trailers", RunTrailers},
-      {"staged", RunStaged},
+      {"trailers", RunTrailers}, {"staged", RunStaged}, {"record", RunRecord},
+      {"intake", RunIntake},     {"rows", RunRows},     {"gencode", RunGencode},
   };
   return kGates;
 }
@@ -28,6 +49,12 @@ const BuiltinGate* FindBuiltinGate(const std::string& name) {
     if (name == gate.name) return &gate;
   }
   return nullptr;
+}
+
+GateReport RunBuiltinGate(const BuiltinGate& gate, const GateContext& context) {
+  GateReport report = gate.run(context);
+  ApplyRatchets(*context.repo, *context.config, context.base, report);
+  return report;
 }
 
 }  // namespace vt::gate

@@ -13,12 +13,20 @@
 
 namespace vt::gate {
 
+// Inputs a gate's command-line options can override.
+struct GateInputs {
+  std::string description;       // intake: a change description file, "-" for stdin
+  std::string compile_commands;  // gencode
+  std::string cuobjdump_list;    // gencode
+};
+
 struct GateContext {
   const Repository* repo =
       nullptr;  // a handle of the gate's own (libgit2 handles are not shared across threads)
   const Config* config = nullptr;
   std::optional<git_oid> base;   // pinned once per run
   std::string base_unavailable;  // why `base` is empty: range gates skip with this reason
+  GateInputs inputs;
 };
 
 struct BuiltinGate {
@@ -27,6 +35,9 @@ struct BuiltinGate {
 };
 
 const std::vector<BuiltinGate>& BuiltinGates();
+
+// Runs a built-in gate and applies the ratchets configured for it.
+GateReport RunBuiltinGate(const BuiltinGate& gate, const GateContext& context);
 
 // nullptr when no built-in gate has that name.
 const BuiltinGate* FindBuiltinGate(const std::string& name);

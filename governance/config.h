@@ -26,6 +26,9 @@ struct TrailerRequirement {
   CountSpec count;
   std::optional<Pattern> pattern;   // every value must match (search; anchor it yourself)
   std::vector<std::string> values;  // or be one of these
+  // The value must name a row id of the record, or be one of `values` (e.g.
+  // `none`); the ids are read from the record when the gate runs.
+  bool in_record = false;
   // Applies only when, for each pair, the message has trailer KEY with VALUE.
   std::vector<std::pair<std::string, std::string>> when;
 };
@@ -65,6 +68,8 @@ struct TrailerException {
 };
 
 struct TrailerConfig {
+  // Row ids of the record, sorted; filled at run time when a requirement is in_record.
+  std::vector<std::string> record_ids;
   bool first_parent = false;
   MergePolicy merges = MergePolicy::kSkip;
   FixupPolicy fixups = FixupPolicy::kFail;
@@ -87,11 +92,66 @@ struct GateSpec {
   int line = 0;  // where the config declares it
 };
 
+// What a record table column means; header cells map here through aliases.
+enum class Column { kId, kItem, kCode, kTests, kSpec, kState, kOwner, kIssue, kClosing, kCount };
+
+// What a row in a state must have.
+struct StateRule {
+  std::string name;
+  bool anchors = false;  // at least one code anchor and one test anchor
+  bool spec = false;     // a spec that names the row and has the required sections
+  bool owner = false;    // an owner listed in a claims table
+  bool closing = false;  // a closing commit that is an ancestor of HEAD
+  bool live = false;     // audited by the rows gate
+  bool counted = false;  // each such row is a finding `state:NAME` (pin it with a ratchet)
+};
+
+struct RecordConfig {
+  std::vector<std::string> files;                        // globs relative to the repository root
+  std::vector<std::pair<std::string, Column>> aliases;   // lower-case header text -> meaning
+  std::optional<Pattern> id_pattern;
+  std::vector<StateRule> states;
+  std::vector<std::string> anchor_prefixes;              // anchors must resolve under one of these
+  std::vector<std::string> spec_sections;                // headings every spec must have, with content
+  std::vector<std::string> placeholders{"TBD", "TODO", "...", "-", "n/a", "tbd", "todo"};
+  const StateRule* FindState(const std::string& name) const;
+};
+
+struct IntakeConfig {
+  std::vector<std::string> ref_keywords{"Refs", "Closes", "Fixes", "Resolves"};
+  std::string row_trailer = "Row";
+  std::vector<std::string> no_row{"none"};  // Row values that name no row
+};
+
+struct RowsConfig {
+  std::string branch = "row/{id}";  // {id} is replaced by the row id
+};
+
+struct GencodeConfig {
+  std::string features = "kernels/cuda/features.yaml";
+  std::string sources_root;  // globs are relative to it; default: the features file's folder
+  std::string compile_commands = "build/compile_commands.json";
+  std::string cuobjdump_list;  // optional `cuobjdump --list-elf` output of the built library
+};
+
+// A counted finding class pinned in a baseline file that may only go down.
+struct Ratchet {
+  std::string gate;
+  std::string rule;      // findings whose rule equals this are counted
+  std::string baseline;  // file (relative to the repository root) holding the pinned count
+  int line = 0;
+};
+
 struct Config {
   std::string path;  // the file it came from
   std::string base = "origin/main";
   bool has_trailers = false;
   TrailerConfig trailers;
+  std::optional<RecordConfig> record;
+  std::optional<IntakeConfig> intake;
+  std::optional<RowsConfig> rows;
+  std::optional<GencodeConfig> gencode;
+  std::vector<Ratchet> ratchets;
   std::vector<GateSpec> gates;  // preflight's gates, in config order
 };
 

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -103,7 +104,7 @@ T Choice(const YAML::Node& node, const std::string& what,
 }
 
 TrailerRequirement ParseRequirement(const YAML::Node& node) {
-  ExpectMap(node, "a required trailer", {"key", "count", "pattern", "values", "when"});
+  ExpectMap(node, "a required trailer", {"key", "count", "pattern", "values", "when", "in_record"});
   if (!node["key"]) Fail(node, "a required trailer needs a key");
   TrailerRequirement req;
   req.key = Scalar(node["key"], "key");
@@ -111,6 +112,7 @@ TrailerRequirement ParseRequirement(const YAML::Node& node) {
   if (node["pattern"] && node["values"]) Fail(node, "give either pattern or values, not both");
   if (node["pattern"]) req.pattern = CompilePattern(node["pattern"], "pattern");
   if (node["values"]) req.values = StringList(node["values"], "values");
+  if (node["in_record"]) req.in_record = Bool(node["in_record"], "in_record");
   if (node["when"]) {
     const YAML::Node& when = node["when"];
     if (!when.IsMap()) Fail(when, "when must map trailer keys to values, e.g. {AI-Assisted: \"true\"}");
@@ -212,6 +214,138 @@ TrailerConfig ParseTrailers(const YAML::Node& node) {
   return t;
 }
 
+std::vector<std::string> NonEmptyList(const YAML::Node& node, const std::string& what) {
+  std::vector<std::string> out = StringList(node, what);
+  if (out.empty()) Fail(node, what + " must not be empty");
+  return out;
+}
+
+const std::vector<std::pair<std::string, Column>>& ColumnNames() {
+  static const std::vector<std::pair<std::string, Column>> kNames = {
+      {"id", Column::kId},       {"item", Column::kItem},   {"code", Column::kCode},
+      {"tests", Column::kTests}, {"spec", Column::kSpec},   {"state", Column::kState},
+      {"owner", Column::kOwner}, {"issue", Column::kIssue}, {"closing", Column::kClosing},
+      {"count", Column::kCount}};
+  return kNames;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Each meaning answers to its own name; `columns` adds aliases per meaning.
+std::vector<std::pair<std::string, Column>> ParseColumns(const YAML::Node* node) {
+  std::vector<std::pair<std::string, Column>> aliases = ColumnNames();
+  aliases.push_back({"row", Column::kId});
+  aliases.push_back({"closed by", Column::kClosing});
+  aliases.push_back({"issues", Column::kIssue});
+  if (!node) return aliases;
+  std::set<std::string> known;
+  for (const auto& [name, column] : ColumnNames()) known.insert(name);
+  ExpectMap(*node, "columns", known);
+  for (auto it = node->begin(); it != node->end(); ++it) {
+    Column column = Column::kId;
+    for (const auto& [name, c] : ColumnNames()) {
+      if (name == it->first.Scalar()) column = c;
+    }
+    for (const std::string& alias : NonEmptyList(it->second, "column aliases")) {
+      aliases.insert(aliases.begin(), {Lower(alias), column});
+    }
+  }
+  return aliases;
+}
+
+StateRule ParseState(const std::string& name, const YAML::Node& node) {
+  StateRule rule;
+  rule.name = name;
+  if (node.IsNull()) return rule;
+  ExpectMap(node, "state " + name, {"anchors", "spec", "owner", "closing", "live", "counted"});
+  if (node["anchors"]) rule.anchors = Bool(node["anchors"], "anchors");
+  if (node["spec"]) rule.spec = Bool(node["spec"], "spec");
+  if (node["owner"]) rule.owner = Bool(node["owner"], "owner");
+  if (node["closing"]) rule.closing = Bool(node["closing"], "closing");
+  if (node["live"]) rule.live = Bool(node["live"], "live");
+  if (node["counted"]) rule.counted = Bool(node["counted"], "counted");
+  return rule;
+}
+
+RecordConfig ParseRecord(const YAML::Node& node) {
+  ExpectMap(node, "record",
+            {"files", "columns", "id_pattern", "states", "anchor_prefixes", "spec_sections", "placeholders"});
+  if (!node["files"]) Fail(node, "record needs files (globs of the Markdown files that hold the record)");
+  if (!node["states"]) Fail(node, "record needs states");
+  RecordConfig record;
+  record.files = NonEmptyList(node["files"], "files");
+  const YAML::Node columns = node["columns"];
+  record.aliases = ParseColumns(columns ? &columns : nullptr);
+  if (node["id_pattern"]) record.id_pattern = CompilePattern(node["id_pattern"], "id_pattern");
+  const YAML::Node& states = node["states"];
+  if (!states.IsMap() || states.size() == 0) Fail(states, "states must map each state to its requirements");
+  for (auto it = states.begin(); it != states.end(); ++it) {
+    std::string name = Scalar(it->first, "state name");
+    if (name.empty() || name.find_first_of(" \t,|`") != std::string::npos) {
+      Fail(it->first, "state '" + name + "' must be one word");
+    }
+    record.states.push_back(ParseState(name, it->second));
+  }
+  if (node["anchor_prefixes"]) record.anchor_prefixes = NonEmptyList(node["anchor_prefixes"], "anchor_prefixes");
+  if (node["spec_sections"]) record.spec_sections = StringList(node["spec_sections"], "spec_sections");
+  if (node["placeholders"]) record.placeholders = StringList(node["placeholders"], "placeholders");
+  return record;
+}
+
+IntakeConfig ParseIntake(const YAML::Node& node) {
+  IntakeConfig intake;
+  if (node.IsNull()) return intake;
+  ExpectMap(node, "intake", {"ref_keywords", "row_trailer", "no_row"});
+  if (node["ref_keywords"]) intake.ref_keywords = NonEmptyList(node["ref_keywords"], "ref_keywords");
+  if (node["row_trailer"]) intake.row_trailer = Scalar(node["row_trailer"], "row_trailer");
+  if (node["no_row"]) intake.no_row = StringList(node["no_row"], "no_row");
+  return intake;
+}
+
+RowsConfig ParseRows(const YAML::Node& node) {
+  RowsConfig rows;
+  if (node.IsNull()) return rows;
+  ExpectMap(node, "rows", {"branch"});
+  if (node["branch"]) rows.branch = Scalar(node["branch"], "branch");
+  if (rows.branch.find("{id}") == std::string::npos) Fail(node["branch"], "branch must contain {id}");
+  return rows;
+}
+
+GencodeConfig ParseGencode(const YAML::Node& node) {
+  GencodeConfig gencode;
+  if (node.IsNull()) return gencode;
+  ExpectMap(node, "gencode", {"features", "sources_root", "compile_commands", "cuobjdump_list"});
+  if (node["features"]) gencode.features = Scalar(node["features"], "features");
+  if (node["sources_root"]) gencode.sources_root = Scalar(node["sources_root"], "sources_root");
+  if (node["compile_commands"]) gencode.compile_commands = Scalar(node["compile_commands"], "compile_commands");
+  if (node["cuobjdump_list"]) gencode.cuobjdump_list = Scalar(node["cuobjdump_list"], "cuobjdump_list");
+  return gencode;
+}
+
+Ratchet ParseRatchet(const YAML::Node& node) {
+  ExpectMap(node, "a ratchet", {"gate", "rule", "baseline"});
+  if (!node["gate"] || !node["rule"] || !node["baseline"]) Fail(node, "a ratchet needs gate, rule and baseline");
+  Ratchet ratchet{Scalar(node["gate"], "gate"), Scalar(node["rule"], "rule"), Scalar(node["baseline"], "baseline"),
+                  node.Mark().line + 1};
+  if (FindBuiltinGate(ratchet.gate) == nullptr) Fail(node["gate"], "unknown built-in gate '" + ratchet.gate + "'");
+  return ratchet;
+}
+
+// A built-in gate needs its config section; listing it without one is an error, not a silent pass.
+void CheckGateSection(const Config& config, const GateSpec& gate, const YAML::Node& node) {
+  if (!gate.command.empty()) return;
+  auto need = [&](bool present, const char* section) {
+    if (!present) Fail(node, "gate '" + gate.name + "' needs a " + section + " section");
+  };
+  if (gate.name == "trailers") need(config.has_trailers, "trailers");
+  if (gate.name == "record" || gate.name == "rows" || gate.name == "intake") need(config.record.has_value(), "record");
+  if (gate.name == "intake") need(config.intake.has_value(), "intake");
+  if (gate.name == "gencode") need(config.gencode.has_value(), "gencode");
+}
+
 GateSpec ParseGate(const YAML::Node& node) {
   GateSpec gate;
   gate.line = node.Mark().line + 1;
@@ -244,11 +378,27 @@ GateSpec ParseGate(const YAML::Node& node) {
 Config ParseRoot(const YAML::Node& root) {
   Config config;
   if (root.IsNull()) return config;
-  ExpectMap(root, "the config", {"base", "trailers", "preflight"});
+  ExpectMap(root, "the config", {"base", "trailers", "record", "intake", "rows", "gencode", "ratchets", "preflight"});
   if (root["base"]) config.base = Scalar(root["base"], "base");
   if (root["trailers"]) {
     config.has_trailers = true;
     config.trailers = ParseTrailers(root["trailers"]);
+  }
+  if (root["record"]) config.record = ParseRecord(root["record"]);
+  if (root["intake"]) config.intake = ParseIntake(root["intake"]);
+  if (root["rows"]) config.rows = ParseRows(root["rows"]);
+  if (root["gencode"]) config.gencode = ParseGencode(root["gencode"]);
+  if (root["ratchets"]) {
+    if (!root["ratchets"].IsSequence()) Fail(root["ratchets"], "ratchets must be a list");
+    for (const YAML::Node& item : root["ratchets"]) config.ratchets.push_back(ParseRatchet(item));
+  }
+  if (root["trailers"] && root["trailers"]["required"]) {
+    const YAML::Node& required = root["trailers"]["required"];
+    for (size_t i = 0; i < config.trailers.required.size(); ++i) {
+      if (config.trailers.required[i].in_record && !config.record) {
+        Fail(required[i], "in_record needs a record section");
+      }
+    }
   }
   if (root["preflight"]) {
     const YAML::Node& pre = root["preflight"];
@@ -259,9 +409,7 @@ Config ParseRoot(const YAML::Node& root) {
       for (const YAML::Node& item : pre["gates"]) {
         GateSpec gate = ParseGate(item);
         if (!seen.insert(gate.name).second) Fail(item, "gate '" + gate.name + "' is listed twice");
-        if (gate.command.empty() && gate.name == "trailers" && !config.has_trailers) {
-          Fail(item, "gate 'trailers' needs a trailers section");
-        }
+        CheckGateSection(config, gate, item);
         config.gates.push_back(std::move(gate));
       }
     }
@@ -272,6 +420,13 @@ Config ParseRoot(const YAML::Node& root) {
 }
 
 }  // namespace
+
+const StateRule* RecordConfig::FindState(const std::string& name) const {
+  for (const StateRule& state : states) {
+    if (state.name == name) return &state;
+  }
+  return nullptr;
+}
 
 std::string CountSpec::Describe() const {
   if (min == max) return "exactly " + std::to_string(min);

@@ -24,7 +24,7 @@ GateReport RunBuiltin(const GateSpec& spec, const std::string& repo_path, GateCo
     return report;
   }
   context.repo = &repo.value();
-  return gate->run(context);
+  return RunBuiltinGate(*gate, context);
 }
 
 }  // namespace
@@ -39,6 +39,7 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   summary.fail_on_skip = options.fail_on_skip;
   GateContext context;
   context.config = &config;
+  context.inputs = options.inputs;
   Result<git_oid> pinned = PinBase(repo.value(), config.base);
   if (pinned.ok()) {
     context.base = pinned.value();

@@ -1,5 +1,6 @@
 #include "governance/trailer_gate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "governance/message_cleanup.h"
+#include "governance/record.h"
 #include "governance/trailer_rules.h"
 
 namespace vt::gate {
@@ -142,13 +144,37 @@ Status FloorFor(const Repository& repo, const Config& config, WalkOptions& optio
   return Status::Ok();
 }
 
+// A rule that consults the record (`in_record`) gets the record's row ids,
+// read from the work tree; the config itself stays untouched.
+Result<Config> WithRecordIds(const Repository* repo, const Config& config) {
+  bool needed = std::any_of(config.trailers.required.begin(), config.trailers.required.end(),
+                            [](const TrailerRequirement& r) { return r.in_record; });
+  if (!needed || !config.record) return config;
+  if (!repo) return InvalidArgument("the Row rule consults the record, which needs a repository");
+  Result<Record> record = LoadRecord(repo->root(), *config.record);
+  if (!record.ok()) return record.status();
+  Config copy = config;
+  copy.trailers.record_ids = record->SortedIds();
+  return copy;
+}
+
+GateReport RecordUnreadable(const Status& status) {
+  GateReport report = NewReport();
+  report.status = GateStatus::kFail;
+  report.reason = status.message();
+  return report;
+}
+
 bool IsZeroId(const std::string& hex) { return hex.find_first_not_of('0') == std::string::npos; }
 
 }  // namespace
 
-GateReport CheckTrailerRange(const Repository& repo, const Config& config, const git_oid& base,
+GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, const git_oid& base,
                              const std::string& head_spec) {
   Clock::time_point start = Clock::now();
+  Result<Config> effective = WithRecordIds(&repo, raw_config);
+  if (!effective.ok()) return RecordUnreadable(effective.status());
+  const Config& config = effective.value();
   GateReport report = NewReport();
   report.base = OidHex(base);
   AddDebt(config, report);
@@ -176,8 +202,11 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& config, const
   return report;
 }
 
-GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config, const std::string& path) {
+GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path) {
   Clock::time_point start = Clock::now();
+  Result<Config> effective = WithRecordIds(repo, raw_config);
+  if (!effective.ok()) return RecordUnreadable(effective.status());
+  const Config& config = effective.value();
   GateReport report = NewReport();
   AddDebt(config, report);
   std::string raw;
@@ -231,9 +260,12 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config,
   return report;
 }
 
-GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::istream& ref_lines,
+GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, std::istream& ref_lines,
                             const std::string& remote, const std::optional<git_oid>& base) {
   Clock::time_point start = Clock::now();
+  Result<Config> effective = WithRecordIds(&repo, raw_config);
+  if (!effective.ok()) return RecordUnreadable(effective.status());
+  const Config& config = effective.value();
   GateReport report = NewReport();
   if (base) report.base = OidHex(*base);
   AddDebt(config, report);

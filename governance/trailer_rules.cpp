@@ -92,7 +92,8 @@ std::string DescribeCondition(const TrailerRequirement& req) {
   return out;
 }
 
-void CheckRequired(const TrailerRequirement& req, const TrailerBlock& block, std::vector<RuleFinding>& out) {
+void CheckRequired(const TrailerRequirement& req, const std::vector<std::string>& record_ids,
+                   const TrailerBlock& block, std::vector<RuleFinding>& out) {
   if (!ConditionHolds(req, block)) return;
   auto found = WithKey(block, req.key);
   int n = static_cast<int>(found.size());
@@ -107,6 +108,17 @@ void CheckRequired(const TrailerRequirement& req, const TrailerBlock& block, std
   for (const Trailer* t : found) {
     bool ok = true;
     std::string expected;
+    if (req.in_record) {
+      bool listed = std::find(req.values.begin(), req.values.end(), t->value) != req.values.end();
+      if (!listed && !std::binary_search(record_ids.begin(), record_ids.end(), t->value)) {
+        std::string also;
+        for (const std::string& v : req.values) also += (also.empty() ? " or " : "|") + v;
+        out.push_back({"record:" + req.key, t->line,
+                       "`" + req.key + ": " + t->value.substr(0, 80) + "` names no row of the record (" +
+                           std::to_string(record_ids.size()) + " rows)" + (also.empty() ? "" : "; use a row id" + also)});
+      }
+      if (!req.pattern) continue;
+    }
     if (req.pattern) {
       ok = req.pattern->Search(t->value);
       expected = "to match /" + req.pattern->source() + "/";
@@ -237,7 +249,7 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
     MissingBlockDiagnosis diagnosis = DiagnoseMissingTrailerBlock(message, syntax);
     verdict.findings.push_back({"trailer-block", diagnosis.line, "no trailer block: " + diagnosis.reason});
   }
-  for (const TrailerRequirement& req : config.required) CheckRequired(req, block, verdict.findings);
+  for (const TrailerRequirement& req : config.required) CheckRequired(req, config.record_ids, block, verdict.findings);
   for (const ForbiddenTrailer& forbidden : config.forbidden) {
     for (const Trailer* t : WithKey(block, forbidden.key)) {
       verdict.findings.push_back({"forbidden:" + forbidden.key, t->line,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "governance/builtin_gates.h"
 #include "governance/config.h"
 #include "governance/git_range.h"
 #include "governance/hooks_installer.h"
@@ -39,6 +40,7 @@ struct Options {
   bool first_parent = false;
   bool staged = false;
   bool fail_on_skip = false;
+  GateInputs inputs;
 };
 
 int UsageError(const std::string& message) {
@@ -122,11 +124,40 @@ int RunPreflightCommand(const Options& options, OutputFormat format) {
   if (!repo.ok()) return UsageError(repo.status().message());
   vt::Result<Config> config = LoadConfigFor(options, &repo.value());
   if (!config.ok()) return UsageError(config.status().message());
-  PreflightOptions preflight{options.staged, options.fail_on_skip};
+  PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs};
   vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
   if (!summary.ok()) return UsageError(summary.status().message());
   Print(FormatPreflight(summary.value(), format));
   return PreflightExitCode(summary.value());
+}
+
+// record, intake, rows, gencode: one built-in gate with the pinned base, ratchets applied.
+int RunSingleGate(const Options& options, OutputFormat format, const std::string& name) {
+  vt::Result<Repository> repo = Repository::Open(options.repo);
+  if (!repo.ok()) return UsageError(repo.status().message());
+  vt::Result<Config> config = LoadConfigFor(options, &repo.value());
+  if (!config.ok()) return UsageError(config.status().message());
+  bool configured = name == "gencode" ? config->gencode.has_value() : config->record.has_value();
+  if (name == "intake") configured = configured && config->intake.has_value();
+  if (!configured) {
+    return UsageError(config->path + ": no `" + std::string(name == "gencode" ? "gencode" : name == "intake" ? "record` or `intake" : "record") +
+                      ":` section for the " + name + " gate");
+  }
+  GateContext context;
+  context.repo = &repo.value();
+  context.config = &config.value();
+  context.inputs = options.inputs;
+  vt::Result<git_oid> base = PinBase(repo.value(), config->base);
+  if (base.ok()) {
+    context.base = base.value();
+  } else if (base.status().code() == vt::StatusCode::kUnavailable) {
+    context.base_unavailable = base.status().message();
+  } else {
+    return UsageError(base.status().message());
+  }
+  GateReport report = RunBuiltinGate(*FindBuiltinGate(name), context);
+  Print(FormatReport(report, format));
+  return ExitCodeFor(report);
 }
 
 // The binary the shims should call: this one, by absolute path.
@@ -179,6 +210,21 @@ int main(int argc, char** argv) {
   preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");
   preflight->add_flag("--fail-on-skip", options.fail_on_skip, "Exit 1 when any gate was skipped");
 
+  preflight->add_option("--description", options.inputs.description, "intake: a change description file, - for stdin");
+  preflight->add_option("--compile-commands", options.inputs.compile_commands, "gencode: compile_commands.json to audit");
+  preflight->add_option("--cuobjdump-list", options.inputs.cuobjdump_list, "gencode: `cuobjdump --list-elf` output");
+
+  CLI::App* record = app.add_subcommand("record", "Check the roadmap record: rows, states, anchors, specs, links");
+  CLI::App* intake = app.add_subcommand("intake", "Check issue numbers in the intake table, specs and the change");
+  intake->add_option("--description", options.inputs.description,
+                     "Change description (PR body) file, - for stdin (default: commit messages of the range)");
+  CLI::App* rows = app.add_subcommand("rows", "Audit live rows against their branches and the base");
+  CLI::App* gencode = app.add_subcommand("gencode", "Check CUDA architectures against kernels/cuda/features.yaml");
+  gencode->add_option("--compile-commands", options.inputs.compile_commands,
+                      "compile_commands.json (default: gencode.compile_commands in the config)");
+  gencode->add_option("--cuobjdump-list", options.inputs.cuobjdump_list,
+                      "`cuobjdump --list-elf LIB` output: the embedded SM set must equal the requested one");
+
   CLI::App* hooks = app.add_subcommand("hooks", "Install or uninstall the git hooks");
   hooks->require_subcommand(1);
   CLI::App* install = hooks->add_subcommand("install", "Install commit-msg, pre-commit and pre-push shims");
@@ -195,5 +241,8 @@ int main(int argc, char** argv) {
   if (trailers->parsed()) return RunTrailers(options, format);
   if (preflight->parsed()) return RunPreflightCommand(options, format);
   if (hooks->parsed()) return RunHooks(options, install->parsed(), argv[0]);
+  for (CLI::App* gate : {record, intake, rows, gencode}) {
+    if (gate->parsed()) return RunSingleGate(options, format, gate->get_name());
+  }
   return kExitUsage;
 }

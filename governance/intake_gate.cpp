@@ -1,0 +1,306 @@
+#include "governance/intake_gate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "governance/anchors.h"
+#include "governance/git_range.h"
+#include "governance/record.h"
+#include "governance/trailer_parser.h"
+
+namespace vt::gate {
+namespace {
+
+constexpr const char* kGate = "intake";
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.size() <= 9 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// "#12" -> 12, else 0.
+int HashNumber(const std::string& s) { return s.size() > 1 && s[0] == '#' && AllDigits(s.substr(1)) ? std::stoi(s.substr(1)) : 0; }
+
+// "https://host/owner/repo/issues/12" -> 12, else 0.
+int UrlNumber(const std::string& url) {
+  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) return 0;
+  size_t slash = url.rfind('/');
+  if (slash == std::string::npos || slash < 7) return 0;
+  std::string number = url.substr(slash + 1);
+  size_t kind = url.rfind('/', slash - 1);
+  std::string segment = url.substr(kind + 1, slash - kind - 1);
+  if ((segment != "issues" && segment != "pull") || !AllDigits(number)) return 0;
+  return std::stoi(number);
+}
+
+// An issue reference: `#N`, a full issue URL, or `[#N](URL)` with matching numbers.
+struct IssueRef {
+  int number = 0;
+  std::string problem;  // why the form is wrong; empty when it is right
+};
+
+IssueRef ParseIssueCell(const MdCell& cell) {
+  if (cell.links.size() == 1) {
+    const MdLink& link = cell.links[0];
+    int from_url = UrlNumber(link.url);
+    if (!from_url) return {0, "`" + link.url + "` is not a full issue URL"};
+    int from_text = link.text == link.url ? from_url : HashNumber(link.text);
+    if (from_text != from_url) return {0, "link text `" + link.text + "` does not match " + link.url};
+    return {from_url, ""};
+  }
+  if (cell.links.empty()) {
+    if (int n = HashNumber(cell.text)) return {n, ""};
+    if (int n = UrlNumber(cell.text)) return {n, ""};
+  }
+  return {0, "`" + cell.text + "` is not `#N` or a full issue URL"};
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct Description {
+  std::string file;    // set for a description file
+  std::string commit;  // set for a commit message
+  std::string text;
+};
+
+struct DescriptionRef {
+  int number = 0;
+  int line = 0;
+  std::string problem;
+};
+
+// The issue references after a keyword: "Refs #3, #4", "Closes: https://.../issues/5", "Fixes [#6](url)".
+std::vector<DescriptionRef> FindRefs(const std::string& text, const std::vector<std::string>& keywords) {
+  std::vector<DescriptionRef> refs;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    std::istringstream words(line);
+    std::string word;
+    bool after_keyword = false;
+    while (words >> word) {
+      std::string bare = word;
+      if (!bare.empty() && bare.back() == ':') bare.pop_back();
+      bool keyword = std::any_of(keywords.begin(), keywords.end(),
+                                 [&](const std::string& k) { return Lower(k) == Lower(bare); });
+      if (keyword) {
+        after_keyword = true;
+        continue;
+      }
+      if (!after_keyword) continue;
+      // "fixes and speed-ups" is prose: only words that try to be references are references.
+      if (word[0] != '#' && word[0] != '[' && word.rfind("http", 0) != 0) {
+        after_keyword = false;
+        continue;
+      }
+      bool more = !word.empty() && word.back() == ',';
+      while (!word.empty() && (word.back() == ',' || word.back() == '.' || word.back() == ';')) word.pop_back();
+      DescriptionRef ref{0, number, ""};
+      if (size_t close = word.find("]("); word.rfind("[", 0) == 0 && close != std::string::npos && word.back() == ')') {
+        int from_text = HashNumber(word.substr(1, close - 1));
+        int from_url = UrlNumber(word.substr(close + 2, word.size() - close - 3));
+        if (from_url && from_text == from_url) {
+          ref.number = from_url;
+        } else {
+          ref.problem = "`" + word + "`: the link text and the issue URL must name the same issue";
+        }
+      } else if (int n = HashNumber(word) ? HashNumber(word) : UrlNumber(word)) {
+        ref.number = n;
+      } else {
+        ref.problem = "`" + word + "` after `" + line.substr(0, line.find(' ')) + "` is not `#N` or a full issue URL";
+      }
+      refs.push_back(ref);
+      after_keyword = more;
+    }
+  }
+  return refs;
+}
+
+class IntakeChecker {
+ public:
+  IntakeChecker(const Repository& repo, const Config& config, const Record& record, GateReport& report)
+      : repo_(repo), config_(config), record_(record), report_(report) {}
+
+  void CheckTable() {
+    std::map<int, const IntakeEntry*> seen;
+    for (const IntakeEntry& entry : record_.intake) {
+      IssueRef issue = ParseIssueCell(entry.issue);
+      if (!issue.problem.empty()) {
+        Add("intake-form", entry.file, entry.line, issue.problem);
+        continue;
+      }
+      auto [it, inserted] = seen.emplace(issue.number, &entry);
+      if (!inserted) {
+        Add("intake-duplicate", entry.file, entry.line,
+            "issue #" + std::to_string(issue.number) + " is already listed at " + it->second->file + ":" +
+                std::to_string(it->second->line));
+        continue;
+      }
+      std::vector<std::string> ids = CellWords(entry.rows);
+      if (ids.empty()) Add("intake-row", entry.file, entry.line, "issue #" + std::to_string(issue.number) + " maps to no row");
+      for (const std::string& id : ids) {
+        const RecordRow* row = record_.Find(id);
+        if (!row) {
+          Add("intake-row", entry.file, entry.line,
+              "issue #" + std::to_string(issue.number) + " maps to `" + id + "`, which is not a row of the record");
+          continue;
+        }
+        owners_[issue.number].push_back(id);
+        CheckSpecNames(entry, *row, issue.number);
+      }
+    }
+  }
+
+  void CheckDescription(const Description& d) {
+    ++report_.checked;
+    TrailerBlock block = ParseTrailers(d.text, syntax_);
+    std::vector<std::string> rows;
+    for (const Trailer& t : block.trailers) {
+      if (Lower(t.key) == Lower(intake().row_trailer)) rows.push_back(t.value);
+    }
+    for (const DescriptionRef& ref : FindRefs(d.text, intake().ref_keywords)) {
+      if (!ref.problem.empty()) {
+        AddDescription(d, "intake-form", ref.line, ref.problem);
+        continue;
+      }
+      std::string issue = "#" + std::to_string(ref.number);
+      auto owned = owners_.find(ref.number);
+      if (owned == owners_.end()) {
+        AddDescription(d, "intake-unowned", ref.line, "the change references " + issue + ", which no intake row owns");
+        continue;
+      }
+      for (const std::string& row : rows) {
+        if (std::find(owned->second.begin(), owned->second.end(), row) != owned->second.end()) continue;
+        std::string list;
+        for (const std::string& id : owned->second) list += (list.empty() ? "" : ", ") + id;
+        AddDescription(d, "intake-mismatch", ref.line,
+                       "the change says `" + intake().row_trailer + ": " + row + "` but " + issue + " belongs to " + list);
+      }
+    }
+  }
+
+  void SetSyntax(TrailerSyntax syntax) { syntax_ = std::move(syntax); }
+
+ private:
+  const IntakeConfig& intake() const { return *config_.intake; }
+
+  void Add(const std::string& rule, const std::string& file, int line, std::string message) {
+    report_.findings.push_back({rule, "", file, line, std::move(message)});
+  }
+
+  void AddDescription(const Description& d, const std::string& rule, int line, std::string message) {
+    report_.findings.push_back({rule, d.commit, d.file, line, std::move(message)});
+  }
+
+  void CheckSpecNames(const IntakeEntry& entry, const RecordRow& row, int number) {
+    std::string issue = "#" + std::to_string(number);
+    const MdCell* spec_cell = row.Cell(Column::kSpec);
+    std::string spec_path;
+    if (spec_cell) {
+      for (const MdLink& link : spec_cell->links) {
+        if (std::optional<AnchorTarget> target = LinkTarget(row.file, link.url)) {
+          spec_path = target->path;
+          break;
+        }
+      }
+    }
+    if (spec_path.empty()) {
+      Add("intake-spec", entry.file, entry.line, "row `" + row.id + "` of " + issue + " has no spec to name the issue");
+      return;
+    }
+    Result<MdDocument> spec = ReadMarkdown(repo_.root() + spec_path);
+    if (!spec.ok()) {
+      Add("intake-spec", entry.file, entry.line, "row `" + row.id + "`: spec " + spec_path + " does not exist");
+      return;
+    }
+    bool named = ContainsToken(spec->text, issue) ||
+                 std::any_of(spec->links.begin(), spec->links.end(),
+                             [&](const MdLink& l) { return UrlNumber(l.url) == number; });
+    if (!named) {
+      Add("intake-spec", entry.file, entry.line,
+          issue + " maps to row `" + row.id + "`, but its spec " + spec_path + " does not mention " + issue);
+    }
+  }
+
+  const Repository& repo_;
+  const Config& config_;
+  const Record& record_;
+  GateReport& report_;
+  TrailerSyntax syntax_;
+  std::map<int, std::vector<std::string>> owners_;  // issue -> row ids
+};
+
+Result<std::string> ReadDescription(const std::string& path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot read the description file");
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+GateReport CheckIntake(const Repository& repo, const Config& config, const IntakeInput& input) {
+  auto start = std::chrono::steady_clock::now();
+  GateReport report;
+  report.gate = kGate;
+  if (input.base) report.base = OidHex(*input.base);
+  Result<Record> record = LoadRecord(repo.root(), *config.record);
+  Status status = record.status();
+  std::string scope;
+  if (status.ok()) {
+    IntakeChecker checker(repo, config, record.value(), report);
+    checker.SetSyntax(repo.ReadTrailerSyntax());
+    checker.CheckTable();
+    scope = std::to_string(record->intake.size()) + " issues";
+    if (!input.description.empty()) {
+      Result<std::string> text = ReadDescription(input.description);
+      status = text.status();
+      if (text.ok()) checker.CheckDescription({input.description == "-" ? "<stdin>" : input.description, "", text.value()});
+      scope += ", description " + (input.description == "-" ? std::string("<stdin>") : input.description);
+    } else if (!input.base) {
+      status = Unavailable(input.base_unavailable + "; the change descriptions (commit messages) cannot be read");
+    } else {
+      Result<CommitRange> range = ResolveRange(repo, *input.base, "HEAD");
+      status = range.status();
+      if (range.ok()) {
+        status = WalkRange(repo, range.value(), {}, [&](git_commit* c) {
+          if (git_commit_parentcount(c) > 1) return true;  // a merge's message is generated
+          const char* message = git_commit_message(c);
+          checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
+          return true;
+        });
+        scope += ", " + std::to_string(report.checked) + " commit messages in " + range->Describe();
+      }
+    }
+  }
+  if (!report.findings.empty()) {
+    report.status = GateStatus::kFail;
+    report.reason = std::to_string(report.findings.size()) + " findings (" + scope + ")";
+    if (!status.ok()) report.notes.push_back("not verified: " + status.message());
+  } else if (!status.ok()) {
+    report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
+    report.reason = status.message();
+  } else {
+    report.reason = scope;
+  }
+  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace vt::gate

@@ -1,0 +1,145 @@
+#include "governance/record.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "governance/path_glob.h"
+
+namespace vt::gate {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Header cell text -> column meaning, by the configured aliases.
+std::map<Column, size_t> MapColumns(const MdTable& table, const RecordConfig& config) {
+  std::map<Column, size_t> columns;
+  for (size_t i = 0; i < table.header.size(); ++i) {
+    std::string name = Lower(table.header[i]);
+    for (const auto& [alias, column] : config.aliases) {
+      if (alias == name) {
+        columns.emplace(column, i);
+        break;
+      }
+    }
+  }
+  return columns;
+}
+
+void CheckCellCount(const RecordFile& file, const MdTable& table, const MdRow& row, Record& record) {
+  size_t present = 0;
+  for (const MdCell& cell : row.cells) present += !cell.missing;
+  if (present == table.header.size() && !row.excess) return;
+  record.malformed.push_back({"cells", "", file.path, row.line,
+                              std::string("the row has ") + (row.excess ? "more" : "fewer") + " cells than the " +
+                                  std::to_string(table.header.size()) + " of its header (line " +
+                                  std::to_string(table.line) + ")"});
+}
+
+void ReadTables(const RecordFile& file, const RecordConfig& config, Record& record) {
+  for (const MdTable& table : file.doc.tables) {
+    std::map<Column, size_t> columns = MapColumns(table, config);
+    auto has = [&](Column c) { return columns.count(c) > 0; };
+    bool rows = has(Column::kId) && has(Column::kState);
+    bool intake = has(Column::kIssue) && has(Column::kId) && !has(Column::kState);
+    bool summary = has(Column::kState) && has(Column::kCount) && !has(Column::kId);
+    bool claims = has(Column::kOwner) && !has(Column::kId) && !has(Column::kState);
+    if (!rows && !intake && !summary && !claims) continue;
+    for (const MdRow& row : table.rows) {
+      CheckCellCount(file, table, row, record);
+      auto cell = [&](Column c) { return row.cells.at(columns.at(c)); };
+      if (rows) {
+        RecordRow out;
+        out.file = file.path;
+        out.line = row.line;
+        for (const auto& [column, index] : columns) out.cells.emplace(column, row.cells.at(index));
+        std::vector<std::string> words = CellWords(cell(Column::kId));
+        out.id = words.size() == 1 ? words[0] : cell(Column::kId).text;
+        record.rows.push_back(std::move(out));
+      } else if (intake) {
+        record.intake.push_back({file.path, row.line, cell(Column::kIssue), cell(Column::kId)});
+      } else if (summary) {
+        record.summaries.push_back({file.path, row.line, cell(Column::kState).text, cell(Column::kCount).text});
+      } else {
+        for (const std::string& owner : CellWords(cell(Column::kOwner)))
+          record.claims.push_back({owner, file.path, row.line});
+      }
+    }
+  }
+}
+
+bool IdChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
+
+}  // namespace
+
+const MdCell* RecordRow::Cell(Column column) const {
+  auto it = cells.find(column);
+  return it == cells.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Record::SortedIds() const {
+  std::vector<std::string> ids;
+  for (const RecordRow& row : rows) ids.push_back(row.id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+const RecordRow* Record::Find(const std::string& id) const {
+  for (const RecordRow& row : rows) {
+    if (row.id == id) return &row;
+  }
+  return nullptr;
+}
+
+Result<Record> LoadRecord(const std::string& root, const RecordConfig& config) {
+  Record record;
+  for (const std::string& glob : config.files) {
+    std::vector<std::string> paths = ExpandGlob(root, glob);
+    if (paths.empty()) return NotFound("record: no file matches '" + glob + "' under " + root);
+    for (const std::string& path : paths) {
+      bool seen = std::any_of(record.files.begin(), record.files.end(),
+                              [&](const RecordFile& f) { return f.path == path; });
+      if (seen) continue;
+      Result<MdDocument> doc = ReadMarkdown(root + path);
+      if (!doc.ok()) return doc.status();
+      record.files.push_back({path, std::move(doc.value())});
+    }
+  }
+  for (const RecordFile& file : record.files) ReadTables(file, config, record);
+  return record;
+}
+
+std::vector<std::string> CellWords(const MdCell& cell) {
+  std::vector<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    while (!word.empty() && std::string(".;:").find(word.back()) != std::string::npos) word.pop_back();
+    if (!word.empty()) words.push_back(word);
+    word.clear();
+  };
+  for (char c : cell.text) {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '`' || c == '/') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return words;
+}
+
+bool ContainsToken(const std::string& text, const std::string& token) {
+  if (token.empty()) return false;
+  for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + 1)) {
+    bool left = at == 0 || !IdChar(text[at - 1]);
+    size_t end = at + token.size();
+    bool right = end >= text.size() || !IdChar(text[end]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+}  // namespace vt::gate

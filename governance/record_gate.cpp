@@ -1,0 +1,274 @@
+#include "governance/record_gate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "governance/anchors.h"
+#include "governance/git_range.h"
+#include "governance/record.h"
+
+namespace vt::gate {
+namespace {
+
+constexpr const char* kGate = "record";
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+class RecordChecker {
+ public:
+  RecordChecker(const Repository& repo, const RecordConfig& config, const Record& record, GateReport& report)
+      : repo_(repo), config_(config), record_(record), report_(report), anchors_(repo.root()) {}
+
+  void Run() {
+    for (const Finding& f : record_.malformed) report_.findings.push_back(f);
+    for (const std::string& owner : OwnersOf()) owners_.push_back(owner);
+    std::map<std::string, const RecordRow*> first;
+    for (const RecordRow& row : record_.rows) {
+      ++report_.checked;
+      auto [it, inserted] = first.emplace(row.id, &row);
+      if (!inserted) {
+        Add("duplicate-id", row.file, row.line,
+            "row id `" + row.id + "` is already used at " + it->second->file + ":" + std::to_string(it->second->line));
+      }
+      CheckRow(row);
+    }
+    CheckLinks();
+    CheckSummaries();
+  }
+
+ private:
+  void Add(const std::string& rule, const std::string& file, int line, std::string message) {
+    report_.findings.push_back({rule, "", file, line, std::move(message)});
+  }
+
+  std::vector<std::string> OwnersOf() const {
+    std::vector<std::string> owners;
+    for (const ClaimEntry& claim : record_.claims) owners.push_back(claim.owner);
+    return owners;
+  }
+
+  void CheckRow(const RecordRow& row) {
+    if (row.id.empty() || (config_.id_pattern && !config_.id_pattern->Search(row.id))) {
+      Add("id", row.file, row.line,
+          "row id `" + row.id + "` does not match /" + (config_.id_pattern ? config_.id_pattern->source() : "") + "/");
+    }
+    const StateRule* state = StateOf(row);
+    CheckRowAnchors(row, state != nullptr && state->anchors);
+    if (!state) return;
+    if (state->counted) {
+      Add("state:" + state->name, row.file, row.line, "row `" + row.id + "` is " + state->name);
+    }
+    if (state->spec) CheckSpec(row);
+    if (state->owner) CheckOwner(row, *state);
+    if (state->closing) CheckClosing(row, *state);
+  }
+
+  const StateRule* StateOf(const RecordRow& row) {
+    const MdCell* cell = row.Cell(Column::kState);
+    std::vector<std::string> words = CellWords(*cell);
+    std::vector<const StateRule*> known;
+    for (const std::string& word : words) {
+      if (const StateRule* rule = config_.FindState(word)) known.push_back(rule);
+    }
+    if (words.size() == 1 && known.size() == 1) return known[0];
+    std::string states;
+    for (const StateRule& s : config_.states) states += (states.empty() ? "" : ", ") + s.name;
+    Add("state", row.file, row.line,
+        "row `" + row.id + "`: the state cell `" + cell->text + "` must hold exactly one known state (" + states +
+            ")");
+    return nullptr;
+  }
+
+  void CheckRowAnchors(const RecordRow& row, bool required) {
+    for (Column column : {Column::kCode, Column::kTests}) {
+      const MdCell* cell = row.Cell(column);
+      const char* what = column == Column::kCode ? "code" : "tests";
+      std::vector<AnchorTarget> anchors = cell ? CellAnchors(row.file, *cell) : std::vector<AnchorTarget>{};
+      for (const AnchorTarget& anchor : anchors) {
+        std::string problem = anchors_.Check(anchor);
+        if (problem.empty() && !UnderPrefix(anchor.path, config_.anchor_prefixes)) {
+          problem = anchor.path + " is not under an anchor prefix";
+        }
+        if (problem.empty()) continue;
+        Add("anchor", row.file, row.line, "row `" + row.id + "` " + what + " anchor: " + problem);
+        reported_.insert(row.file + ":" + std::to_string(row.line) + ":" + anchor.path);
+      }
+      if (required && anchors.empty()) {
+        Add("anchors-missing", row.file, row.line,
+            "row `" + row.id + "` is " + row.Cell(Column::kState)->text + " and needs at least one " + what +
+                " anchor (a link or `path:line`)");
+      }
+    }
+  }
+
+  bool IsPlaceholder(const std::string& body) const {
+    std::string text = Lower(body);
+    while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
+      text.pop_back();
+    }
+    if (text.empty()) return true;
+    for (const std::string& p : config_.placeholders) {
+      if (text == Lower(p)) return true;
+    }
+    return false;
+  }
+
+  void CheckSpec(const RecordRow& row) {
+    const MdCell* cell = row.Cell(Column::kSpec);
+    std::optional<AnchorTarget> target;
+    if (cell) {
+      for (const MdLink& link : cell->links) {
+        if ((target = LinkTarget(row.file, link.url))) break;
+      }
+    }
+    if (!target) {
+      Add("spec", row.file, row.line, "row `" + row.id + "` needs a spec: link its spec file in the spec column");
+      return;
+    }
+    Result<MdDocument> spec = ReadMarkdown(repo_.root() + target->path);
+    if (!spec.ok()) {
+      Add("spec", row.file, row.line, "row `" + row.id + "`: spec " + target->path + " does not exist");
+      return;
+    }
+    if (!ContainsToken(spec->text, row.id)) {
+      Add("spec", target->path, 1, "the spec of row `" + row.id + "` does not name the row (linked from " + row.file +
+                                       ":" + std::to_string(row.line) + ")");
+    }
+    for (const std::string& name : config_.spec_sections) {
+      auto section = std::find_if(spec->sections.begin(), spec->sections.end(),
+                                  [&](const MdSection& s) { return Lower(s.title) == Lower(name); });
+      if (section == spec->sections.end()) {
+        Add("spec-section", target->path, 1, "the spec of row `" + row.id + "` has no `" + name + "` section");
+      } else if (IsPlaceholder(section->body)) {
+        Add("spec-section", target->path, section->line,
+            "section `" + name + "` of the spec of row `" + row.id + "` has no real content");
+      }
+    }
+  }
+
+  void CheckOwner(const RecordRow& row, const StateRule& state) {
+    const MdCell* cell = row.Cell(Column::kOwner);
+    std::vector<std::string> owners = cell ? CellWords(*cell) : std::vector<std::string>{};
+    owners.erase(std::remove_if(owners.begin(), owners.end(), [&](const std::string& o) { return IsPlaceholder(o); }),
+                 owners.end());
+    if (owners.empty()) {
+      Add("owner", row.file, row.line, "row `" + row.id + "` is " + state.name + " and needs an owner");
+      return;
+    }
+    for (const std::string& owner : owners) {
+      if (std::find(owners_.begin(), owners_.end(), owner) == owners_.end()) {
+        Add("owner", row.file, row.line,
+            "row `" + row.id + "`: owner `" + owner + "` is not listed in a claims table");
+      }
+    }
+  }
+
+  void CheckClosing(const RecordRow& row, const StateRule& state) {
+    const MdCell* cell = row.Cell(Column::kClosing);
+    std::vector<std::string> words = cell ? CellWords(*cell) : std::vector<std::string>{};
+    words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return IsPlaceholder(w); }),
+                words.end());
+    if (words.empty()) {
+      Add("closing", row.file, row.line, "row `" + row.id + "` is " + state.name + " and needs a closing commit");
+      return;
+    }
+    if (!head_) {
+      Result<git_oid> head = ResolveCommit(repo_, "HEAD");
+      if (!head.ok()) {
+        Add("closing", row.file, row.line, "row `" + row.id + "`: HEAD does not name a commit");
+        return;
+      }
+      head_ = head.value();
+    }
+    for (const std::string& word : words) {
+      bool hex = word.size() >= 7 && word.find_first_not_of("0123456789abcdef") == std::string::npos;
+      Result<git_oid> commit = hex ? ResolveCommit(repo_, word) : Result<git_oid>(NotFound(word));
+      if (!commit.ok()) {
+        Add("closing", row.file, row.line,
+            "row `" + row.id + "`: closing commit `" + word + "` is not a commit of this repository");
+        continue;
+      }
+      bool ancestor = git_oid_equal(&commit.value(), &*head_) ||
+                      git_graph_descendant_of(repo_.raw(), &*head_, &commit.value()) == 1;
+      if (!ancestor) {
+        Add("closing", row.file, row.line,
+            "row `" + row.id + "`: closing commit " + OidHex(commit.value()) + " is not an ancestor of HEAD");
+      }
+    }
+  }
+
+  void CheckLinks() {
+    for (const RecordFile& file : record_.files) {
+      for (const MdLink& link : file.doc.links) {
+        std::optional<AnchorTarget> target = LinkTarget(file.path, link.url);
+        if (!target) continue;
+        std::string problem = anchors_.Check(*target);
+        // A broken anchor was already reported as such; the same link is not a second finding.
+        if (problem.empty() || reported_.count(file.path + ":" + std::to_string(link.line) + ":" + target->path)) {
+          continue;
+        }
+        Add("link", file.path, link.line, "link `" + link.url + "`: " + problem);
+      }
+    }
+  }
+
+  void CheckSummaries() {
+    std::map<std::string, int> counts;
+    for (const RecordRow& row : record_.rows) {
+      std::vector<std::string> words = CellWords(*row.Cell(Column::kState));
+      if (words.size() == 1) ++counts[words[0]];
+    }
+    for (const SummaryEntry& entry : record_.summaries) {
+      std::string state = entry.state;
+      state.erase(std::remove(state.begin(), state.end(), '`'), state.end());
+      bool total = Lower(state) == "total";
+      int real = total ? static_cast<int>(record_.rows.size()) : counts[state];
+      if (!total && !config_.FindState(state)) {
+        Add("summary", entry.file, entry.line, "summary names unknown state `" + state + "`");
+      } else if (entry.count != std::to_string(real)) {
+        Add("summary", entry.file, entry.line,
+            "summary says " + entry.count + " " + state + " rows; the record has " + std::to_string(real));
+      }
+    }
+  }
+
+  const Repository& repo_;
+  const RecordConfig& config_;
+  const Record& record_;
+  GateReport& report_;
+  AnchorChecker anchors_;
+  std::vector<std::string> owners_;
+  std::set<std::string> reported_;  // "file:line:target" of broken anchors
+  std::optional<git_oid> head_;
+};
+
+}  // namespace
+
+GateReport CheckRecord(const Repository& repo, const Config& config) {
+  auto start = std::chrono::steady_clock::now();
+  GateReport report;
+  report.gate = kGate;
+  Result<Record> record = LoadRecord(repo.root(), *config.record);
+  if (!record.ok()) {
+    report.status = GateStatus::kFail;
+    report.reason = record.status().message();
+  } else {
+    RecordChecker(repo, *config.record, record.value(), report).Run();
+    std::string scope = std::to_string(report.checked) + " rows in " + std::to_string(record->files.size()) +
+                        " files";
+    report.status = report.findings.empty() ? GateStatus::kOk : GateStatus::kFail;
+    report.reason = report.findings.empty() ? scope
+                                            : std::to_string(report.findings.size()) + " findings (" + scope + ")";
+  }
+  report.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace vt::gate
