@@ -39,6 +39,17 @@ int UrlNumber(const std::string& url) {
   return std::stoi(number);
 }
 
+// A bare issue URL in prose (no autolink extension: it stays text).
+bool MentionsUrl(const std::string& text, int number) {
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    while (!word.empty() && std::string(".,;:)").find(word.back()) != std::string::npos) word.pop_back();
+    if (UrlNumber(word) == number) return true;
+  }
+  return false;
+}
+
 // An issue reference: `#N`, a full issue URL, or `[#N](URL)` with matching numbers.
 struct IssueRef {
   int number = 0;
@@ -226,7 +237,8 @@ class IntakeChecker {
     }
     bool named = ContainsToken(spec->text, issue) ||
                  std::any_of(spec->links.begin(), spec->links.end(),
-                             [&](const MdLink& l) { return UrlNumber(l.url) == number; });
+                             [&](const MdLink& l) { return UrlNumber(l.url) == number; }) ||
+                 MentionsUrl(spec->text, number);
     if (!named) {
       Add("intake-spec", entry.file, entry.line,
           issue + " maps to row `" + row.id + "`, but its spec " + spec_path + " does not mention " + issue);

@@ -14,7 +14,7 @@ namespace vt::gate {
 struct PreflightOptions {
   bool staged = false;        // add the staged-change checks
   bool fail_on_skip = false;  // a skip fails the run
-  GateInputs inputs;          // command-line inputs for the built-in gates
+  GateInputs inputs{};        // command-line inputs for the built-in gates
 };
 
 // Errors (an ambiguous base, an unreadable repository) are usage errors.

@@ -1,0 +1,282 @@
+// The record gate, one mutation test per rule: the clean record passes, and
+// each planted violation is caught with the right file:line. Also the Row
+// trailer rule that consults the record, ratchets, and the Markdown reader's
+// AST details (code spans, fences, escaped pipes, padded and excess cells).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "governance/markdown.h"
+#include "governance/path_glob.h"
+#include "governance/trailer_gate.h"
+#include "tests/governance/record_fixture.h"
+
+namespace vt::gate {
+namespace {
+
+using testing::RecordRepo;
+using testing::Where;
+using V = std::vector<std::string>;
+
+std::string Dump(const GateReport& r) {
+  std::string out = std::string(StatusName(r.status)) + " " + r.reason + "\n";
+  for (const Finding& f : r.findings) out += f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
+  return out;
+}
+
+class RecordGate : public ::testing::Test {
+ protected:
+  GateReport Run(const std::string& extra = "") { return repo_.RunGate("record", extra); }
+  std::string RowLine(const std::string& file, const std::string& id) {
+    return file + ":" + std::to_string(repo_.LineOf(file, "`" + id + "`"));
+  }
+  std::string closing_prefix() const { return repo_.closing().substr(0, 12); }
+  RecordRepo repo_;
+};
+
+TEST_F(RecordGate, TheCleanRecordPasses) {
+  GateReport r = Run();
+  EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
+  EXPECT_EQ(r.checked, 4);
+  EXPECT_TRUE(r.findings.empty()) << Dump(r);
+}
+
+TEST_F(RecordGate, ABrokenAnchorIsCaughtOnItsRow) {
+  repo_.Replace("roadmap/rows.md", "../src/engine.cpp#L10", "../src/engine_gone.cpp#L10");
+  GateReport r = Run();
+  EXPECT_EQ(r.status, GateStatus::kFail);
+  EXPECT_EQ(Where(r, "anchor"), V{RowLine("roadmap/rows.md", "APP-LIVE")}) << Dump(r);
+  EXPECT_TRUE(Where(r, "link").empty()) << "the same broken link is one finding, not two\n" << Dump(r);
+}
+
+TEST_F(RecordGate, AnOutOfRangeLineIsCaught) {
+  repo_.Replace("roadmap/rows.md", "#L3-L5", "#L3-L21");
+  GateReport r = Run();
+  ASSERT_EQ(Where(r, "anchor"), V{RowLine("roadmap/rows.md", "APP-DONE")}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("line 21 is past the end (20 lines)"), std::string::npos) << Dump(r);
+}
+
+TEST_F(RecordGate, AnOutOfRangePathLineTextIsCaught) {
+  repo_.Replace("roadmap/rows.md", "`tests/engine_test.cpp:7`", "`tests/engine_test.cpp:70`");
+  EXPECT_EQ(Where(Run(), "anchor"), V{RowLine("roadmap/rows.md", "APP-DONE")});
+}
+
+TEST_F(RecordGate, AnAnchorOutsideThePrefixesIsCaught) {
+  repo_.Write("docs/notes.md", "notes\n");
+  repo_.Replace("roadmap/rows.md", "[test](../tests/engine_test.cpp)", "[test](../docs/notes.md)");
+  EXPECT_EQ(Where(Run(), "anchor"), V{RowLine("roadmap/rows.md", "APP-LIVE")});
+}
+
+TEST_F(RecordGate, AnEvidencedStateWithoutATestAnchorIsCaught) {
+  repo_.Replace("roadmap/rows.md", "[test](../tests/engine_test.cpp)", "none yet");
+  EXPECT_EQ(Where(Run(), "anchors-missing"), V{RowLine("roadmap/rows.md", "APP-LIVE")});
+}
+
+TEST_F(RecordGate, ADuplicateIdAcrossTablesIsCaughtAtTheSecond) {
+  repo_.Replace("roadmap/ops.md", "`OPS-CHORE`", "`APP-NEXT`");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "duplicate-id"), V{"roadmap/rows.md:" + std::to_string(repo_.LineOf("roadmap/rows.md", "`APP-NEXT`"))})
+      << "files are read in sorted order: ops.md first\n"
+      << Dump(r);
+}
+
+TEST_F(RecordGate, AnIdThatBreaksThePatternIsCaught) {
+  repo_.Replace("roadmap/ops.md", "`OPS-CHORE`", "`ops-chore`");
+  EXPECT_EQ(Where(Run(), "id"), V{"roadmap/ops.md:5"});
+}
+
+TEST_F(RecordGate, ExactlyOneKnownState) {
+  repo_.Replace("roadmap/ops.md", "`READY`", "READY ACTIVE");
+  repo_.Replace("roadmap/rows.md", "| READY |", "| SOMEDAY |");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "state"), (V{"roadmap/ops.md:5", RowLine("roadmap/rows.md", "APP-NEXT")})) << Dump(r);
+}
+
+TEST_F(RecordGate, ARowWithFewerOrMoreCellsThanItsHeaderIsCaught) {
+  repo_.Replace("roadmap/ops.md", "| `READY` |", "| `READY` | extra |");
+  repo_.Replace("roadmap/intake.md", "| #1 | `APP-DONE` |", "| #1 |");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "cells"), (V{"roadmap/intake.md:5", "roadmap/ops.md:5"})) << Dump(r);
+}
+
+TEST_F(RecordGate, AReadyRowWhoseSpecDoesNotNameItIsCaughtInTheSpec) {
+  repo_.Replace("roadmap/specs/APP-NEXT.md", "# APP-NEXT", "# Next");
+  repo_.Replace("roadmap/specs/APP-NEXT.md", "Make APP-NEXT real", "Make it real");
+  EXPECT_EQ(Where(Run(), "spec"), V{"roadmap/specs/APP-NEXT.md:1"});
+}
+
+TEST_F(RecordGate, AMentionInsideALongerIdDoesNotNameTheRow) {
+  repo_.Write("roadmap/specs/APP-NEXT.md",
+              "# APP-NEXT-2\n\n## Goal\n\nAPP-NEXTGEN.\n\n## Acceptance\n\nWorks.\n");
+  EXPECT_EQ(Where(Run(), "spec"), V{"roadmap/specs/APP-NEXT.md:1"});
+}
+
+TEST_F(RecordGate, AMissingSpecFileIsCaughtOnTheRow) {
+  repo_.Replace("roadmap/rows.md", "specs/APP-NEXT.md", "specs/APP-LATER.md");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "spec"), V{RowLine("roadmap/rows.md", "APP-NEXT")}) << Dump(r);
+}
+
+TEST_F(RecordGate, AMissingOrPlaceholderSectionIsCaught) {
+  repo_.Replace("roadmap/specs/APP-LIVE.md", "- It works on a fresh clone.", "TBD");
+  repo_.Replace("roadmap/specs/APP-DONE.md", "## Goal", "## Aim");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "spec-section"),
+            (V{"roadmap/specs/APP-DONE.md:1",
+               "roadmap/specs/APP-LIVE.md:" + std::to_string(repo_.LineOf("roadmap/specs/APP-LIVE.md", "## Acceptance"))}))
+      << Dump(r);
+}
+
+TEST_F(RecordGate, AClaimedRowNeedsAListedOwner) {
+  repo_.Replace("roadmap/rows.md", "`ada`", "`bob`");
+  EXPECT_EQ(Where(Run(), "owner"), V{RowLine("roadmap/rows.md", "APP-LIVE")});
+  repo_.Replace("roadmap/rows.md", "`bob`", "-");
+  EXPECT_EQ(Where(Run(), "owner"), V{RowLine("roadmap/rows.md", "APP-LIVE")});
+}
+
+TEST_F(RecordGate, ADoneRowWhoseClosingCommitIsNotAnAncestorIsCaught) {
+  repo_.git().Git("checkout -q -b elsewhere");
+  std::string other = repo_.git().Commit("elsewhere\n\nRow: none\n");
+  repo_.git().Git("checkout -q main");
+  repo_.Replace("roadmap/rows.md", closing_prefix(), other.substr(0, 12));
+  GateReport r = Run();
+  ASSERT_EQ(Where(r, "closing"), V{RowLine("roadmap/rows.md", "APP-DONE")}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("not an ancestor of HEAD"), std::string::npos) << Dump(r);
+}
+
+TEST_F(RecordGate, ADoneRowWithAnUnknownOrMissingClosingCommitIsCaught) {
+  repo_.Replace("roadmap/rows.md", closing_prefix(), "deadbeefdead");
+  EXPECT_EQ(Where(Run(), "closing"), V{RowLine("roadmap/rows.md", "APP-DONE")});
+  repo_.Replace("roadmap/rows.md", "`deadbeefdead`", "-");
+  EXPECT_EQ(Where(Run(), "closing"), V{RowLine("roadmap/rows.md", "APP-DONE")});
+}
+
+TEST_F(RecordGate, ASummaryCountThatDriftedIsCaught) {
+  repo_.Replace("roadmap/ops.md", "`READY`", "ACTIVE");
+  GateReport r = Run();
+  int ready = repo_.LineOf("roadmap/README.md", "| READY |");
+  int active = repo_.LineOf("roadmap/README.md", "| ACTIVE |");
+  EXPECT_EQ(Where(r, "summary"), (V{"roadmap/README.md:" + std::to_string(ready), "roadmap/README.md:" + std::to_string(active)}))
+      << Dump(r);
+}
+
+TEST_F(RecordGate, ABrokenRelativeLinkIsCaughtButCodeSpansAndFencesAreNotLinks) {
+  repo_.Replace("roadmap/README.md", "[ops](ops.md#ops-rows)", "[ops](operations.md)");
+  GateReport r = Run();
+  EXPECT_EQ(Where(r, "link"), V{"roadmap/README.md:3"}) << Dump(r);
+}
+
+TEST_F(RecordGate, AGlobThatMatchesNothingFails) {
+  GateReport r = Run();
+  ASSERT_EQ(r.status, GateStatus::kOk);
+  std::filesystem::remove_all(repo_.path() + "/roadmap");
+  r = Run();
+  EXPECT_EQ(r.status, GateStatus::kFail);
+  EXPECT_NE(r.reason.find("no file matches 'roadmap/*.md'"), std::string::npos) << r.reason;
+}
+
+TEST_F(RecordGate, RowTrailersMustNameARowOfTheRecord) {
+  Config config = repo_.LoadConfig();
+  Result<Repository> repo = Repository::Open(repo_.path());
+  ASSERT_TRUE(repo.ok());
+  testing::TempDir dir;
+  std::string ok = dir.Write("ok.msg", "subject\n\nRow: APP-NEXT\n");
+  std::string none = dir.Write("none.msg", "subject\n\nRow: none\n");
+  std::string bad = dir.Write("bad.msg", "subject\n\nbody\n\nRow: APP-GONE\n");
+  EXPECT_EQ(CheckTrailerMessageFile(&repo.value(), config, ok).status, GateStatus::kOk);
+  EXPECT_EQ(CheckTrailerMessageFile(&repo.value(), config, none).status, GateStatus::kOk);
+  GateReport r = CheckTrailerMessageFile(&repo.value(), config, bad);
+  ASSERT_EQ(r.findings.size(), 1u) << Dump(r);
+  EXPECT_EQ(r.findings[0].rule, "record:Row");
+  EXPECT_EQ(r.findings[0].line, 5);
+  // The history of the fixture names only rows that exist.
+  EXPECT_EQ(repo_.RunGate("trailers").status, GateStatus::kOk);
+}
+
+class Ratchets : public RecordGate {
+ protected:
+  void SetUp() override {
+    repo_.Write("roadmap/old.md", "| id | state |\n|---|---|\n| `OLD-ONE` | BACKFILL |\n| `OLD-TWO` | BACKFILL |\n");
+    repo_.Write("roadmap/ratchets/backfill", "# rows that owe anchors\n2\n");
+    repo_.Replace("roadmap/README.md", "| total | 4 |", "| total | 6 |");
+    repo_.git().Git("add -A");
+    repo_.git().Commit("backfill\n\nRow: none\n");
+  }
+  const std::string kRatchet = "ratchets:\n  - {gate: record, rule: 'state:BACKFILL', baseline: roadmap/ratchets/backfill}\n";
+};
+
+TEST_F(Ratchets, AtTheBaselineTheCountedFindingsArePinned) {
+  GateReport r = Run(kRatchet);
+  EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("2 pinned"), std::string::npos);
+  EXPECT_EQ(Run().status, GateStatus::kFail) << "without the ratchet each counted row is a finding";
+}
+
+TEST_F(Ratchets, AboveTheBaselineFails) {
+  repo_.Write("roadmap/old.md", repo_.Read("roadmap/old.md") + "| `OLD-THREE` | BACKFILL |\n");
+  repo_.Replace("roadmap/README.md", "| total | 6 |", "| total | 7 |");
+  GateReport r = Run(kRatchet);
+  EXPECT_EQ(r.status, GateStatus::kFail);
+  EXPECT_EQ(Where(r, "state:BACKFILL").size(), 3u) << Dump(r);
+  EXPECT_EQ(Where(r, "ratchet:state:BACKFILL"), V{"roadmap/ratchets/backfill:1"}) << Dump(r);
+}
+
+TEST_F(Ratchets, BelowTheBaselineTheBaselineMustComeDownInTheSameChange) {
+  repo_.Replace("roadmap/old.md", "| `OLD-TWO` | BACKFILL |\n", "");
+  repo_.Replace("roadmap/README.md", "| total | 6 |", "| total | 5 |");
+  GateReport r = Run(kRatchet);
+  ASSERT_EQ(Where(r, "ratchet:state:BACKFILL"), V{"roadmap/ratchets/backfill:1"}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("lower the baseline from 2 to 1"), std::string::npos) << Dump(r);
+  repo_.Write("roadmap/ratchets/backfill", "1\n");
+  EXPECT_EQ(Run(kRatchet).status, GateStatus::kOk) << Dump(Run(kRatchet));
+}
+
+TEST_F(Ratchets, RaisingTheBaselineAboveTheBaseIsRefused) {
+  repo_.Write("roadmap/old.md", repo_.Read("roadmap/old.md") + "| `OLD-THREE` | BACKFILL |\n");
+  repo_.Replace("roadmap/README.md", "| total | 6 |", "| total | 7 |");
+  repo_.Write("roadmap/ratchets/backfill", "3\n");
+  GateReport r = Run(kRatchet);
+  ASSERT_EQ(Where(r, "ratchet:state:BACKFILL"), V{"roadmap/ratchets/backfill:1"}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("raised from 2 to 3"), std::string::npos) << Dump(r);
+}
+
+TEST(Markdown, TablesLinksAndSectionsComeFromTheAst) {
+  MdDocument doc = ParseMarkdown(
+      "# Title\n\nText [a](a.md) and `[b](b.md)`\nthen [c](c.md#L3).\n\n"
+      "| id | note |\n|---|---|\n| `X-1` | a \\| b |\n| short |\n| a | b | c |\n\n"
+      "```\n[d](d.md)\n```\n\n## Part\n\nBody.\n");
+  std::vector<std::string> urls;
+  std::vector<int> lines;
+  for (const MdLink& l : doc.links) {
+    urls.push_back(l.url);
+    lines.push_back(l.line);
+  }
+  EXPECT_EQ(urls, (V{"a.md", "c.md#L3"}));
+  EXPECT_EQ(lines, (std::vector<int>{3, 4}));
+  ASSERT_EQ(doc.tables.size(), 1u);
+  const MdTable& t = doc.tables[0];
+  EXPECT_EQ(t.header, (V{"id", "note"}));
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0].cells[0].code_spans, V{"X-1"});
+  EXPECT_EQ(t.rows[0].cells[1].text, "a | b");
+  EXPECT_FALSE(t.rows[0].excess);
+  EXPECT_TRUE(t.rows[1].cells[1].missing);
+  EXPECT_TRUE(t.rows[2].excess);
+  EXPECT_EQ(t.rows[2].line, 10);
+  ASSERT_EQ(doc.sections.size(), 2u);
+  EXPECT_EQ(doc.sections[1].title, "Part");
+  EXPECT_EQ(doc.sections[1].body, "Body.");
+}
+
+TEST(PathGlob, StarStaysInAComponentDoubleStarCrosses) {
+  EXPECT_TRUE(GlobMatch("attention/*.cu", "attention/decode.cu"));
+  EXPECT_FALSE(GlobMatch("attention/*.cu", "attention/x/decode.cu"));
+  EXPECT_TRUE(GlobMatch("**/*.cu", "a/b/c.cu"));
+  EXPECT_TRUE(GlobMatch("**/*.cu", "c.cu"));
+  EXPECT_FALSE(GlobMatch("*.cu", "a/c.cu"));
+  EXPECT_TRUE(GlobMatch("roadmap/?.md", "roadmap/a.md"));
+}
+
+}  // namespace
+}  // namespace vt::gate
