@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 bash ci/build.sh
 build_dir=${VT_BUILD_DIR:-build}
-"$build_dir/governance/vt-gate" preflight
+"$build_dir/governance/vt-gate" hooks install
+"$build_dir/governance/vt-gate" preflight --compile-commands "$build_dir/compile_commands.json"
 "$build_dir/engine/vt" generate --model preset:qwen3-0.6b --load-format dummy --prompt-ids 1,2,3 --max-tokens 8

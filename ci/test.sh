@@ -8,3 +8,6 @@ bash ci/install-deps.sh
 bash ci/build.sh "$@"
 build_dir=${VT_BUILD_DIR:-build}
 ctest --test-dir "$build_dir" --output-on-failure -j "${VT_JOBS:-$(nproc)}"
+# The project's own gates on this repository (AGENTS.md): every gate must run and pass, gencode against
+# this build's compile database.
+"$build_dir/governance/vt-gate" preflight --fail-on-skip --compile-commands "$build_dir/compile_commands.json"
