@@ -56,7 +56,9 @@ void ApplyRatchets(const Repository& repo, const Config& config, const std::opti
                    GateReport& report) {
   bool configured = std::any_of(config.ratchets.begin(), config.ratchets.end(),
                                 [&](const Ratchet& r) { return r.gate == report.gate; });
-  if (!configured || report.status == GateStatus::kSkip) return;
+  // A gate that could not run at all (an unreadable record) has nothing to count.
+  bool broken = report.status == GateStatus::kFail && report.findings.empty();
+  if (!configured || broken || report.status == GateStatus::kSkip) return;
   std::string unverified;
   size_t before = report.findings.size();
   for (const Ratchet& ratchet : config.ratchets) {
