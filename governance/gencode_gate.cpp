@@ -41,7 +41,15 @@ std::string SmOf(const std::string& pair) { return pair.substr(pair.find(",code=
 struct CudaUnit {
   std::string source;  // repository-relative
   std::vector<std::string> arguments;
+  std::string object;  // file name of the -o output, e.g. "decode_gqa.cu.o"
 };
+
+std::string ObjectName(const std::vector<std::string>& args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "-o") return fs::path(args[i + 1]).filename().string();
+  }
+  return "";
+}
 
 Result<std::vector<CudaUnit>> ReadCompileCommands(const std::string& root, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,7 +63,7 @@ Result<std::vector<CudaUnit>> ReadCompileCommands(const std::string& root, const
     if (fs::path(file).extension() != ".cu") continue;
     std::string directory = entry.value("directory", std::string());
     fs::path source = fs::path(file).is_absolute() ? fs::path(file) : fs::path(directory) / file;
-    CudaUnit unit{RelativeTo(root, source), {}};
+    CudaUnit unit{RelativeTo(root, source), {}, ""};
     if (entry.contains("arguments") && entry["arguments"].is_array()) {
       for (const nlohmann::json& a : entry["arguments"]) {
         if (a.is_string()) unit.arguments.push_back(a);
@@ -63,14 +71,21 @@ Result<std::vector<CudaUnit>> ReadCompileCommands(const std::string& root, const
     } else if (entry.contains("command") && entry["command"].is_string()) {
       unit.arguments = SplitCommand(entry["command"]);
     }
+    unit.object = ObjectName(unit.arguments);
     units.push_back(std::move(unit));
   }
   return units;
 }
 
-// SM targets named by `cuobjdump --list-elf` lines such as "ELF file    1: x.1.sm_90.cubin".
+// SM targets named by `cuobjdump --list-elf` lines such as "ELF file    1: x.1.sm_90.cubin",
+// per archive member ("member /path/libk.a:a.cu.o:") when the input is a static library.
 struct EmbeddedArchs {
+  struct Member {
+    std::set<std::string> sms;
+    int line = 0;
+  };
   std::set<std::string> sms;
+  std::map<std::string, Member> members;  // object file name -> its cubins
   int first_line = 0;
 };
 
@@ -80,12 +95,21 @@ Result<EmbeddedArchs> ReadCuobjdumpList(const std::string& path) {
   EmbeddedArchs out;
   std::string line;
   int number = 0;
+  std::string member;
   while (std::getline(in, line)) {
     ++number;
+    if (line.rfind("member ", 0) == 0 && line.size() > 8 && line.back() == ':') {
+      std::string path = line.substr(7, line.size() - 8);
+      member = fs::path(path.substr(path.rfind(':') == std::string::npos ? 0 : path.rfind(':') + 1)).filename().string();
+      out.members[member].line = number;
+      continue;
+    }
     size_t cubin = line.rfind(".cubin");
-    size_t sm = line.rfind(".sm_", cubin);
-    if (line.find("ELF file") == std::string::npos || cubin == std::string::npos || sm == std::string::npos) continue;
-    out.sms.insert(line.substr(sm + 1, cubin - sm - 1));
+    size_t sm = cubin == std::string::npos ? std::string::npos : line.rfind(".sm_", cubin);
+    if (line.find("ELF file") == std::string::npos || sm == std::string::npos) continue;
+    std::string arch = line.substr(sm + 1, cubin - sm - 1);
+    out.sms.insert(arch);
+    if (!member.empty()) out.members[member].sms.insert(arch);
     if (!out.first_line) out.first_line = number;
   }
   return out;
@@ -123,6 +147,7 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
   }
   std::set<std::string> compiled;
   std::set<std::string> requested_sms;
+  std::map<std::string, std::pair<std::string, std::set<std::string>>> requested_by_object;  // object -> source, SMs
   for (const CudaUnit& unit : units.value()) {
     ++report.checked;
     if (unit.source.rfind(sources_root, 0) != 0) {
@@ -142,6 +167,10 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
     for (const std::string& arch : table->features.at(glob->feature).archs) {
       expected.insert(GencodePair(arch));
       requested_sms.insert("sm_" + arch);
+      if (!unit.object.empty()) {
+        requested_by_object[unit.object].first = relative;
+        requested_by_object[unit.object].second.insert("sm_" + arch);
+      }
     }
     NvccTargets actual = ParseNvccTargets(unit.arguments);
     for (const std::string& flag : actual.unknown) {
@@ -184,6 +213,14 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
     }
     for (const std::string& sm : embedded->sms) {
       if (!requested_sms.count(sm)) extra.insert(sm);
+    }
+    // Per member: a unit that lost an architecture another unit still has is a drop the union hides.
+    for (const auto& [object, member] : embedded->members) {
+      auto requested = requested_by_object.find(object);
+      if (requested == requested_by_object.end() || member.sms == requested->second.second) continue;
+      report.findings.push_back({"gencode-embedded", "", list, member.line,
+                                 requested->second.first + " (" + object + ") embeds {" + Join(member.sms) +
+                                     "} but the table requests {" + Join(requested->second.second) + "}"});
     }
     if (!missing.empty() || !extra.empty()) {
       report.findings.push_back({"gencode-embedded", "", list, embedded->first_line,

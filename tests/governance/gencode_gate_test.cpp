@@ -162,13 +162,22 @@ TEST_F(GencodeProject, ASourceNoGlobMapsIsCaught) {
 
 TEST_F(GencodeProject, TheEmbeddedArchitecturesMustEqualTheRequestedOnes) {
   std::string good = scratch_.Write("good.txt",
-                                    "member k/probe.cu.o:\nELF file    1: probe.1.sm_90.cubin\n"
-                                    "member k/a.cu.o:\nELF file    2: a.2.sm_80.cubin\nELF file    3: a.3.sm_90.cubin\n");
-  EXPECT_EQ(Audit(kFeatures, "build/compile_commands.json", good).status, GateStatus::kOk);
-  std::string dropped = scratch_.Write("dropped.txt", "member k/probe.cu.o:\nELF file    1: probe.1.sm_90.cubin\n");
+                                    "\nmember /b/libk.a:probe.cu.o:\nELF file    1: libk.1.sm_90.cubin\n\n"
+                                    "member /b/libk.a:a.cu.o:\nELF file    2: libk.2.sm_80.cubin\nELF file    3: libk.3.sm_90.cubin\n");
+  EXPECT_EQ(Audit(kFeatures, "build/compile_commands.json", good).status, GateStatus::kOk)
+      << Dump(Audit(kFeatures, "build/compile_commands.json", good));
+  std::string dropped = scratch_.Write("dropped.txt", "ELF file    1: probe.1.sm_90.cubin\n");
   GateReport r = Audit(kFeatures, "build/compile_commands.json", dropped);
-  ASSERT_EQ(Where(r, "gencode-embedded"), V{dropped + ":2"}) << Dump(r);
+  ASSERT_EQ(Where(r, "gencode-embedded"), V{dropped + ":1"}) << Dump(r);
   EXPECT_NE(r.findings[0].message.find("missing sm_80"), std::string::npos) << Dump(r);
+}
+
+TEST_F(GencodeProject, AMemberThatLostAnArchitectureIsCaughtEvenWhenTheUnionHidesIt) {
+  // Real `cuobjdump --list-elf` output (CUDA 12, H200 machine): a.cu.o has sm_80 and sm_90, b.cu.o only sm_90.
+  std::string list = std::string(VT_SOURCE_DIR) + "/tests/fixtures/gencode/cuobjdump-list-elf.txt";
+  GateReport r = Audit(kFeatures, "build/compile_commands.json", list);
+  ASSERT_EQ(Where(r, "gencode-embedded"), V{list + ":6"}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("attention/b.cu (b.cu.o) embeds {sm_90}"), std::string::npos) << Dump(r);
 }
 
 TEST_F(GencodeProject, NoDatabaseOrOneWithoutCudaCannotBeVerified) {
