@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
 
 namespace vt::kernels::cuda {
@@ -30,68 +31,10 @@ constexpr int kBlockSize = 16;
 // Enough distinct KV copies that one graph never re-reads a copy still resident in the 60 MB L2.
 constexpr double kRotationBytes = 512e6;
 
-#define VT_BENCH_CHECK(call)                                                                   \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "vt bench attention: %s: %s\n", #call, cudaGetErrorString(err_));   \
-      return false;                                                                            \
-    }                                                                                          \
+#define VT_BENCH_CHECK(call)                       \
+  do {                                             \
+    if (!bench::Check((call), #call)) return false; \
   } while (0)
-
-// Fills bf16 values uniform in [-1, 1) from a hash of the index: random-looking data
-// without a host round trip (never time on zeros).
-__global__ void FillRandomBf16(uint16_t* dst, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    uint32_t x = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    const float f = (x >> 8) * (2.f / 16777216.f) - 1.f;
-    dst[i] = static_cast<uint16_t>(__float_as_uint(f) >> 16);
-  }
-}
-
-bool FillRandom(uint16_t* dst, size_t n, uint32_t seed) {
-  FillRandomBf16<<<1024, 256>>>(dst, n, seed);
-  VT_BENCH_CHECK(cudaGetLastError());
-  return true;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Device-to-device copy bandwidth, counting bytes read plus bytes written.
-bool MeasureCopyGBps(double& gbps) {
-  const size_t bytes = size_t(2) << 30;
-  void *a = nullptr, *b = nullptr;
-  VT_BENCH_CHECK(cudaMalloc(&a, bytes));
-  VT_BENCH_CHECK(cudaMalloc(&b, bytes));
-  VT_BENCH_CHECK(cudaMemset(a, 1, bytes));
-  cudaEvent_t start, stop;
-  VT_BENCH_CHECK(cudaEventCreate(&start));
-  VT_BENCH_CHECK(cudaEventCreate(&stop));
-  std::vector<double> ms;
-  for (int i = 0; i < 12; ++i) {
-    VT_BENCH_CHECK(cudaEventRecord(start));
-    VT_BENCH_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    VT_BENCH_CHECK(cudaEventRecord(stop));
-    VT_BENCH_CHECK(cudaEventSynchronize(stop));
-    float t = 0;
-    VT_BENCH_CHECK(cudaEventElapsedTime(&t, start, stop));
-    if (i >= 2) ms.push_back(t);
-  }
-  gbps = 2.0 * bytes / (Median(ms) * 1e-3) / 1e9;
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaFree(a);
-  cudaFree(b);
-  return true;
-}
 
 struct KvCopy {
   uint16_t* k = nullptr;
@@ -106,59 +49,20 @@ struct Row {
   std::string error;
 };
 
-// Times one arm: a graph of `launches` calls cycling over the KV copies, replayed `reps` times.
-bool TimeArm(const AttentionBenchOptions& o, PagedDecodeParams base, const DecodePlan& plan,
+// Times one arm: a graph of calls cycling over the KV copies.
+bool TimeArm(const AttentionBenchOptions& o, const PagedDecodeParams& base, const DecodePlan& plan,
              const std::vector<KvCopy>& copies, void* workspace, double& us) {
-  cudaStream_t stream;
-  VT_BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  auto launch = [&](int i) {
+  auto launch = [&](int i, cudaStream_t stream) {
     PagedDecodeParams p = base;
     const KvCopy& c = copies[i % copies.size()];
     p.k_cache = c.k;
     p.v_cache = c.v;
     p.block_tables = c.tables;
-    return RunPagedDecode(p, plan, workspace, stream);
+    Status st = RunPagedDecode(p, plan, workspace, stream);
+    if (!st.ok()) std::fprintf(stderr, "vt bench attention: %s\n", st.message().c_str());
+    return st.ok();
   };
-  for (int i = 0; i < 3; ++i) {
-    Status st = launch(i);
-    if (!st.ok()) {
-      std::fprintf(stderr, "vt bench attention: %s\n", st.message().c_str());
-      return false;
-    }
-  }
-  VT_BENCH_CHECK(cudaStreamSynchronize(stream));
-
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  VT_BENCH_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < o.launches_per_graph; ++i) {
-    if (!launch(i).ok()) break;
-  }
-  VT_BENCH_CHECK(cudaStreamEndCapture(stream, &graph));
-  VT_BENCH_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  VT_BENCH_CHECK(cudaGraphLaunch(exec, stream));
-  VT_BENCH_CHECK(cudaStreamSynchronize(stream));
-
-  cudaEvent_t start, stop;
-  VT_BENCH_CHECK(cudaEventCreate(&start));
-  VT_BENCH_CHECK(cudaEventCreate(&stop));
-  std::vector<double> per_call;
-  for (int r = 0; r < o.repetitions; ++r) {
-    VT_BENCH_CHECK(cudaEventRecord(start, stream));
-    VT_BENCH_CHECK(cudaGraphLaunch(exec, stream));
-    VT_BENCH_CHECK(cudaEventRecord(stop, stream));
-    VT_BENCH_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    VT_BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    per_call.push_back(ms * 1e3 / o.launches_per_graph);
-  }
-  us = Median(per_call);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
-  return true;
+  return bench::TimeGraph(launch, o.launches_per_graph, o.repetitions, us);
 }
 
 bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int batch, int context, double copy_gbps,
@@ -174,7 +78,8 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   for (int c = 0; c < num_copies; ++c) {
     VT_BENCH_CHECK(cudaMalloc(&copies[c].k, cache_elems * 2));
     VT_BENCH_CHECK(cudaMalloc(&copies[c].v, cache_elems * 2));
-    if (!FillRandom(copies[c].k, cache_elems, 1 + 2 * c) || !FillRandom(copies[c].v, cache_elems, 2 + 2 * c)) {
+    if (!bench::FillRandomBf16(copies[c].k, cache_elems, 1 + 2 * c) ||
+        !bench::FillRandomBf16(copies[c].v, cache_elems, 2 + 2 * c)) {
       return false;
     }
     std::vector<int32_t> table(pages);
@@ -188,7 +93,7 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   int32_t* lens = nullptr;
   VT_BENCH_CHECK(cudaMalloc(&q, q_elems * 2));
   VT_BENCH_CHECK(cudaMalloc(&out, q_elems * 2));
-  if (!FillRandom(q, q_elems, 7)) return false;
+  if (!bench::FillRandomBf16(q, q_elems, 7)) return false;
   std::vector<int32_t> host_lens(batch, context);
   VT_BENCH_CHECK(cudaMalloc(&lens, batch * 4));
   VT_BENCH_CHECK(cudaMemcpy(lens, host_lens.data(), batch * 4, cudaMemcpyHostToDevice));
@@ -269,7 +174,7 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
     return 1;
   }
   double copy_gbps = 0;
-  if (!MeasureCopyGBps(copy_gbps)) return 1;
+  if (!bench::MeasureCopyGBps(copy_gbps)) return 1;
   if (!o.json) {
     std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, CUDA-graph timed\n", probe.name.c_str(),
                 copy_gbps, o.split.c_str());

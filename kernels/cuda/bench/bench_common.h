@@ -1,0 +1,34 @@
+// Pieces every GPU benchmark of `vt bench` shares: the copy-bandwidth ceiling measured in the
+// same run, random bf16 data on the device, and CUDA-graph timing of a launch sequence.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace vt::kernels::cuda::bench {
+
+// Prints "vt bench: <what>: <CUDA error>" and returns false when `err` is an error.
+bool Check(cudaError_t err, const char* what);
+
+// Device-to-device copy bandwidth of a 2 GiB cudaMemcpy, bytes read plus bytes written.
+bool MeasureCopyGBps(double& gbps);
+
+// Fills `n` bf16 values uniform in [-scale, scale) derived from a hash of the index and seed
+// (random-looking data without a host round trip; never time on zeros).
+bool FillRandomBf16(uint16_t* dst, size_t n, uint32_t seed, float scale = 1.f);
+
+// Fills `n` 32-bit words with hash-random bits.
+bool FillRandomWords(uint32_t* dst, size_t n, uint32_t seed);
+
+double Median(std::vector<double> values);
+
+// Captures `launches` calls of launch(i, stream) into one CUDA graph, replays it `reps` times
+// and reports the median time per call in microseconds. launch returns false on an error.
+bool TimeGraph(const std::function<bool(int, cudaStream_t)>& launch, int launches, int reps, double& us_per_call);
+
+}  // namespace vt::kernels::cuda::bench

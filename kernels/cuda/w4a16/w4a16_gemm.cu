@@ -1,0 +1,316 @@
+// Marlin-style W4A16 GEMM for small batches, where the call is a stream of weight bytes.
+//
+// Partition: a CTA of 8 warps owns 128 output columns (16 per warp) and one K slice; the
+// activations of the slice (up to 64 rows) sit in shared memory, the weights stream from
+// global memory straight into registers: each lane loads 16 bytes per 64-row step (one
+// contiguous 512-byte run per warp), kUnroll steps in flight, with an evict-first hint since
+// every weight byte is used once per call; the first loads are issued before the CTA stages its
+// activations and scales in shared memory. Each 32-bit word dequantises with lop3 and the
+// bf16 magic number 128 (exponent such that one ulp is 1.0) into four bf16x2 B fragments of
+// mma.m16n8k16 - two k16 steps for two 8-column tiles - after which the MMAs accumulate a
+// scale group in fp32; the group's sum is multiplied by its fp32 scale and added, so the
+// scale costs no bf16 rounding. K slices write fp32 partials that a second kernel adds in
+// slice order (deterministic; no atomics).
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
+
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/w4a16/w4a16_shape.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+using attention::MmaBf16;
+
+constexpr int kWarps = 8;
+constexpr int kColsPerWarp = 16;
+constexpr int kColsPerCta = kWarps * kColsPerWarp;
+constexpr int kMaxRowsPerCta = 64;
+constexpr int kUnroll = 8;  // 16-byte weight loads in flight per lane
+constexpr size_t kActivationSmemBudget = 96 * 1024;
+
+struct GemmParams {
+  W4A16Problem p;
+  int k_slice;
+  int slices;
+  float* partial;  // [slices, m, n] when slices > 1
+};
+
+// Four bf16x2 registers holding (q - 8) for the eight nibbles of `w`: register j holds
+// nibbles j (low half) and j + 4 (high half).
+__device__ __forceinline__ void DequantWord(uint32_t w, uint32_t (&r)[4]) {
+  constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
+  const __nv_bfloat162 bias = __halves2bfloat162(__float2bfloat16(136.f), __float2bfloat16(136.f));
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    uint32_t v;
+    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(v) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
+    __nv_bfloat162 h = *reinterpret_cast<__nv_bfloat162*>(&v);
+    h = __hsub2(h, bias);  // exact: 128 + q - 136 = q - 8
+    r[j] = *reinterpret_cast<uint32_t*>(&h);
+  }
+}
+
+__device__ __forceinline__ uint4 LoadStreaming(const uint4* p) { return __ldcs(p); }
+
+// kSwapAB (M <= 8): the weights become the MMA's A operand (16 columns as rows) and the
+// activations its 8-wide B operand, so each k16 step of a warp is one MMA instead of two and
+// two shared-memory loads instead of four. The tile layout serves both roles unchanged: its
+// four registers are the B fragments of two 8-column tiles or, reordered, one A fragment.
+template <int kMTiles, bool kSwapAB>
+__global__ void __launch_bounds__(kWarps * 32) W4A16GemmKernel(GemmParams g) {
+  const W4A16Problem& p = g.p;
+  extern __shared__ __align__(16) uint16_t x_s[];  // [rows][pitch]
+  const int pitch = g.k_slice + 8;                  // the 16-byte pad keeps A-fragment loads conflict-free
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int q = lane / 4, c = lane % 4;
+  const int slice = blockIdx.y;
+  const int row0 = blockIdx.z * kMaxRowsPerCta;
+  const int k_begin = slice * g.k_slice;
+  const int k_len = min(g.k_slice, p.k - k_begin);
+
+  const int nb = blockIdx.x * kWarps + warp;  // this warp's 16-column block
+  const bool active = nb * kColsPerWarp < p.n;
+  const int iters = k_len / 64;
+  const uint4* wp = reinterpret_cast<const uint4*>(p.packed) +
+                    (static_cast<size_t>(nb) * (p.k / 64) + k_begin / 64) * 32 + lane;
+
+  // The first weight loads go out before anything else: they depend on nothing.
+  uint4 buf[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (active && u < iters) buf[u] = LoadStreaming(wp + u * 32);
+  }
+
+  // Activations of this slice and row block into shared memory, rows past m zero, and the
+  // slice's scales, so no scale load sits between a group's MMAs and its fold.
+  const int rows = kSwapAB ? 8 : kMTiles * 16;
+  const int pieces_per_row = k_len / 8;
+  for (int i = threadIdx.x; i < rows * pieces_per_row; i += kWarps * 32) {
+    const int r = i / pieces_per_row, col = (i % pieces_per_row) * 8;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (row0 + r < p.m) v = __ldg(reinterpret_cast<const uint4*>(p.x + static_cast<size_t>(row0 + r) * p.k + k_begin + col));
+    *reinterpret_cast<uint4*>(x_s + r * pitch + col) = v;
+  }
+  uint32_t* scale_s = reinterpret_cast<uint32_t*>(x_s + rows * pitch);  // [groups][64 column pairs]
+  const int first_group = k_begin / p.group_size;
+  const int groups = (k_begin + k_len - 1) / p.group_size - first_group + 1;
+  const int cta_cols = min(kColsPerCta, p.n - static_cast<int>(blockIdx.x) * kColsPerCta);
+  for (int i = threadIdx.x; i < groups * cta_cols / 2; i += kWarps * 32) {
+    const int gi = i / (cta_cols / 2), pair = i % (cta_cols / 2);
+    scale_s[gi * (kColsPerCta / 2) + pair] = __ldg(reinterpret_cast<const unsigned int*>(
+        p.scales + static_cast<size_t>(first_group + gi) * p.n + blockIdx.x * kColsPerCta) + pair);
+  }
+  __syncthreads();
+  if (!active) return;
+
+  // Accumulators: [m tile][n8 tile][4] normally; with kSwapAB one 16 (columns) x 8 (rows) tile.
+  float acc[kMTiles][2][4], grp[kMTiles][2][4];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][t][e] = grp[mt][t][e] = 0.f;
+    }
+  }
+  const uint16_t* scale_h = reinterpret_cast<const uint16_t*>(scale_s);
+
+  for (int base = 0; base < iters; base += kUnroll) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int it = base + u;
+      if (it < iters) {
+        const uint4 cur = buf[u];
+        if (it + kUnroll < iters) buf[u] = LoadStreaming(wp + (it + kUnroll) * 32);
+        const uint32_t words[4] = {cur.x, cur.y, cur.z, cur.w};
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+          uint32_t b[4];
+          DequantWord(words[s], b);
+          const int kk = it * 64 + s * 16 + 2 * c;
+          if constexpr (kSwapAB) {
+            const uint16_t* xr = x_s + q * pitch + kk;
+            MmaBf16(grp[0][0], b[0], b[2], b[1], b[3], *reinterpret_cast<const uint32_t*>(xr),
+                    *reinterpret_cast<const uint32_t*>(xr + 8));
+          } else {
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt) {
+              const uint16_t* xr = x_s + (mt * 16 + q) * pitch + kk;
+              const uint32_t a0 = *reinterpret_cast<const uint32_t*>(xr);
+              const uint32_t a1 = *reinterpret_cast<const uint32_t*>(xr + 8 * pitch);
+              const uint32_t a2 = *reinterpret_cast<const uint32_t*>(xr + 8);
+              const uint32_t a3 = *reinterpret_cast<const uint32_t*>(xr + 8 * pitch + 8);
+              MmaBf16(grp[mt][0], a0, a1, a2, a3, b[0], b[1]);
+              MmaBf16(grp[mt][1], a0, a1, a2, a3, b[2], b[3]);
+            }
+          }
+        }
+        // End of a scale group (or of the slice): fold the group's sum in with its fp32 scale.
+        const int k_next = k_begin + (it + 1) * 64;
+        if (k_next % p.group_size == 0 || it == iters - 1) {
+          const int gi = (k_next - 1) / p.group_size - first_group;
+          if constexpr (kSwapAB) {
+            // Rows of the swapped tile are columns q and q + 8 of this warp.
+            const uint16_t* sc = scale_h + gi * kColsPerCta + warp * 16 + q;
+            const float s0 = __uint_as_float(uint32_t(sc[0]) << 16), s8 = __uint_as_float(uint32_t(sc[8]) << 16);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              acc[0][0][e] += grp[0][0][e] * (e < 2 ? s0 : s8);
+              grp[0][0][e] = 0.f;
+            }
+          } else {
+            const uint32_t* sc = scale_s + gi * (kColsPerCta / 2) + warp * 8 + c;
+            float sv[2][2];
+#pragma unroll
+            for (int t = 0; t < 2; ++t) {
+              const uint32_t pair = sc[4 * t];
+              sv[t][0] = __uint_as_float(pair << 16);
+              sv[t][1] = __uint_as_float(pair & 0xffff0000u);
+            }
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+              for (int t = 0; t < 2; ++t) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                  acc[mt][t][e] += grp[mt][t][e] * sv[t][e & 1];
+                  grp[mt][t][e] = 0.f;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  if constexpr (kSwapAB) {
+    // acc[0][0]: e = 0, 1 -> column q, rows 2c, 2c + 1; e = 2, 3 -> column q + 8.
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = row0 + 2 * c + (e & 1), col = nb * 16 + q + (e < 2 ? 0 : 8);
+      if (row >= p.m) continue;
+      if (g.slices == 1) {
+        p.y[static_cast<size_t>(row) * p.n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(acc[0][0][e]));
+      } else {
+        g.partial[(static_cast<size_t>(slice) * p.m + row) * p.n + col] = acc[0][0][e];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+      for (int t = 0; t < 2; ++t) {
+        const int col = nb * 16 + t * 8 + 2 * c;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + mt * 16 + q + half * 8;
+          if (row >= p.m) continue;
+          const float v0 = acc[mt][t][2 * half], v1 = acc[mt][t][2 * half + 1];
+          if (g.slices == 1) {
+            *reinterpret_cast<uint32_t*>(p.y + static_cast<size_t>(row) * p.n + col) = attention::PackBf16x2(v0, v1);
+          } else {
+            float* dst = g.partial + (static_cast<size_t>(slice) * p.m + row) * p.n + col;
+            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Adds the K-slice partial sums in slice order and writes bf16.
+__global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t elements, int slices) {
+  const size_t i = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) * 2;
+  if (i >= elements) return;
+  float2 sum = make_float2(0.f, 0.f);
+  for (int s = 0; s < slices; ++s) {
+    const float2 v = *reinterpret_cast<const float2*>(partial + s * elements + i);
+    sum.x += v.x;
+    sum.y += v.y;
+  }
+  *reinterpret_cast<uint32_t*>(y + i) = attention::PackBf16x2(sum.x, sum.y);
+}
+
+int MTilesFor(int m) {
+  const int rows = std::min(m, kMaxRowsPerCta);
+  return rows <= 16 ? 1 : rows <= 32 ? 2 : 4;
+}
+
+// Activation rows a CTA stages: 8 for the swapped form (M <= 8), else whole m16 tiles.
+int StagedRows(int m) { return m <= 8 ? 8 : MTilesFor(m) * 16; }
+
+template <int kMTiles, bool kSwapAB>
+cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
+  const int groups = g.k_slice / std::min(g.p.group_size, g.k_slice) + 1;
+  const size_t smem =
+      static_cast<size_t>(StagedRows(g.p.m)) * (g.k_slice + 8) * 2 + size_t(groups) * kColsPerCta * 2;
+  static const cudaError_t attr = cudaFuncSetAttribute(W4A16GemmKernel<kMTiles, kSwapAB>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       int(kActivationSmemBudget + 8192));
+  if (attr != cudaSuccess) return attr;
+  const dim3 grid((g.p.n + kColsPerCta - 1) / kColsPerCta, g.slices, (g.p.m + kMaxRowsPerCta - 1) / kMaxRowsPerCta);
+  W4A16GemmKernel<kMTiles, kSwapAB><<<grid, kWarps * 32, smem, stream>>>(g);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms) {
+  const int rows = StagedRows(m);
+  // The activation slice must fit the shared-memory budget ...
+  int max_slice = static_cast<int>(kActivationSmemBudget / (2 * rows)) - 8;
+  max_slice = std::max(128, max_slice / 128 * 128);
+  // ... and there should be about three CTAs per SM to keep enough weight bytes in flight.
+  const int col_ctas = (n + kColsPerCta - 1) / kColsPerCta * ((m + kMaxRowsPerCta - 1) / kMaxRowsPerCta);
+  const int wanted_slices = std::max(1, (3 * num_sms + col_ctas - 1) / col_ctas);
+  int slice = (k / wanted_slices + 127) / 128 * 128;
+  slice = std::clamp(slice, 128, std::min(max_slice, k));
+  W4A16Split s;
+  s.k_slice = slice;
+  s.slices = (k + slice - 1) / slice;
+  return s;
+}
+
+size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split) {
+  return split.slices > 1 ? static_cast<size_t>(split.slices) * m * n * sizeof(float) : 0;
+}
+
+Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* workspace, cudaStream_t stream) {
+  VT_RETURN_IF_ERROR(CheckW4A16Shape(p.k, p.n));
+  if (p.m <= 0) return InvalidArgument("W4A16: M must be positive");
+  if (p.group_size != 128 && p.group_size != p.k) {
+    return InvalidArgument("W4A16: group_size " + std::to_string(p.group_size) + " (128 or K)");
+  }
+  if (split.k_slice <= 0 || split.k_slice % 128 != 0 || split.slices != (p.k + split.k_slice - 1) / split.k_slice) {
+    return InvalidArgument("W4A16: inconsistent K split");
+  }
+  if (split.slices > 1 && workspace == nullptr) return InvalidArgument("W4A16: split-K needs a workspace");
+  const GemmParams g{p, split.k_slice, split.slices, workspace};
+  cudaError_t err;
+  if (p.m <= 8) {
+    err = Launch<1, true>(g, stream);
+  } else {
+    switch (MTilesFor(p.m)) {
+      case 1: err = Launch<1, false>(g, stream); break;
+      case 2: err = Launch<2, false>(g, stream); break;
+      default: err = Launch<4, false>(g, stream); break;
+    }
+  }
+  if (err == cudaSuccess && split.slices > 1) {
+    const size_t elements = static_cast<size_t>(p.m) * p.n;
+    const int block = 256;
+    ReduceSlicesKernel<<<static_cast<unsigned>((elements / 2 + block - 1) / block), block, 0, stream>>>(
+        workspace, p.y, elements, split.slices);
+    err = cudaGetLastError();
+  }
+  if (err != cudaSuccess) return Internal(std::string("W4A16 GEMM: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,120 @@
+#include "kernels/w4a16/gptq_layout.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/bf16.h"
+
+namespace vt::kernels {
+namespace {
+
+// Position of (k, n) inside the packed array: word index and nibble.
+struct NibbleAt {
+  size_t word;
+  int nibble;
+};
+
+NibbleAt Locate(int k_dim, int k, int n) {
+  const int nb = n / 16, kb = k / 64;
+  const int s = (k % 64) / 16, kk = k % 16, nn = n % 16;
+  const int q = nn % 8, hi_cols = nn / 8;  // columns 8-15 use nibbles 2/3 and 6/7
+  const int hi_k = kk >= 8 ? 1 : 0;        // k 8-15 of the step use nibbles 1/3 and 5/7
+  const int c = (kk % 8) / 2, odd = kk % 2;
+  const int lane = q * 4 + c;
+  const int nibble = (hi_cols * 2 + hi_k) + 4 * odd;
+  const size_t word = ((static_cast<size_t>(nb) * (k_dim / 64) + kb) * 32 + lane) * 4 + s;
+  return {word, nibble};
+}
+
+}  // namespace
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  float v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    v = mant ? std::nanf("") : INFINITY;
+  } else {
+    v = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+Status CheckW4A16Shape(int k, int n) {
+  if (k <= 0 || k % 128 != 0) {
+    return InvalidArgument("W4A16: K = " + std::to_string(k) + " must be a positive multiple of 128");
+  }
+  if (n <= 0 || n % 64 != 0) {
+    return InvalidArgument("W4A16: N = " + std::to_string(n) + " must be a positive multiple of 64");
+  }
+  return Status::Ok();
+}
+
+Result<W4A16Weights> RepackGptq(const GptqTensors& t) {
+  if (t.bits != 4) return Unimplemented("GPTQ bits = " + std::to_string(t.bits) + " unsupported (4 only)");
+  if (!t.sym) return Unimplemented("GPTQ sym = false (asymmetric zero points) unsupported");
+  if (t.desc_act) return Unimplemented("GPTQ desc_act = true (act-order) unsupported");
+  VT_RETURN_IF_ERROR(CheckW4A16Shape(t.k, t.n));
+  const int group = t.group_size == -1 ? t.k : t.group_size;
+  if (group != 128 && group != t.k) {
+    return Unimplemented("GPTQ group_size = " + std::to_string(t.group_size) + " unsupported (128 or -1)");
+  }
+  const int groups = t.k / group;
+  if (t.qweight.size() != static_cast<size_t>(t.k / 8) * t.n) {
+    return InvalidArgument("GPTQ qweight has " + std::to_string(t.qweight.size()) + " words, expected " +
+                           std::to_string(static_cast<size_t>(t.k / 8) * t.n) + " for K=" + std::to_string(t.k) +
+                           ", N=" + std::to_string(t.n));
+  }
+  if (t.scales.size() != static_cast<size_t>(groups) * t.n) {
+    return InvalidArgument("GPTQ scales have " + std::to_string(t.scales.size()) + " values, expected " +
+                           std::to_string(static_cast<size_t>(groups) * t.n));
+  }
+  if (t.qzeros.size() != static_cast<size_t>(groups) * (t.n / 8)) {
+    return InvalidArgument("GPTQ qzeros have " + std::to_string(t.qzeros.size()) + " words, expected " +
+                           std::to_string(static_cast<size_t>(groups) * (t.n / 8)));
+  }
+  for (int32_t z : t.qzeros) {
+    const uint32_t u = static_cast<uint32_t>(z);
+    if (u != 0x88888888u && u != 0x77777777u) {
+      return Unimplemented("GPTQ qzeros hold zero points other than 8: the checkpoint is not symmetric");
+    }
+  }
+  if (!t.g_idx.empty()) {
+    if (t.g_idx.size() != static_cast<size_t>(t.k)) return InvalidArgument("GPTQ g_idx length is not K");
+    for (int k = 0; k < t.k; ++k) {
+      if (t.g_idx[k] != k / group) {
+        return Unimplemented("GPTQ g_idx[" + std::to_string(k) + "] = " + std::to_string(t.g_idx[k]) +
+                             " reorders groups (act-order), unsupported");
+      }
+    }
+  }
+
+  W4A16Weights w;
+  w.k = t.k;
+  w.n = t.n;
+  w.group_size = group;
+  w.packed.assign(static_cast<size_t>(t.k) * t.n / 8, 0u);
+  for (int k = 0; k < t.k; ++k) {
+    for (int n = 0; n < t.n; ++n) {
+      const uint32_t word = static_cast<uint32_t>(t.qweight[static_cast<size_t>(k / 8) * t.n + n]);
+      const uint32_t q = (word >> (4 * (k % 8))) & 0xfu;
+      const NibbleAt at = Locate(t.k, k, n);
+      w.packed[at.word] |= q << (4 * at.nibble);
+    }
+  }
+  w.scales.resize(t.scales.size());
+  for (size_t i = 0; i < t.scales.size(); ++i) {
+    const float s = HalfToFloat(t.scales[i]);
+    if (!std::isfinite(s)) return DataLoss("GPTQ scales[" + std::to_string(i) + "] is not finite");
+    w.scales[i] = FloatToBf16(s).bits;
+  }
+  return w;
+}
+
+int PackedNibble(const W4A16Weights& w, int k, int n) {
+  const NibbleAt at = Locate(w.k, k, n);
+  return static_cast<int>((w.packed[at.word] >> (4 * at.nibble)) & 0xfu);
+}
+
+}  // namespace vt::kernels

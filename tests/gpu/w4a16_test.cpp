@@ -1,0 +1,170 @@
+// The W4A16 GEMM against the CPU reference that dequantises the GPTQ checkpoint from its
+// disk layout: ||out - ref|| / ||ref|| < 5e-3 for every benchmark shape and M in
+// {1, 2, 3, 7, 16, 33, 64, 200}; outputs poisoned first; repeated runs bitwise identical.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+#include <thread>
+#include <vector>
+
+#include "kernels/bf16.h"
+#include "kernels/cpu/w4a16_reference.h"
+#include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
+#include "tests/gpu/paged_kv_fixture.h"
+#include "tests/kernels/gptq_test_data.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+using vt::testing::CheckCuda;
+
+constexpr int kMaxM = 200;
+constexpr double kRelTol = 5e-3;
+
+void SkipWithoutGpu() {
+  static const DeviceProbe probe = ProbeDevice();
+  if (!probe.available) GTEST_SKIP() << probe.reason;
+}
+
+template <typename T>
+T* Upload(const std::vector<T>& host) {
+  T* dev = nullptr;
+  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T)), "alloc");
+  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  return dev;
+}
+
+int Sms() {
+  int sms = 0;
+  CheckCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sm count");
+  return sms;
+}
+
+// One checkpoint on the device plus its reference output for kMaxM rows of activations.
+struct Case {
+  int k, n, group_size;
+  std::vector<uint16_t> x_bits;
+  std::vector<float> ref;  // [kMaxM, n]
+  W4A16Weights weights;
+};
+
+Case MakeCase(int k, int n, int group_size, uint32_t seed) {
+  Case c{k, n, group_size, {}, {}, {}};
+  const auto gptq = vt::testing::RandomGptq(k, n, group_size, seed);
+  Result<W4A16Weights> w = RepackGptq(gptq.View());
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  c.weights = std::move(*w);
+  std::mt19937 rng(seed + 1);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> x(static_cast<size_t>(kMaxM) * k);
+  c.x_bits.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bf16 v = FloatToBf16(dist(rng));
+    c.x_bits[i] = v.bits;
+    x[i] = Bf16ToFloat(v);
+  }
+  const std::vector<float> dense = cpu::DequantizeGptq(gptq.View());
+  c.ref = cpu::MatmulReference(x, dense, kMaxM, k, n, static_cast<int>(std::thread::hardware_concurrency()));
+  return c;
+}
+
+std::vector<uint16_t> RunGemm(const Case& c, int m) {
+  const W4A16Split split = ChooseW4A16Split(m, c.k, c.n, Sms());
+  uint16_t* x = Upload(c.x_bits);
+  uint32_t* packed = Upload(c.weights.packed);
+  uint16_t* scales = Upload(c.weights.scales);
+  uint16_t* y = nullptr;
+  float* ws = nullptr;
+  CheckCuda(cudaMalloc(&y, size_t(m) * c.n * 2), "alloc y");
+  CheckCuda(cudaMemset(y, 0xff, size_t(m) * c.n * 2), "poison y");
+  const size_t ws_bytes = W4A16WorkspaceBytes(m, c.n, split);
+  if (ws_bytes) {
+    CheckCuda(cudaMalloc(&ws, ws_bytes), "alloc workspace");
+    CheckCuda(cudaMemset(ws, 0xff, ws_bytes), "poison workspace");
+  }
+  const W4A16Problem p{x, packed, scales, y, m, c.k, c.n, c.weights.group_size};
+  Status st = RunW4A16Gemm(p, split, ws, nullptr);
+  EXPECT_TRUE(st.ok()) << st.message();
+  CheckCuda(cudaDeviceSynchronize(), "gemm");
+  std::vector<uint16_t> out(size_t(m) * c.n);
+  CheckCuda(cudaMemcpy(out.data(), y, out.size() * 2, cudaMemcpyDeviceToHost), "download");
+  for (void* ptr : {static_cast<void*>(x), static_cast<void*>(packed), static_cast<void*>(scales),
+                    static_cast<void*>(y), static_cast<void*>(ws)}) {
+    cudaFree(ptr);
+  }
+  return out;
+}
+
+void ExpectClose(const Case& c, int m, const std::vector<uint16_t>& out) {
+  double err = 0, norm = 0;
+  int64_t unwritten = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float o = Bf16ToFloat(bf16{out[i]});
+    if (!std::isfinite(o)) {
+      ++unwritten;
+      continue;
+    }
+    err += (double(o) - c.ref[i]) * (double(o) - c.ref[i]);
+    norm += double(c.ref[i]) * c.ref[i];
+  }
+  const double rel = std::sqrt(err / norm);
+  std::printf("w4a16 %5d x %-5d group %5d M %3d  rel %.3e\n", c.k, c.n, c.weights.group_size, m, rel);
+  EXPECT_EQ(unwritten, 0) << c.k << "x" << c.n << " M " << m;
+  EXPECT_LT(rel, kRelTol) << c.k << "x" << c.n << " M " << m;
+}
+
+struct Shape {
+  int k, n;
+};
+
+class W4A16Shapes : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(W4A16Shapes, MatchesTheDequantisedReferenceForEveryM) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const Case c = MakeCase(GetParam().k, GetParam().n, 128, 21u + GetParam().k + GetParam().n);
+  for (int m : {1, 2, 3, 7, 16, 33, 64, 200}) {
+    const std::vector<uint16_t> out = RunGemm(c, m);
+    ExpectClose(c, m, out);
+    EXPECT_EQ(out, RunGemm(c, m)) << "a repeated run must give the same bits, M " << m;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Benchmark, W4A16Shapes,
+                         ::testing::Values(Shape{4096, 4096}, Shape{4096, 14336}, Shape{14336, 4096},
+                                           Shape{8192, 8192}, Shape{8192, 28672}),
+                         [](const ::testing::TestParamInfo<Shape>& info) {
+                           char name[32];
+                           std::snprintf(name, sizeof name, "k%d_n%d", info.param.k, info.param.n);
+                           return std::string(name);
+                         });
+
+TEST(W4A16, PerChannelScalesAndSmallShapes) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (auto [k, n, group] : {std::tuple{1024, 192, -1}, std::tuple{128, 64, 128}, std::tuple{384, 320, 128}}) {
+    const Case c = MakeCase(k, n, group, 5u);
+    for (int m : {1, 8, 9, 17, 70}) ExpectClose(c, m, RunGemm(c, m));
+  }
+}
+
+TEST(W4A16, UnsupportedShapesAreErrorsNotWrongResults) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  W4A16Problem p;
+  p.m = 1;
+  p.k = 4096 + 64;
+  p.n = 4096;
+  EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{128, 33}, nullptr, nullptr).ok());
+  p.k = 4096;
+  p.n = 4096 + 32;
+  EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{128, 32}, nullptr, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace vt::kernels::cuda
