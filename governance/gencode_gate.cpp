@@ -124,7 +124,7 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
   auto finish = [&](GateStatus status, std::string reason) {
     if (!report.findings.empty()) status = GateStatus::kFail;
     report.status = status;
-    report.reason = report.findings.empty() ? reason : std::to_string(report.findings.size()) + " findings (" + reason + ")";
+    report.reason = report.findings.empty() ? reason : Counted(report.findings.size(), "finding") + " (" + reason + ")";
     report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return report;
   };
@@ -201,7 +201,7 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
                                  "required source " + required.path + " is not in " + db_path});
     }
   }
-  std::string scope = std::to_string(report.checked) + " CUDA sources in " + RelativeTo(input.root, db_path);
+  std::string scope = Counted(report.checked, "CUDA source") + " in " + RelativeTo(input.root, db_path);
   std::string list = input.cuobjdump_list.empty() ? config.cuobjdump_list : input.cuobjdump_list;
   if (!list.empty()) {
     std::string list_path = Absolute(input.root, list);

@@ -279,7 +279,7 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
     IntakeChecker checker(repo, config, record.value(), report);
     checker.SetSyntax(repo.ReadTrailerSyntax());
     checker.CheckTable();
-    scope = std::to_string(record->intake.size()) + " issues";
+    scope = Counted(record->intake.size(), "issue");
     if (!input.description.empty()) {
       Result<std::string> text = ReadDescription(input.description);
       status = text.status();
@@ -297,13 +297,13 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
           checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
           return true;
         });
-        scope += ", " + std::to_string(report.checked) + " commit messages in " + range->Describe();
+        scope += ", " + Counted(report.checked, "commit message") + " in " + range->Describe();
       }
     }
   }
   if (!report.findings.empty()) {
     report.status = GateStatus::kFail;
-    report.reason = std::to_string(report.findings.size()) + " findings (" + scope + ")";
+    report.reason = Counted(report.findings.size(), "finding") + " (" + scope + ")";
     if (!status.ok()) report.notes.push_back("not verified: " + status.message());
   } else if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;

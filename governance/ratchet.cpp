@@ -107,7 +107,7 @@ void ApplyRatchets(const Repository& repo, const Config& config, const std::opti
   }
   if (!report.findings.empty()) {
     if (report.findings.size() != before || report.status != GateStatus::kFail) {
-      report.reason = std::to_string(report.findings.size()) + " findings after ratchets; " + report.reason;
+      report.reason = Counted(report.findings.size(), "finding") + " after ratchets; " + report.reason;
     }
     report.status = GateStatus::kFail;
   } else if (!unverified.empty()) {

@@ -260,11 +260,10 @@ GateReport CheckRecord(const Repository& repo, const Config& config) {
     report.reason = record.status().message();
   } else {
     RecordChecker(repo, *config.record, record.value(), report).Run();
-    std::string scope = std::to_string(report.checked) + " rows in " + std::to_string(record->files.size()) +
-                        " files";
+    std::string scope = Counted(report.checked, "row") + " in " + Counted(record->files.size(), "file");
     report.status = report.findings.empty() ? GateStatus::kOk : GateStatus::kFail;
     report.reason = report.findings.empty() ? scope
-                                            : std::to_string(report.findings.size()) + " findings (" + scope + ")";
+                                            : Counted(report.findings.size(), "finding") + " (" + scope + ")";
   }
   report.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -30,6 +30,10 @@ int ExitCodeFor(const GateReport& report) {
 
 namespace vt::gate {
 
+std::string Counted(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 GateReport SkipReport(std::string gate, std::string reason, std::string base) {
   GateReport report;
   report.gate = std::move(gate);

@@ -50,6 +50,9 @@ const char* StatusName(GateStatus status);
 // The exit code of a single gate's report.
 int ExitCodeFor(const GateReport& report);
 
+// "1 finding", "3 findings": counts in reasons and notes read as English.
+std::string Counted(size_t n, const std::string& noun);
+
 // A skip always carries its reason.
 GateReport SkipReport(std::string gate, std::string reason, std::string base = "");
 

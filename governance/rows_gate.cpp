@@ -153,13 +153,13 @@ GateReport CheckRows(const Repository& repo, const Config& config, const std::op
       if (n.value() == 0) merged_refs += (merged_refs.empty() ? "" : ", ") + branch.ref;
     }
     if (unmerged > 0) {
-      report.notes.push_back(row->id + " IN-FLIGHT: " + std::to_string(unmerged) + " commits on row branches");
+      report.notes.push_back(row->id + " IN-FLIGHT: " + Counted(unmerged, "commit") + " on row branches");
     } else if (!merged_refs.empty()) {
       report.findings.push_back({"rows-merged-live", "", row->file, row->line,
                                  "row `" + row->id + "` LANDED: " + merged_refs + " is merged into the base, but the row is still " +
                                      state + " — move it on or delete the branch"});
     } else if (mentions[row->id] > 0) {
-      report.notes.push_back(row->id + " LANDED: " + std::to_string(mentions[row->id]) + " base commits mention it");
+      report.notes.push_back(row->id + " LANDED: " + Counted(mentions[row->id], "base commit") + (mentions[row->id] == 1 ? " mentions" : " mention") + " it");
     } else {
       report.findings.push_back({"rows-abandoned", "", row->file, row->line,
                                  "row `" + row->id + "` ABANDONED: it is " + state +
@@ -172,14 +172,14 @@ GateReport CheckRows(const Repository& repo, const Config& config, const std::op
       report.findings.push_back({"rows-orphan-branch", "", "", 0, branch.ref + " names no row of the record"});
     }
   }
-  std::string scope = std::to_string(report.checked) + " live rows";
+  std::string scope = Counted(report.checked, "live row");
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
     report.reason = status.message();
     report.findings.clear();
   } else if (!report.findings.empty()) {
     report.status = GateStatus::kFail;
-    report.reason = std::to_string(report.findings.size()) + " findings (" + scope + ")";
+    report.reason = Counted(report.findings.size(), "finding") + " (" + scope + ")";
   } else {
     report.reason = scope;
   }

@@ -133,7 +133,7 @@ TEST_F(Rows, ALiveRowMentionedOnTheBaseHasLanded) {
   EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
   EXPECT_EQ(r.checked, 1);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0], "APP-LIVE LANDED: 1 base commits mention it");
+  EXPECT_EQ(r.notes[0], "APP-LIVE LANDED: 1 base commit mentions it");
 }
 
 TEST_F(Rows, ARowBranchWithUnmergedCommitsIsInFlight) {
@@ -143,7 +143,7 @@ TEST_F(Rows, ARowBranchWithUnmergedCommitsIsInFlight) {
   GateReport r = Run();
   EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0], "APP-LIVE IN-FLIGHT: 1 commits on row branches");
+  EXPECT_EQ(r.notes[0], "APP-LIVE IN-FLIGHT: 1 commit on row branches");
 }
 
 TEST_F(Rows, ARowBranchMergedWhileTheRowStaysActiveIsCaught) {
