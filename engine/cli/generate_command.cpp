@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -57,6 +58,8 @@ Result<std::vector<int32_t>> ParseIds(const std::string& text) {
 }
 
 using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kMaxKvCacheBytes = 4ll << 30;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -120,14 +123,15 @@ int Run(GenerateOptions o) {
   const uint64_t weight_bytes = loaded->weights.weight_bytes;
 
   EngineConfig ec;
-  // The pool holds exactly this run's requests at full length: no preemption,
-  // and no memory beyond what the run can use.
+  // The pool holds this run's requests at full length (no preemption), within
+  // a memory cap; a request longer than the whole pool is refused by name.
   int64_t blocks = 0;
   for (const auto& p : prompts) {
     const int64_t len = std::min<int64_t>(static_cast<int64_t>(p.size()) + o.max_tokens, config.max_position_embeddings);
     blocks += (len + ec.block_size - 1) / ec.block_size;
   }
-  ec.num_kv_blocks = static_cast<int32_t>(blocks);
+  const int64_t block_bytes = static_cast<int64_t>(KvCacheStorage::BytesPerToken(config)) * ec.block_size;
+  ec.num_kv_blocks = static_cast<int32_t>(std::max<int64_t>(1, std::min(blocks, kMaxKvCacheBytes / block_bytes)));
   auto model = std::make_unique<DecoderModel>(config, std::move(loaded->weights), &pool);
   LlmEngine engine(std::move(model), ec);
 
@@ -243,7 +247,14 @@ Command AddGenerateCommand(CLI::App& parent) {
   app->add_option("--seed", o->seed, "Sampling seed (same seed, same output)");
   app->add_flag("--ignore-eos", o->ignore_eos, "Keep generating past end-of-sequence tokens");
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
-  return {app, [o] { return Run(*o); }};
+  return {app, [o] {
+    try {
+      return Run(*o);
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "vt generate: out of memory\n");
+      return 1;
+    }
+  }};
 }
 
 }  // namespace vt::cli

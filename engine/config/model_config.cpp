@@ -199,7 +199,11 @@ Status ValidateConfig(const ModelConfig& c) {
                            ") is not a multiple of num_key_value_heads (" + std::to_string(c.num_kv_heads) + ")");
   }
   if (c.head_dim % 2 != 0) return InvalidArgument("config: head_dim must be even for RoPE");
-  if (c.vocab_size > INT32_MAX) return InvalidArgument("config: vocab_size too large");
+  // Far above any real model, and low enough that no size product overflows.
+  if (c.vocab_size > (1 << 24) || c.hidden_size > (1 << 17) || c.intermediate_size > (1 << 19) ||
+      c.num_layers > 1024 || c.num_heads > 1024 || c.head_dim > 1024 || c.max_position_embeddings > (1 << 24)) {
+    return InvalidArgument("config: sizes are implausibly large");
+  }
   return Status::Ok();
 }
 

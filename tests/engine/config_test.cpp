@@ -110,6 +110,9 @@ INSTANTIATE_TEST_SUITE_P(
         Rejection{R"({"architectures": ["Qwen2ForCausalLM"], "use_sliding_window": true, "sliding_window": 16, )" VT_BASE
                   "}",
                   "sliding-window"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4000000000, "intermediate_size": 128,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})",
+                  "implausibly large"},
         Rejection{"not json", "not a JSON object"}));
 
 TEST(Presets, RealShapes) {
