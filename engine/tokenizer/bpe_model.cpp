@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <queue>
 
 #include "engine/tokenizer/utf8.h"
 
@@ -72,24 +73,47 @@ const std::string& BpeModel::IdToToken(int32_t id) const {
 }
 
 void BpeModel::Merge(std::vector<int32_t>* symbols) const {
-  std::vector<int32_t>& s = *symbols;
-  while (s.size() > 1) {
-    int32_t best_rank = INT32_MAX;
-    size_t best = 0;
-    int32_t best_id = -1;
-    for (size_t i = 0; i + 1 < s.size(); ++i) {
-      if (s[i] < 0 || s[i + 1] < 0) continue;
-      auto it = merges_.find(PairKey(s[i], s[i + 1]));
-      if (it != merges_.end() && it->second.rank < best_rank) {
-        best_rank = it->second.rank;
-        best = i;
-        best_id = it->second.id;
-      }
-    }
-    if (best_id < 0) return;
-    s[best] = best_id;
-    s.erase(s.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  // HF's algorithm: a heap of candidate pairs ordered by (rank, position),
+  // over a linked list of symbols, so a long word (a whole Llama 2 prompt is
+  // one word) costs O(n log n) instead of a rescan per merge.
+  std::vector<int32_t>& ids = *symbols;
+  const int32_t n = static_cast<int32_t>(ids.size());
+  if (n < 2) return;
+  std::vector<int32_t> prev(n), next(n);
+  std::vector<bool> alive(n, true);
+  for (int32_t i = 0; i < n; ++i) {
+    prev[i] = i - 1;
+    next[i] = i + 1 < n ? i + 1 : -1;
   }
+  struct Candidate {
+    int32_t rank, pos, id;
+    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> heap;
+  auto push = [&](int32_t pos) {
+    if (pos < 0 || next[pos] < 0 || ids[pos] < 0 || ids[next[pos]] < 0) return;
+    auto it = merges_.find(PairKey(ids[pos], ids[next[pos]]));
+    if (it != merges_.end()) heap.push({it->second.rank, pos, it->second.id});
+  };
+  for (int32_t i = 0; i + 1 < n; ++i) push(i);
+  while (!heap.empty()) {
+    const Candidate c = heap.top();
+    heap.pop();
+    const int32_t right = next[c.pos];
+    if (!alive[c.pos] || right < 0) continue;
+    // Stale entries: the pair at this position changed since it was queued.
+    auto it = merges_.find(PairKey(ids[c.pos], ids[right]));
+    if (ids[c.pos] < 0 || ids[right] < 0 || it == merges_.end() || it->second.id != c.id) continue;
+    ids[c.pos] = c.id;
+    alive[right] = false;
+    next[c.pos] = next[right];
+    if (next[right] >= 0) prev[next[right]] = c.pos;
+    push(prev[c.pos]);
+    push(c.pos);
+  }
+  std::vector<int32_t> merged;
+  for (int32_t i = 0; i >= 0; i = next[i]) merged.push_back(ids[i]);
+  ids = std::move(merged);
 }
 
 void BpeModel::Tokenize(std::string_view word, std::vector<int32_t>* ids) const {
