@@ -74,7 +74,8 @@ std::optional<AnchorTarget> LinkTarget(const std::string& from_file, const std::
   if (hash != std::string::npos) {
     std::string fragment = path.substr(hash + 1);
     path.erase(hash);
-    target.has_fragment = !(fragment.size() > 1 && fragment[0] == 'L' && ParseLines(fragment.substr(1), target));
+    target.has_fragment =
+        !(fragment.size() > 1 && fragment[0] == 'L' && ParseLines(fragment.substr(1), target));
   }
   if (size_t query = path.find('?'); query != std::string::npos) path.erase(query);
   path = PercentDecode(path);

@@ -107,12 +107,12 @@ struct StateRule {
 };
 
 struct RecordConfig {
-  std::vector<std::string> files;                        // globs relative to the repository root
-  std::vector<std::pair<std::string, Column>> aliases;   // lower-case header text -> meaning
+  std::vector<std::string> files;                       // globs relative to the repository root
+  std::vector<std::pair<std::string, Column>> aliases;  // lower-case header text -> meaning
   std::optional<Pattern> id_pattern;
   std::vector<StateRule> states;
-  std::vector<std::string> anchor_prefixes;              // anchors must resolve under one of these
-  std::vector<std::string> spec_sections;                // headings every spec must have, with content
+  std::vector<std::string> anchor_prefixes;  // anchors must resolve under one of these
+  std::vector<std::string> spec_sections;    // headings every spec must have, with content
   std::vector<std::string> placeholders{"TBD", "TODO", "...", "-", "n/a", "tbd", "todo"};
   const StateRule* FindState(const std::string& name) const;
 };

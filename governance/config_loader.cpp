@@ -289,7 +289,8 @@ RecordConfig ParseRecord(const YAML::Node& node) {
     }
     record.states.push_back(ParseState(name, it->second));
   }
-  if (node["anchor_prefixes"]) record.anchor_prefixes = NonEmptyList(node["anchor_prefixes"], "anchor_prefixes");
+  if (node["anchor_prefixes"])
+    record.anchor_prefixes = NonEmptyList(node["anchor_prefixes"], "anchor_prefixes");
   if (node["spec_sections"]) record.spec_sections = StringList(node["spec_sections"], "spec_sections");
   if (node["placeholders"]) record.placeholders = StringList(node["placeholders"], "placeholders");
   return record;
@@ -320,17 +321,20 @@ GencodeConfig ParseGencode(const YAML::Node& node) {
   ExpectMap(node, "gencode", {"features", "sources_root", "compile_commands", "cuobjdump_list"});
   if (node["features"]) gencode.features = Scalar(node["features"], "features");
   if (node["sources_root"]) gencode.sources_root = Scalar(node["sources_root"], "sources_root");
-  if (node["compile_commands"]) gencode.compile_commands = Scalar(node["compile_commands"], "compile_commands");
+  if (node["compile_commands"])
+    gencode.compile_commands = Scalar(node["compile_commands"], "compile_commands");
   if (node["cuobjdump_list"]) gencode.cuobjdump_list = Scalar(node["cuobjdump_list"], "cuobjdump_list");
   return gencode;
 }
 
 Ratchet ParseRatchet(const YAML::Node& node) {
   ExpectMap(node, "a ratchet", {"gate", "rule", "baseline"});
-  if (!node["gate"] || !node["rule"] || !node["baseline"]) Fail(node, "a ratchet needs gate, rule and baseline");
-  Ratchet ratchet{Scalar(node["gate"], "gate"), Scalar(node["rule"], "rule"), Scalar(node["baseline"], "baseline"),
-                  node.Mark().line + 1};
-  if (FindBuiltinGate(ratchet.gate) == nullptr) Fail(node["gate"], "unknown built-in gate '" + ratchet.gate + "'");
+  if (!node["gate"] || !node["rule"] || !node["baseline"])
+    Fail(node, "a ratchet needs gate, rule and baseline");
+  Ratchet ratchet{Scalar(node["gate"], "gate"), Scalar(node["rule"], "rule"),
+                  Scalar(node["baseline"], "baseline"), node.Mark().line + 1};
+  if (FindBuiltinGate(ratchet.gate) == nullptr)
+    Fail(node["gate"], "unknown built-in gate '" + ratchet.gate + "'");
   return ratchet;
 }
 
@@ -341,7 +345,8 @@ void CheckGateSection(const Config& config, const GateSpec& gate, const YAML::No
     if (!present) Fail(node, "gate '" + gate.name + "' needs a " + section + " section");
   };
   if (gate.name == "trailers") need(config.has_trailers, "trailers");
-  if (gate.name == "record" || gate.name == "rows" || gate.name == "intake") need(config.record.has_value(), "record");
+  if (gate.name == "record" || gate.name == "rows" || gate.name == "intake")
+    need(config.record.has_value(), "record");
   if (gate.name == "intake") need(config.intake.has_value(), "intake");
   if (gate.name == "gencode") need(config.gencode.has_value(), "gencode");
 }
@@ -378,7 +383,8 @@ GateSpec ParseGate(const YAML::Node& node) {
 Config ParseRoot(const YAML::Node& root) {
   Config config;
   if (root.IsNull()) return config;
-  ExpectMap(root, "the config", {"base", "trailers", "record", "intake", "rows", "gencode", "ratchets", "preflight"});
+  ExpectMap(root, "the config",
+            {"base", "trailers", "record", "intake", "rows", "gencode", "ratchets", "preflight"});
   if (root["base"]) config.base = Scalar(root["base"], "base");
   if (root["trailers"]) {
     config.has_trailers = true;

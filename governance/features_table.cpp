@@ -12,7 +12,8 @@ namespace {
 bool IsArch(const std::string& s) {
   size_t digits = 0;
   while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
-  return digits > 0 && (digits == s.size() || (digits + 1 == s.size() && std::islower(static_cast<unsigned char>(s.back()))));
+  return digits > 0 && (digits == s.size() ||
+                        (digits + 1 == s.size() && std::islower(static_cast<unsigned char>(s.back()))));
 }
 
 int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }
@@ -38,7 +39,8 @@ Result<FeatureTable> LoadFeatureTable(const std::string& path) {
   } catch (const YAML::Exception& e) {
     return error(e.mark.line + 1, e.msg);
   }
-  if (!root.IsMap() || !root["features"] || !root["sources"]) return error(1, "needs `features` and `sources`");
+  if (!root.IsMap() || !root["features"] || !root["sources"])
+    return error(1, "needs `features` and `sources`");
   FeatureTable table;
   const YAML::Node features = root["features"];
   if (!features.IsMap()) return error(LineOf(features), "`features` must map names to SM lists");
@@ -49,7 +51,8 @@ Result<FeatureTable> LoadFeatureTable(const std::string& path) {
       return error(feature.line, "feature `" + it->first.Scalar() + "` needs a non-empty list of SM numbers");
     }
     for (const YAML::Node& arch : it->second) {
-      if (!arch.IsScalar() || !IsArch(arch.Scalar())) return error(LineOf(arch), "`" + arch.Scalar() + "` is not an SM number");
+      if (!arch.IsScalar() || !IsArch(arch.Scalar()))
+        return error(LineOf(arch), "`" + arch.Scalar() + "` is not an SM number");
       feature.archs.push_back(arch.Scalar());
     }
     table.features[it->first.Scalar()] = feature;

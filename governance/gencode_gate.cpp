@@ -100,7 +100,9 @@ Result<EmbeddedArchs> ReadCuobjdumpList(const std::string& path) {
     ++number;
     if (line.rfind("member ", 0) == 0 && line.size() > 8 && line.back() == ':') {
       std::string path = line.substr(7, line.size() - 8);
-      member = fs::path(path.substr(path.rfind(':') == std::string::npos ? 0 : path.rfind(':') + 1)).filename().string();
+      member = fs::path(path.substr(path.rfind(':') == std::string::npos ? 0 : path.rfind(':') + 1))
+                   .filename()
+                   .string();
       out.members[member].line = number;
       continue;
     }
@@ -124,43 +126,50 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
   auto finish = [&](GateStatus status, std::string reason) {
     if (!report.findings.empty()) status = GateStatus::kFail;
     report.status = status;
-    report.reason = report.findings.empty() ? reason : Counted(report.findings.size(), "finding") + " (" + reason + ")";
-    report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    report.reason =
+        report.findings.empty() ? reason : Counted(report.findings.size(), "finding") + " (" + reason + ")";
+    report.elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return report;
   };
   std::string features_path = Absolute(input.root, config.features);
   Result<FeatureTable> table = LoadFeatureTable(features_path);
   if (!table.ok()) return finish(GateStatus::kFail, table.status().message());
   std::string features_file = config.features;
-  std::string sources_root = config.sources_root.empty() ? fs::path(config.features).parent_path().generic_string()
-                                                         : config.sources_root;
+  std::string sources_root = config.sources_root.empty()
+                                 ? fs::path(config.features).parent_path().generic_string()
+                                 : config.sources_root;
   if (!sources_root.empty() && sources_root.back() != '/') sources_root += '/';
 
-  std::string db_path = Absolute(input.root, input.compile_commands.empty() ? config.compile_commands : input.compile_commands);
+  std::string db_path =
+      Absolute(input.root, input.compile_commands.empty() ? config.compile_commands : input.compile_commands);
   Result<std::vector<CudaUnit>> units = ReadCompileCommands(input.root, db_path);
   if (!units.ok()) {
     return finish(units.status().code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail,
                   units.status().message());
   }
   if (units->empty()) {
-    return finish(GateStatus::kSkip, db_path + " has no CUDA sources: a build without CUDA cannot be audited");
+    return finish(GateStatus::kSkip,
+                  db_path + " has no CUDA sources: a build without CUDA cannot be audited");
   }
   std::set<std::string> compiled;
   std::set<std::string> requested_sms;
-  std::map<std::string, std::pair<std::string, std::set<std::string>>> requested_by_object;  // object -> source, SMs
+  std::map<std::string, std::pair<std::string, std::set<std::string>>>
+      requested_by_object;  // object -> source, SMs
   for (const CudaUnit& unit : units.value()) {
     ++report.checked;
     if (unit.source.rfind(sources_root, 0) != 0) {
       report.findings.push_back({"gencode-unmapped", "", features_file, table->sources_line,
-                                 unit.source + " is a CUDA source outside " + sources_root + ", so no glob decides its architectures"});
+                                 unit.source + " is a CUDA source outside " + sources_root +
+                                     ", so no glob decides its architectures"});
       continue;
     }
     std::string relative = unit.source.substr(sources_root.size());
     compiled.insert(relative);
     const FeatureTable::SourceGlob* glob = table->Match(relative);
     if (!glob) {
-      report.findings.push_back({"gencode-unmapped", "", features_file, table->sources_line,
-                                 relative + " matches no source glob"});
+      report.findings.push_back(
+          {"gencode-unmapped", "", features_file, table->sources_line, relative + " matches no source glob"});
       continue;
     }
     std::set<std::string> expected;
@@ -186,13 +195,13 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
     }
     if (!missing.empty()) {
       report.findings.push_back({"gencode-missing", "", features_file, glob->line,
-                                 relative + " (feature " + glob->feature + ") is not compiled for " + Join(missing) +
-                                     ": a silent capability drop"});
+                                 relative + " (feature " + glob->feature + ") is not compiled for " +
+                                     Join(missing) + ": a silent capability drop"});
     }
     if (!extra.empty()) {
       report.findings.push_back({"gencode-extra", "", features_file, glob->line,
-                                 relative + " (feature " + glob->feature + ") is also compiled for " + Join(extra) +
-                                     ", which the table does not request"});
+                                 relative + " (feature " + glob->feature + ") is also compiled for " +
+                                     Join(extra) + ", which the table does not request"});
     }
   }
   for (const FeatureTable::RequiredSource& required : table->required) {
@@ -225,7 +234,8 @@ GateReport CheckGencode(const GencodeConfig& config, const GencodeInput& input) 
     if (!missing.empty() || !extra.empty()) {
       report.findings.push_back({"gencode-embedded", "", list, embedded->first_line,
                                  "the library embeds {" + Join(embedded->sms) + "} but the table requests {" +
-                                     Join(requested_sms) + "}" + (missing.empty() ? "" : "; missing " + Join(missing))});
+                                     Join(requested_sms) + "}" +
+                                     (missing.empty() ? "" : "; missing " + Join(missing))});
     }
     scope += ", embedded " + Join(embedded->sms);
   }

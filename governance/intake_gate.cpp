@@ -25,7 +25,9 @@ bool AllDigits(const std::string& s) {
 }
 
 // "#12" -> 12, else 0.
-int HashNumber(const std::string& s) { return s.size() > 1 && s[0] == '#' && AllDigits(s.substr(1)) ? std::stoi(s.substr(1)) : 0; }
+int HashNumber(const std::string& s) {
+  return s.size() > 1 && s[0] == '#' && AllDigits(s.substr(1)) ? std::stoi(s.substr(1)) : 0;
+}
 
 // "https://host/owner/repo/issues/12" -> 12, else 0.
 int UrlNumber(const std::string& url) {
@@ -116,9 +118,11 @@ std::vector<DescriptionRef> FindRefs(const std::string& text, const std::vector<
         continue;
       }
       bool more = !word.empty() && word.back() == ',';
-      while (!word.empty() && (word.back() == ',' || word.back() == '.' || word.back() == ';')) word.pop_back();
+      while (!word.empty() && (word.back() == ',' || word.back() == '.' || word.back() == ';'))
+        word.pop_back();
       DescriptionRef ref{0, number, ""};
-      if (size_t close = word.find("]("); word.rfind("[", 0) == 0 && close != std::string::npos && word.back() == ')') {
+      if (size_t close = word.find("](");
+          word.rfind("[", 0) == 0 && close != std::string::npos && word.back() == ')') {
         int from_text = HashNumber(word.substr(1, close - 1));
         int from_url = UrlNumber(word.substr(close + 2, word.size() - close - 3));
         if (from_url && from_text == from_url) {
@@ -129,7 +133,8 @@ std::vector<DescriptionRef> FindRefs(const std::string& text, const std::vector<
       } else if (int n = HashNumber(word) ? HashNumber(word) : UrlNumber(word)) {
         ref.number = n;
       } else {
-        ref.problem = "`" + word + "` after `" + line.substr(0, line.find(' ')) + "` is not `#N` or a full issue URL";
+        ref.problem =
+            "`" + word + "` after `" + line.substr(0, line.find(' ')) + "` is not `#N` or a full issue URL";
       }
       refs.push_back(ref);
       after_keyword = more;
@@ -159,12 +164,15 @@ class IntakeChecker {
         continue;
       }
       std::vector<std::string> ids = CellWords(entry.rows);
-      if (ids.empty()) Add("intake-row", entry.file, entry.line, "issue #" + std::to_string(issue.number) + " maps to no row");
+      if (ids.empty())
+        Add("intake-row", entry.file, entry.line,
+            "issue #" + std::to_string(issue.number) + " maps to no row");
       for (const std::string& id : ids) {
         const RecordRow* row = record_.Find(id);
         if (!row) {
           Add("intake-row", entry.file, entry.line,
-              "issue #" + std::to_string(issue.number) + " maps to `" + id + "`, which is not a row of the record");
+              "issue #" + std::to_string(issue.number) + " maps to `" + id +
+                  "`, which is not a row of the record");
           continue;
         }
         owners_[issue.number].push_back(id);
@@ -188,7 +196,8 @@ class IntakeChecker {
       std::string issue = "#" + std::to_string(ref.number);
       auto owned = owners_.find(ref.number);
       if (owned == owners_.end()) {
-        AddDescription(d, "intake-unowned", ref.line, "the change references " + issue + ", which no intake row owns");
+        AddDescription(d, "intake-unowned", ref.line,
+                       "the change references " + issue + ", which no intake row owns");
         continue;
       }
       for (const std::string& row : rows) {
@@ -196,7 +205,8 @@ class IntakeChecker {
         std::string list;
         for (const std::string& id : owned->second) list += (list.empty() ? "" : ", ") + id;
         AddDescription(d, "intake-mismatch", ref.line,
-                       "the change says `" + intake().row_trailer + ": " + row + "` but " + issue + " belongs to " + list);
+                       "the change says `" + intake().row_trailer + ": " + row + "` but " + issue +
+                           " belongs to " + list);
       }
     }
   }
@@ -227,12 +237,14 @@ class IntakeChecker {
       }
     }
     if (spec_path.empty()) {
-      Add("intake-spec", entry.file, entry.line, "row `" + row.id + "` of " + issue + " has no spec to name the issue");
+      Add("intake-spec", entry.file, entry.line,
+          "row `" + row.id + "` of " + issue + " has no spec to name the issue");
       return;
     }
     Result<MdDocument> spec = ReadMarkdown(repo_.root() + spec_path);
     if (!spec.ok()) {
-      Add("intake-spec", entry.file, entry.line, "row `" + row.id + "`: spec " + spec_path + " does not exist");
+      Add("intake-spec", entry.file, entry.line,
+          "row `" + row.id + "`: spec " + spec_path + " does not exist");
       return;
     }
     bool named = ContainsToken(spec->text, issue) ||
@@ -283,10 +295,13 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
     if (!input.description.empty()) {
       Result<std::string> text = ReadDescription(input.description);
       status = text.status();
-      if (text.ok()) checker.CheckDescription({input.description == "-" ? "<stdin>" : input.description, "", text.value()});
+      if (text.ok())
+        checker.CheckDescription(
+            {input.description == "-" ? "<stdin>" : input.description, "", text.value()});
       scope += ", description " + (input.description == "-" ? std::string("<stdin>") : input.description);
     } else if (!input.base) {
-      status = Unavailable(input.base_unavailable + "; the change descriptions (commit messages) cannot be read");
+      status =
+          Unavailable(input.base_unavailable + "; the change descriptions (commit messages) cannot be read");
     } else {
       Result<CommitRange> range = ResolveRange(repo, *input.base, "HEAD");
       status = range.status();
@@ -311,7 +326,8 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
   } else {
     report.reason = scope;
   }
-  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  report.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

@@ -18,11 +18,11 @@ struct MdLink {
 };
 
 struct MdCell {
-  std::string text;                     // plain text, code spans unwrapped, trimmed
+  std::string text;  // plain text, code spans unwrapped, trimmed
   std::vector<MdLink> links;
   std::vector<std::string> code_spans;  // literal contents of `code spans`
   int line = 0;
-  bool missing = false;                 // the row had fewer cells than the header: cmark-gfm padded it
+  bool missing = false;  // the row had fewer cells than the header: cmark-gfm padded it
 };
 
 struct MdRow {
@@ -48,7 +48,7 @@ struct MdDocument {
   std::vector<MdTable> tables;
   std::vector<MdLink> links;  // every link and image, in document order
   std::vector<MdSection> sections;
-  std::string text;           // plain text of the whole document (no HTML, no link targets)
+  std::string text;  // plain text of the whole document (no HTML, no link targets)
 };
 
 MdDocument ParseMarkdown(const std::string& text);

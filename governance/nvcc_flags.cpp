@@ -32,10 +32,12 @@ void AddGencode(const std::string& value, NvccTargets& out) {
     return;
   }
   std::string arch = spec.substr(5, code - 5);
-  for (const std::string& c : SplitComma(spec.substr(code + 6))) out.pairs.insert("arch=" + arch + ",code=" + c);
+  for (const std::string& c : SplitComma(spec.substr(code + 6)))
+    out.pairs.insert("arch=" + arch + ",code=" + c);
 }
 
-// Value of `-flag=value`, `-flag value` or `--long-flag=value`; advances i when the value is the next argument.
+// Value of `-flag=value`, `-flag value` or `--long-flag=value`; advances i when the value is the next
+// argument.
 bool FlagValue(const std::vector<std::string>& args, size_t& i, std::initializer_list<const char*> names,
                std::string* value) {
   for (const char* name : names) {

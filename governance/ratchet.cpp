@@ -17,8 +17,9 @@ Result<int> ParseBaseline(const std::string& text, const std::string& path) {
     if (begin == std::string::npos || line[begin] == '#') continue;
     size_t end = line.find_last_not_of(" \t\r");
     std::string number = line.substr(begin, end - begin + 1);
-    if (number.empty() || number.size() > 9 ||
-        !std::all_of(number.begin(), number.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (number.empty() || number.size() > 9 || !std::all_of(number.begin(), number.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        })) {
       return InvalidArgument(path + ": `" + number + "` is not a count");
     }
     return std::stoi(number);
@@ -70,8 +71,8 @@ void ApplyRatchets(const Repository& repo, const Config& config, const std::opti
     std::ostringstream text;
     text << in.rdbuf();
     Result<int> baseline = in ? ParseBaseline(text.str(), ratchet.baseline)
-                              : Result<int>(NotFound(ratchet.baseline + " does not exist (config " + config.path + ":" +
-                                                     std::to_string(ratchet.line) + ")"));
+                              : Result<int>(NotFound(ratchet.baseline + " does not exist (config " +
+                                                     config.path + ":" + std::to_string(ratchet.line) + ")"));
     if (!baseline.ok()) {
       add(baseline.status().message());
       continue;
@@ -87,11 +88,12 @@ void ApplyRatchets(const Repository& repo, const Config& config, const std::opti
                              ratchet.baseline + " (" + std::to_string(pinned) + ")");
     }
     if (count > pinned) {
-      add(std::to_string(count) + " `" + ratchet.rule + "` findings, but the baseline pins " + std::to_string(pinned) +
-          ": fix the new ones");
+      add(std::to_string(count) + " `" + ratchet.rule + "` findings, but the baseline pins " +
+          std::to_string(pinned) + ": fix the new ones");
     } else if (count < pinned) {
-      add("the count of `" + ratchet.rule + "` fell to " + std::to_string(count) + ": lower the baseline from " +
-          std::to_string(pinned) + " to " + std::to_string(count) + " in this change");
+      add("the count of `" + ratchet.rule + "` fell to " + std::to_string(count) +
+          ": lower the baseline from " + std::to_string(pinned) + " to " + std::to_string(count) +
+          " in this change");
     }
     if (!base) {
       unverified = "ratchet " + ratchet.rule + ": no base to compare " + ratchet.baseline + " with";
@@ -101,8 +103,8 @@ void ApplyRatchets(const Repository& repo, const Config& config, const std::opti
     if (!at_base.ok()) {
       add(at_base.status().message());
     } else if (at_base.value() && pinned > *at_base.value()) {
-      add("the baseline was raised from " + std::to_string(*at_base.value()) + " to " + std::to_string(pinned) +
-          "; a ratchet only goes down");
+      add("the baseline was raised from " + std::to_string(*at_base.value()) + " to " +
+          std::to_string(pinned) + "; a ratchet only goes down");
     }
   }
   if (!report.findings.empty()) {

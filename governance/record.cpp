@@ -33,9 +33,9 @@ void CheckCellCount(const RecordFile& file, const MdTable& table, const MdRow& r
   for (const MdCell& cell : row.cells) present += !cell.missing;
   if (present == table.header.size() && !row.excess) return;
   record.malformed.push_back({"cells", "", file.path, row.line,
-                              std::string("the row has ") + (row.excess ? "more" : "fewer") + " cells than the " +
-                                  std::to_string(table.header.size()) + " of its header (line " +
-                                  std::to_string(table.line) + ")"});
+                              std::string("the row has ") + (row.excess ? "more" : "fewer") +
+                                  " cells than the " + std::to_string(table.header.size()) +
+                                  " of its header (line " + std::to_string(table.line) + ")"});
 }
 
 void ReadTables(const RecordFile& file, const RecordConfig& config, Record& record) {
@@ -61,7 +61,8 @@ void ReadTables(const RecordFile& file, const RecordConfig& config, Record& reco
       } else if (intake) {
         record.intake.push_back({file.path, row.line, cell(Column::kIssue), cell(Column::kId)});
       } else if (summary) {
-        record.summaries.push_back({file.path, row.line, cell(Column::kState).text, cell(Column::kCount).text});
+        record.summaries.push_back(
+            {file.path, row.line, cell(Column::kState).text, cell(Column::kCount).text});
       } else {
         for (const std::string& owner : CellWords(cell(Column::kOwner)))
           record.claims.push_back({owner, file.path, row.line});

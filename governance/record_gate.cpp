@@ -34,7 +34,8 @@ class RecordChecker {
       auto [it, inserted] = first.emplace(row.id, &row);
       if (!inserted) {
         Add("duplicate-id", row.file, row.line,
-            "row id `" + row.id + "` is already used at " + it->second->file + ":" + std::to_string(it->second->line));
+            "row id `" + row.id + "` is already used at " + it->second->file + ":" +
+                std::to_string(it->second->line));
       }
       CheckRow(row);
     }
@@ -56,7 +57,8 @@ class RecordChecker {
   void CheckRow(const RecordRow& row) {
     if (row.id.empty() || (config_.id_pattern && !config_.id_pattern->Search(row.id))) {
       Add("id", row.file, row.line,
-          "row id `" + row.id + "` does not match /" + (config_.id_pattern ? config_.id_pattern->source() : "") + "/");
+          "row id `" + row.id + "` does not match /" +
+              (config_.id_pattern ? config_.id_pattern->source() : "") + "/");
     }
     const StateRule* state = StateOf(row);
     CheckRowAnchors(row, state != nullptr && state->anchors);
@@ -80,8 +82,8 @@ class RecordChecker {
     std::string states;
     for (const StateRule& s : config_.states) states += (states.empty() ? "" : ", ") + s.name;
     Add("state", row.file, row.line,
-        "row `" + row.id + "`: the state cell `" + cell->text + "` must hold exactly one known state (" + states +
-            ")");
+        "row `" + row.id + "`: the state cell `" + cell->text + "` must hold exactly one known state (" +
+            states + ")");
     return nullptr;
   }
 
@@ -128,7 +130,8 @@ class RecordChecker {
       }
     }
     if (!target) {
-      Add("spec", row.file, row.line, "row `" + row.id + "` needs a spec: link its spec file in the spec column");
+      Add("spec", row.file, row.line,
+          "row `" + row.id + "` needs a spec: link its spec file in the spec column");
       return;
     }
     Result<MdDocument> spec = ReadMarkdown(repo_.root() + target->path);
@@ -137,14 +140,16 @@ class RecordChecker {
       return;
     }
     if (!ContainsToken(spec->text, row.id)) {
-      Add("spec", target->path, 1, "the spec of row `" + row.id + "` does not name the row (linked from " + row.file +
-                                       ":" + std::to_string(row.line) + ")");
+      Add("spec", target->path, 1,
+          "the spec of row `" + row.id + "` does not name the row (linked from " + row.file + ":" +
+              std::to_string(row.line) + ")");
     }
     for (const std::string& name : config_.spec_sections) {
       auto section = std::find_if(spec->sections.begin(), spec->sections.end(),
                                   [&](const MdSection& s) { return Lower(s.title) == Lower(name); });
       if (section == spec->sections.end()) {
-        Add("spec-section", target->path, 1, "the spec of row `" + row.id + "` has no `" + name + "` section");
+        Add("spec-section", target->path, 1,
+            "the spec of row `" + row.id + "` has no `" + name + "` section");
       } else if (IsPlaceholder(section->body)) {
         Add("spec-section", target->path, section->line,
             "section `" + name + "` of the spec of row `" + row.id + "` has no real content");
@@ -155,8 +160,9 @@ class RecordChecker {
   void CheckOwner(const RecordRow& row, const StateRule& state) {
     const MdCell* cell = row.Cell(Column::kOwner);
     std::vector<std::string> owners = cell ? CellWords(*cell) : std::vector<std::string>{};
-    owners.erase(std::remove_if(owners.begin(), owners.end(), [&](const std::string& o) { return IsPlaceholder(o); }),
-                 owners.end());
+    owners.erase(
+        std::remove_if(owners.begin(), owners.end(), [&](const std::string& o) { return IsPlaceholder(o); }),
+        owners.end());
     if (owners.empty()) {
       Add("owner", row.file, row.line, "row `" + row.id + "` is " + state.name + " and needs an owner");
       return;
@@ -172,10 +178,12 @@ class RecordChecker {
   void CheckClosing(const RecordRow& row, const StateRule& state) {
     const MdCell* cell = row.Cell(Column::kClosing);
     std::vector<std::string> words = cell ? CellWords(*cell) : std::vector<std::string>{};
-    words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return IsPlaceholder(w); }),
-                words.end());
+    words.erase(
+        std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return IsPlaceholder(w); }),
+        words.end());
     if (words.empty()) {
-      Add("closing", row.file, row.line, "row `" + row.id + "` is " + state.name + " and needs a closing commit");
+      Add("closing", row.file, row.line,
+          "row `" + row.id + "` is " + state.name + " and needs a closing commit");
       return;
     }
     if (!head_) {
@@ -210,7 +218,8 @@ class RecordChecker {
         if (!target) continue;
         std::string problem = anchors_.Check(*target);
         // A broken anchor was already reported as such; the same link is not a second finding.
-        if (problem.empty() || reported_.count(file.path + ":" + std::to_string(link.line) + ":" + target->path)) {
+        if (problem.empty() ||
+            reported_.count(file.path + ":" + std::to_string(link.line) + ":" + target->path)) {
           continue;
         }
         Add("link", file.path, link.line, "link `" + link.url + "`: " + problem);
@@ -262,8 +271,8 @@ GateReport CheckRecord(const Repository& repo, const Config& config) {
     RecordChecker(repo, *config.record, record.value(), report).Run();
     std::string scope = Counted(report.checked, "row") + " in " + Counted(record->files.size(), "file");
     report.status = report.findings.empty() ? GateStatus::kOk : GateStatus::kFail;
-    report.reason = report.findings.empty() ? scope
-                                            : Counted(report.findings.size(), "finding") + " (" + scope + ")";
+    report.reason =
+        report.findings.empty() ? scope : Counted(report.findings.size(), "finding") + " (" + scope + ")";
   }
   report.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

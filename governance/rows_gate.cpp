@@ -19,7 +19,7 @@ struct Branch {
 };
 
 struct BranchIndex {
-  bool any_branch = false;                        // any local branch or remote-tracking ref at all
+  bool any_branch = false;                           // any local branch or remote-tracking ref at all
   std::map<std::string, std::vector<Branch>> by_id;  // row id -> its branches
 };
 
@@ -102,7 +102,8 @@ GateReport CheckRows(const Repository& repo, const Config& config, const std::op
   GateReport report;
   report.gate = kGate;
   auto finish = [&](GateReport& r) -> GateReport {
-    r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    r.elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return r;
   };
   if (!base) {
@@ -156,20 +157,24 @@ GateReport CheckRows(const Repository& repo, const Config& config, const std::op
       report.notes.push_back(row->id + " IN-FLIGHT: " + Counted(unmerged, "commit") + " on row branches");
     } else if (!merged_refs.empty()) {
       report.findings.push_back({"rows-merged-live", "", row->file, row->line,
-                                 "row `" + row->id + "` LANDED: " + merged_refs + " is merged into the base, but the row is still " +
-                                     state + " — move it on or delete the branch"});
+                                 "row `" + row->id + "` LANDED: " + merged_refs +
+                                     " is merged into the base, but the row is still " + state +
+                                     " — move it on or delete the branch"});
     } else if (mentions[row->id] > 0) {
-      report.notes.push_back(row->id + " LANDED: " + Counted(mentions[row->id], "base commit") + (mentions[row->id] == 1 ? " mentions" : " mention") + " it");
+      report.notes.push_back(row->id + " LANDED: " + Counted(mentions[row->id], "base commit") +
+                             (mentions[row->id] == 1 ? " mentions" : " mention") + " it");
     } else {
-      report.findings.push_back({"rows-abandoned", "", row->file, row->line,
-                                 "row `" + row->id + "` ABANDONED: it is " + state +
-                                     ", but no row branch has unmerged commits and no base commit mentions it"});
+      report.findings.push_back(
+          {"rows-abandoned", "", row->file, row->line,
+           "row `" + row->id + "` ABANDONED: it is " + state +
+               ", but no row branch has unmerged commits and no base commit mentions it"});
     }
   }
   for (const auto& [id, list] : branches.by_id) {
     if (record->Find(id)) continue;
     for (const Branch& branch : list) {
-      report.findings.push_back({"rows-orphan-branch", "", "", 0, branch.ref + " names no row of the record"});
+      report.findings.push_back(
+          {"rows-orphan-branch", "", "", 0, branch.ref + " names no row of the record"});
     }
   }
   std::string scope = Counted(report.checked, "live row");

@@ -202,7 +202,8 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, c
   return report;
 }
 
-GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path) {
+GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config,
+                                   const std::string& path) {
   Clock::time_point start = Clock::now();
   Result<Config> effective = WithRecordIds(repo, raw_config);
   if (!effective.ok()) return RecordUnreadable(effective.status());

@@ -115,7 +115,8 @@ void CheckRequired(const TrailerRequirement& req, const std::vector<std::string>
         for (const std::string& v : req.values) also += (also.empty() ? " or " : "|") + v;
         out.push_back({"record:" + req.key, t->line,
                        "`" + req.key + ": " + t->value.substr(0, 80) + "` names no row of the record (" +
-                           std::to_string(record_ids.size()) + " rows)" + (also.empty() ? "" : "; use a row id" + also)});
+                           std::to_string(record_ids.size()) + " rows)" +
+                           (also.empty() ? "" : "; use a row id" + also)});
       }
       if (!req.pattern) continue;
     }
@@ -249,7 +250,8 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
     MissingBlockDiagnosis diagnosis = DiagnoseMissingTrailerBlock(message, syntax);
     verdict.findings.push_back({"trailer-block", diagnosis.line, "no trailer block: " + diagnosis.reason});
   }
-  for (const TrailerRequirement& req : config.required) CheckRequired(req, config.record_ids, block, verdict.findings);
+  for (const TrailerRequirement& req : config.required)
+    CheckRequired(req, config.record_ids, block, verdict.findings);
   for (const ForbiddenTrailer& forbidden : config.forbidden) {
     for (const Trailer* t : WithKey(block, forbidden.key)) {
       verdict.findings.push_back({"forbidden:" + forbidden.key, t->line,

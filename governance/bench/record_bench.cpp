@@ -110,12 +110,14 @@ bool Generate(const std::string& dir, int rows) {
     ++counts[i % 4];
     intake += "| #" + std::to_string(i + 1) + " | `" + id + "` |\n";
     Write(dir + "/roadmap/specs/" + id + ".md",
-          "# " + id + "\n\nIssue #" + std::to_string(i + 1) + "; see [the rows](../area" + std::to_string(i % kRowFiles) +
-              ".md).\n\n## Goal\n\nMake " + id + " real.\n\n## Acceptance\n\n- It works.\n");
+          "# " + id + "\n\nIssue #" + std::to_string(i + 1) + "; see [the rows](../area" +
+              std::to_string(i % kRowFiles) + ".md).\n\n## Goal\n\nMake " + id +
+              " real.\n\n## Acceptance\n\n- It works.\n");
   }
   for (int f = 0; f < kRowFiles; ++f) {
     Write(dir + "/roadmap/area" + std::to_string(f) + ".md",
-          "# Area " + std::to_string(f) + "\n\nSee [the summary](README.md) and [the intake](intake.md).\n\n" + tables[f]);
+          "# Area " + std::to_string(f) +
+              "\n\nSee [the summary](README.md) and [the intake](intake.md).\n\n" + tables[f]);
   }
   Write(dir + "/roadmap/intake.md", intake);
   Write(dir + "/roadmap/claims.md", "| owner | scope |\n|---|---|\n| `bench` | all |\n");
@@ -145,7 +147,8 @@ std::string Fmt(double ms) {
 }
 
 int Usage() {
-  std::fprintf(stderr, "usage: vt-gate-record-bench [--rows N] [--dir DIR] [--vt-gate PATH] [--preflight-repo DIR]\n");
+  std::fprintf(
+      stderr, "usage: vt-gate-record-bench [--rows N] [--dir DIR] [--vt-gate PATH] [--preflight-repo DIR]\n");
   return 2;
 }
 
@@ -189,26 +192,29 @@ int main(int argc, char** argv) {
   std::printf("record gate: %s, %d rows, %zu findings\n", StatusName(report.status), report.checked,
               report.findings.size());
   if (report.status != GateStatus::kOk) {
-    for (const Finding& f : report.findings) std::printf("  %s:%d %s\n", f.file.c_str(), f.line, f.message.c_str());
+    for (const Finding& f : report.findings)
+      std::printf("  %s:%d %s\n", f.file.c_str(), f.line, f.message.c_str());
     return 1;
   }
   std::string cli = Quote(vt_gate) + " --repo " + Quote(dir);
   double record_process = MedianMs(5, [&] { Sh(cli + " record > /dev/null"); });
   std::string pr = dir + "/.git/BENCH_PR";
   std::ofstream(pr) << "Work.\n\nCloses #2\n\nRow: " << Id(1) << "\n";
-  double intake_process = MedianMs(5, [&] { Sh(cli + " intake --description " + Quote(pr) + " > /dev/null"); });
+  double intake_process =
+      MedianMs(5, [&] { Sh(cli + " intake --description " + Quote(pr) + " > /dev/null"); });
 
   std::printf("\n| check | rows | time |\n|---|---:|---:|\n");
-  std::printf("| record gate, in process (%d row files, anchors, specs, links) | %d | %s |\n", kRowFiles, rows,
-              Fmt(in_process).c_str());
+  std::printf("| record gate, in process (%d row files, anchors, specs, links) | %d | %s |\n", kRowFiles,
+              rows, Fmt(in_process).c_str());
   std::printf("| `vt-gate record` (process start included) | %d | %s |\n", rows, Fmt(record_process).c_str());
-  std::printf("| `vt-gate intake --description PR.md` (process) | %d | %s |\n", rows, Fmt(intake_process).c_str());
+  std::printf("| `vt-gate intake --description PR.md` (process) | %d | %s |\n", rows,
+              Fmt(intake_process).c_str());
   if (!preflight_repo.empty()) {
     std::string command = Quote(vt_gate) + " --repo " + Quote(preflight_repo) + " preflight --fail-on-skip";
     int rc = Sh(command + " > /dev/null");
     double preflight = MedianMs(5, [&] { Sh(command + " > /dev/null"); });
-    std::printf("| `vt-gate preflight --fail-on-skip` on %s (exit %d) | — | %s |\n", preflight_repo.c_str(), rc,
-                Fmt(preflight).c_str());
+    std::printf("| `vt-gate preflight --fail-on-skip` on %s (exit %d) | — | %s |\n", preflight_repo.c_str(),
+                rc, Fmt(preflight).c_str());
   }
   return 0;
 }

@@ -140,7 +140,10 @@ int RunSingleGate(const Options& options, OutputFormat format, const std::string
   bool configured = name == "gencode" ? config->gencode.has_value() : config->record.has_value();
   if (name == "intake") configured = configured && config->intake.has_value();
   if (!configured) {
-    return UsageError(config->path + ": no `" + std::string(name == "gencode" ? "gencode" : name == "intake" ? "record` or `intake" : "record") +
+    return UsageError(config->path + ": no `" +
+                      std::string(name == "gencode"  ? "gencode"
+                                  : name == "intake" ? "record` or `intake"
+                                                     : "record") +
                       ":` section for the " + name + " gate");
   }
   GateContext context;
@@ -210,16 +213,23 @@ int main(int argc, char** argv) {
   preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");
   preflight->add_flag("--fail-on-skip", options.fail_on_skip, "Exit 1 when any gate was skipped");
 
-  preflight->add_option("--description", options.inputs.description, "intake: a change description file, - for stdin");
-  preflight->add_option("--compile-commands", options.inputs.compile_commands, "gencode: compile_commands.json to audit");
-  preflight->add_option("--cuobjdump-list", options.inputs.cuobjdump_list, "gencode: `cuobjdump --list-elf` output");
+  preflight->add_option("--description", options.inputs.description,
+                        "intake: a change description file, - for stdin");
+  preflight->add_option("--compile-commands", options.inputs.compile_commands,
+                        "gencode: compile_commands.json to audit");
+  preflight->add_option("--cuobjdump-list", options.inputs.cuobjdump_list,
+                        "gencode: `cuobjdump --list-elf` output");
 
-  CLI::App* record = app.add_subcommand("record", "Check the roadmap record: rows, states, anchors, specs, links");
-  CLI::App* intake = app.add_subcommand("intake", "Check issue numbers in the intake table, specs and the change");
-  intake->add_option("--description", options.inputs.description,
-                     "Change description (PR body) file, - for stdin (default: commit messages of the range)");
+  CLI::App* record =
+      app.add_subcommand("record", "Check the roadmap record: rows, states, anchors, specs, links");
+  CLI::App* intake =
+      app.add_subcommand("intake", "Check issue numbers in the intake table, specs and the change");
+  intake->add_option(
+      "--description", options.inputs.description,
+      "Change description (PR body) file, - for stdin (default: commit messages of the range)");
   CLI::App* rows = app.add_subcommand("rows", "Audit live rows against their branches and the base");
-  CLI::App* gencode = app.add_subcommand("gencode", "Check CUDA architectures against kernels/cuda/features.yaml");
+  CLI::App* gencode =
+      app.add_subcommand("gencode", "Check CUDA architectures against kernels/cuda/features.yaml");
   gencode->add_option("--compile-commands", options.inputs.compile_commands,
                       "compile_commands.json (default: gencode.compile_commands in the config)");
   gencode->add_option("--cuobjdump-list", options.inputs.cuobjdump_list,

@@ -53,8 +53,9 @@ TEST_F(GatesCli, FindingsCarryFileAndLineInEveryFormat) {
 }
 
 TEST_F(GatesCli, IntakeReadsADescriptionFromStdin) {
-  testing::CommandOutput out = Shell("printf 'Work.\\n\\nRefs #77\\n\\nRow: APP-LIVE\\n' | " + std::string(VT_GATE_BINARY) +
-                                     " --repo " + Quote(repo_.path()) + " intake --description -");
+  testing::CommandOutput out =
+      Shell("printf 'Work.\\n\\nRefs #77\\n\\nRow: APP-LIVE\\n' | " + std::string(VT_GATE_BINARY) +
+            " --repo " + Quote(repo_.path()) + " intake --description -");
   EXPECT_EQ(out.status, 1) << out.out;
   EXPECT_NE(out.out.find("<stdin>:3  intake-unowned"), std::string::npos) << out.out;
 }
@@ -67,7 +68,8 @@ TEST_F(GatesCli, TheCommitMsgPathChecksRowsAgainstTheRecord) {
   EXPECT_EQ(Gate("trailers --message-file " + Quote(good)).status, 0);
   testing::CommandOutput out = Gate("trailers --message-file " + Quote(bad));
   EXPECT_EQ(out.status, 1);
-  EXPECT_NE(out.out.find("record:Row: `Row: APP-RENAMED` names no row of the record"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("record:Row: `Row: APP-RENAMED` names no row of the record"), std::string::npos)
+      << out.out;
 }
 
 TEST_F(GatesCli, PreflightRunsTheNewGatesOnce) {
@@ -79,7 +81,8 @@ TEST_F(GatesCli, PreflightRunsTheNewGatesOnce) {
   repo_.Write(".vt-gate.yaml", std::string(RecordRepo::ConfigText()) + "preflight:\n  gates: [gencode]\n");
   out = Gate("preflight");
   EXPECT_EQ(out.status, 2) << out.out;
-  EXPECT_NE(out.out.find(".vt-gate.yaml:20: gate 'gencode' needs a gencode section"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(".vt-gate.yaml:20: gate 'gencode' needs a gencode section"), std::string::npos)
+      << out.out;
 }
 
 }  // namespace

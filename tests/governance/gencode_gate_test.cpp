@@ -5,13 +5,14 @@
 // architecture, an extra architecture (CMake's default), an unmapped or a
 // missing required source and a library whose embedded set differs are each
 // caught at the features.yaml line that decides them.
+#include "governance/gencode_gate.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "governance/gencode_gate.h"
 #include "governance/nvcc_flags.h"
 #include "tests/governance/git_fixture.h"
 
@@ -37,7 +38,8 @@ const char* kFeatures =
 
 std::string Dump(const GateReport& r) {
   std::string out = std::string(StatusName(r.status)) + " " + r.reason + "\n";
-  for (const Finding& f : r.findings) out += f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
+  for (const Finding& f : r.findings)
+    out += f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
   return out;
 }
 
@@ -61,7 +63,8 @@ class GencodeProject : public ::testing::Test {
                     "if(NOT DEFAULT_ARCHS)\n  set(CMAKE_CUDA_ARCHITECTURES OFF)\nendif()\n"
                     "list(APPEND CMAKE_MODULE_PATH ${CMAKE_SOURCE_DIR}/cmake)\n"
                     "include(VtCudaFeatures)\n"
-                    "add_library(k STATIC kernels/cuda/probe.cu kernels/cuda/attention/a.cu kernels/cuda/attention/b.cu)\n"
+                    "add_library(k STATIC kernels/cuda/probe.cu kernels/cuda/attention/a.cu "
+                    "kernels/cuda/attention/b.cu)\n"
                     "vt_cuda_gencode_from_features(k ${CMAKE_SOURCE_DIR}/kernels/cuda/features.yaml)\n");
     configured_ = Configure("build", "");
   }
@@ -83,8 +86,8 @@ class GencodeProject : public ::testing::Test {
   }
 
   // Audits `db` (default: the project's real database) against `features`.
-  GateReport Audit(const std::string& features = kFeatures, const std::string& db = "build/compile_commands.json",
-                   const std::string& cuobjdump = "") {
+  GateReport Audit(const std::string& features = kFeatures,
+                   const std::string& db = "build/compile_commands.json", const std::string& cuobjdump = "") {
     std::string table = scratch_.Write("features.yaml", features);
     GencodeConfig config;
     config.features = table;
@@ -134,15 +137,15 @@ TEST_F(GencodeProject, AUnitCompiledWithoutOneOfItsFeaturesArchitecturesIsCaught
   features.replace(features.find("[80, 90]"), 8, "[80, 86, 90]");
   GateReport r = Audit(features);
   EXPECT_EQ(r.status, GateStatus::kFail);
-  EXPECT_EQ(Where(r, "gencode-missing"), (V{At("attention/*.cu", features), At("attention/*.cu", features)})) << Dump(r);
+  EXPECT_EQ(Where(r, "gencode-missing"), (V{At("attention/*.cu", features), At("attention/*.cu", features)}))
+      << Dump(r);
   EXPECT_NE(r.findings[0].message.find("is not compiled for sm_86"), std::string::npos) << Dump(r);
 }
 
 TEST_F(GencodeProject, CMakesDefaultArchitectureIsAnExtraPair) {
   ASSERT_TRUE(Configure("build-default", "-DDEFAULT_ARCHS=ON"));
   GateReport r = Audit(kFeatures, "build-default/compile_commands.json");
-  EXPECT_EQ(Where(r, "gencode-extra"),
-            (V{At("\"probe.cu\""), At("attention/*.cu"), At("attention/*.cu")}))
+  EXPECT_EQ(Where(r, "gencode-extra"), (V{At("\"probe.cu\""), At("attention/*.cu"), At("attention/*.cu")}))
       << Dump(r);
 }
 
@@ -161,9 +164,10 @@ TEST_F(GencodeProject, ASourceNoGlobMapsIsCaught) {
 }
 
 TEST_F(GencodeProject, TheEmbeddedArchitecturesMustEqualTheRequestedOnes) {
-  std::string good = scratch_.Write("good.txt",
-                                    "\nmember /b/libk.a:probe.cu.o:\nELF file    1: libk.1.sm_90.cubin\n\n"
-                                    "member /b/libk.a:a.cu.o:\nELF file    2: libk.2.sm_80.cubin\nELF file    3: libk.3.sm_90.cubin\n");
+  std::string good = scratch_.Write(
+      "good.txt",
+      "\nmember /b/libk.a:probe.cu.o:\nELF file    1: libk.1.sm_90.cubin\n\n"
+      "member /b/libk.a:a.cu.o:\nELF file    2: libk.2.sm_80.cubin\nELF file    3: libk.3.sm_90.cubin\n");
   EXPECT_EQ(Audit(kFeatures, "build/compile_commands.json", good).status, GateStatus::kOk)
       << Dump(Audit(kFeatures, "build/compile_commands.json", good));
   std::string dropped = scratch_.Write("dropped.txt", "ELF file    1: probe.1.sm_90.cubin\n");
@@ -173,16 +177,19 @@ TEST_F(GencodeProject, TheEmbeddedArchitecturesMustEqualTheRequestedOnes) {
 }
 
 TEST_F(GencodeProject, AMemberThatLostAnArchitectureIsCaughtEvenWhenTheUnionHidesIt) {
-  // Real `cuobjdump --list-elf` output (CUDA 12, H200 machine): a.cu.o has sm_80 and sm_90, b.cu.o only sm_90.
+  // Real `cuobjdump --list-elf` output (CUDA 12, H200 machine): a.cu.o has sm_80 and sm_90, b.cu.o only
+  // sm_90.
   std::string list = std::string(VT_SOURCE_DIR) + "/tests/fixtures/gencode/cuobjdump-list-elf.txt";
   GateReport r = Audit(kFeatures, "build/compile_commands.json", list);
   ASSERT_EQ(Where(r, "gencode-embedded"), V{list + ":6"}) << Dump(r);
-  EXPECT_NE(r.findings[0].message.find("attention/b.cu (b.cu.o) embeds {sm_90}"), std::string::npos) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("attention/b.cu (b.cu.o) embeds {sm_90}"), std::string::npos)
+      << Dump(r);
 }
 
 TEST_F(GencodeProject, NoDatabaseOrOneWithoutCudaCannotBeVerified) {
   EXPECT_EQ(Audit(kFeatures, "nowhere/compile_commands.json").status, GateStatus::kSkip);
-  std::string cpu = scratch_.Write("cpu.json", R"([{"directory": "/", "command": "c++ -c a.cpp", "file": "a.cpp"}])");
+  std::string cpu =
+      scratch_.Write("cpu.json", R"([{"directory": "/", "command": "c++ -c a.cpp", "file": "a.cpp"}])");
   GateReport r = Audit(kFeatures, cpu);
   EXPECT_EQ(r.status, GateStatus::kSkip);
   EXPECT_NE(r.reason.find("has no CUDA sources"), std::string::npos) << r.reason;
@@ -193,7 +200,8 @@ TEST_F(GencodeProject, AFeatureTableErrorNamesItsLine) {
   features.replace(features.find("attention\n"), 10, "atention\n");
   GateReport r = Audit(features);
   EXPECT_EQ(r.status, GateStatus::kFail);
-  EXPECT_NE(r.reason.find("features.yaml:7: `attention/*.cu` maps to unknown feature `atention`"), std::string::npos)
+  EXPECT_NE(r.reason.find("features.yaml:7: `attention/*.cu` maps to unknown feature `atention`"),
+            std::string::npos)
       << r.reason;
 }
 

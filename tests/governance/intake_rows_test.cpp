@@ -21,7 +21,8 @@ using V = std::vector<std::string>;
 std::string Dump(const GateReport& r) {
   std::string out = std::string(StatusName(r.status)) + " " + r.reason + "\n";
   for (const Finding& f : r.findings) {
-    out += f.commit.substr(0, 8) + " " + f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
+    out += f.commit.substr(0, 8) + " " + f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " +
+           f.message + "\n";
   }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   return out;
@@ -45,7 +46,9 @@ class Intake : public ::testing::Test {
 };
 
 TEST_F(Intake, TheCleanRecordAndAnAgreeingDescriptionPass) {
-  std::string pr = dir_.Write("pr.md", "Adds the thing.\n\nCloses #2, refs https://example.org/acme/app/issues/2.\n\nRow: APP-LIVE\n");
+  std::string pr = dir_.Write(
+      "pr.md",
+      "Adds the thing.\n\nCloses #2, refs https://example.org/acme/app/issues/2.\n\nRow: APP-LIVE\n");
   GateReport r = Run(pr);
   EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
   EXPECT_EQ(r.checked, 1);
@@ -64,9 +67,12 @@ TEST_F(Intake, AnIntakeNumberMissingFromTheSpecIsCaught) {
 
 TEST_F(Intake, ABadIssueFormIsCaught) {
   repo_.Replace("roadmap/intake.md", "| #1 |", "| 1 |");
-  repo_.Replace("roadmap/intake.md", "[#2](https://example.org/acme/app/issues/2)", "[#5](https://example.org/acme/app/issues/2)");
+  repo_.Replace("roadmap/intake.md", "[#2](https://example.org/acme/app/issues/2)",
+                "[#5](https://example.org/acme/app/issues/2)");
   GateReport r = Run(dir_.Write("pr.md", "Row: none\n"));
-  EXPECT_EQ(Where(r, "intake-form"), (V{Line("roadmap/intake.md", "| 1 |"), Line("roadmap/intake.md", "[#5]")})) << Dump(r);
+  EXPECT_EQ(Where(r, "intake-form"),
+            (V{Line("roadmap/intake.md", "| 1 |"), Line("roadmap/intake.md", "[#5]")}))
+      << Dump(r);
 }
 
 TEST_F(Intake, ADuplicateIssueIsCaughtAtTheSecond) {
@@ -94,7 +100,8 @@ TEST_F(Intake, ADescriptionNamingAnotherRowIsCaught) {
 }
 
 TEST_F(Intake, AMismatchedLinkInTheDescriptionIsCaught) {
-  std::string pr = dir_.Write("pr.md", "Work.\n\nRefs [#1](https://example.org/acme/app/issues/2)\n\nRow: APP-LIVE\n");
+  std::string pr =
+      dir_.Write("pr.md", "Work.\n\nRefs [#1](https://example.org/acme/app/issues/2)\n\nRow: APP-LIVE\n");
   EXPECT_EQ(Where(Run(pr), "intake-form"), V{pr + ":3"});
 }
 

@@ -59,7 +59,8 @@ RecordRepo::RecordRepo() {
         "[spec](specs/APP-DONE.md) | DONE | - | `" +
             closing_.substr(0, 12) +
             "` |\n"
-            "| `APP-LIVE` | live thing | [engine.cpp](../src/engine.cpp#L10) | [test](../tests/engine_test.cpp) | "
+            "| `APP-LIVE` | live thing | [engine.cpp](../src/engine.cpp#L10) | "
+            "[test](../tests/engine_test.cpp) | "
             "[spec](specs/APP-LIVE.md) | ACTIVE | `ada` | - |\n"
             "| `APP-NEXT` | next thing | - | - | [spec](specs/APP-NEXT.md) | READY | - | - |\n");
   Write("roadmap/ops.md",

@@ -20,7 +20,8 @@ using V = std::vector<std::string>;
 
 std::string Dump(const GateReport& r) {
   std::string out = std::string(StatusName(r.status)) + " " + r.reason + "\n";
-  for (const Finding& f : r.findings) out += f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
+  for (const Finding& f : r.findings)
+    out += f.file + ":" + std::to_string(f.line) + " " + f.rule + ": " + f.message + "\n";
   return out;
 }
 
@@ -75,7 +76,8 @@ TEST_F(RecordGate, AnEvidencedStateWithoutATestAnchorIsCaught) {
 TEST_F(RecordGate, ADuplicateIdAcrossTablesIsCaughtAtTheSecond) {
   repo_.Replace("roadmap/ops.md", "`OPS-CHORE`", "`APP-NEXT`");
   GateReport r = Run();
-  EXPECT_EQ(Where(r, "duplicate-id"), V{"roadmap/rows.md:" + std::to_string(repo_.LineOf("roadmap/rows.md", "`APP-NEXT`"))})
+  EXPECT_EQ(Where(r, "duplicate-id"),
+            V{"roadmap/rows.md:" + std::to_string(repo_.LineOf("roadmap/rows.md", "`APP-NEXT`"))})
       << "files are read in sorted order: ops.md first\n"
       << Dump(r);
 }
@@ -123,7 +125,8 @@ TEST_F(RecordGate, AMissingOrPlaceholderSectionIsCaught) {
   GateReport r = Run();
   EXPECT_EQ(Where(r, "spec-section"),
             (V{"roadmap/specs/APP-DONE.md:1",
-               "roadmap/specs/APP-LIVE.md:" + std::to_string(repo_.LineOf("roadmap/specs/APP-LIVE.md", "## Acceptance"))}))
+               "roadmap/specs/APP-LIVE.md:" +
+                   std::to_string(repo_.LineOf("roadmap/specs/APP-LIVE.md", "## Acceptance"))}))
       << Dump(r);
 }
 
@@ -156,7 +159,8 @@ TEST_F(RecordGate, ASummaryCountThatDriftedIsCaught) {
   GateReport r = Run();
   int ready = repo_.LineOf("roadmap/README.md", "| READY |");
   int active = repo_.LineOf("roadmap/README.md", "| ACTIVE |");
-  EXPECT_EQ(Where(r, "summary"), (V{"roadmap/README.md:" + std::to_string(ready), "roadmap/README.md:" + std::to_string(active)}))
+  EXPECT_EQ(Where(r, "summary"),
+            (V{"roadmap/README.md:" + std::to_string(ready), "roadmap/README.md:" + std::to_string(active)}))
       << Dump(r);
 }
 
@@ -196,13 +200,15 @@ TEST_F(RecordGate, RowTrailersMustNameARowOfTheRecord) {
 class Ratchets : public RecordGate {
  protected:
   void SetUp() override {
-    repo_.Write("roadmap/old.md", "| id | state |\n|---|---|\n| `OLD-ONE` | BACKFILL |\n| `OLD-TWO` | BACKFILL |\n");
+    repo_.Write("roadmap/old.md",
+                "| id | state |\n|---|---|\n| `OLD-ONE` | BACKFILL |\n| `OLD-TWO` | BACKFILL |\n");
     repo_.Write("roadmap/ratchets/backfill", "# rows that owe anchors\n2\n");
     repo_.Replace("roadmap/README.md", "| total | 4 |", "| total | 6 |");
     repo_.git().Git("add -A");
     repo_.git().Commit("backfill\n\nRow: none\n");
   }
-  const std::string kRatchet = "ratchets:\n  - {gate: record, rule: 'state:BACKFILL', baseline: roadmap/ratchets/backfill}\n";
+  const std::string kRatchet =
+      "ratchets:\n  - {gate: record, rule: 'state:BACKFILL', baseline: roadmap/ratchets/backfill}\n";
 };
 
 TEST_F(Ratchets, AtTheBaselineTheCountedFindingsArePinned) {
