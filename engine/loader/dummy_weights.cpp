@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/loader/load_progress.h"
+
 namespace vt {
 
 namespace {
@@ -28,7 +30,8 @@ constexpr int64_t kChunk = 1 << 16;
 
 class DummyFactory {
  public:
-  DummyFactory(DType dtype, uint64_t seed, kernels::cpu::ThreadPool& pool) : dtype_(dtype), seed_(seed), pool_(pool) {}
+  DummyFactory(DType dtype, uint64_t seed, kernels::cpu::ThreadPool& pool, LoadProgress* progress)
+      : dtype_(dtype), seed_(seed), pool_(pool), progress_(progress) {}
 
   // Values uniform in [center - scale, center + scale), stored as dtype_.
   WeightMatrix Matrix(int64_t rows, int64_t cols, float center, float scale) {
@@ -39,6 +42,7 @@ class DummyFactory {
     Fill(buffer.get(), n, center, scale);
     buffers_.push_back(buffer);
     bytes_ += static_cast<uint64_t>(n) * kernels::cpu::DTypeSize(dtype_);
+    progress_->Advance(static_cast<uint64_t>(n) * kernels::cpu::DTypeSize(dtype_));
     return {dtype_, buffer.get(), rows, cols};
   }
 
@@ -80,6 +84,7 @@ class DummyFactory {
   DType dtype_;
   uint64_t seed_;
   kernels::cpu::ThreadPool& pool_;
+  LoadProgress* progress_;
   uint64_t tensor_index_ = 0;
   uint64_t bytes_ = 0;
   std::vector<std::shared_ptr<const void>> buffers_;
@@ -92,7 +97,10 @@ ModelWeights MakeDummyWeights(const ModelConfig& c, DType dtype, uint64_t seed, 
   // variance 1/fan_in), so greedy output depends on every layer and tests of
   // the forward can fail; vLLM's ±1e-3 would make every logit nearly equal.
   auto fan_in = [](int64_t n) { return std::sqrt(3.0f / static_cast<float>(n)); };
-  DummyFactory f(dtype, seed, pool);
+  const int64_t per_layer = 9 + (c.attention_bias ? 3 : 0) + (c.qk_norm ? 2 : 0);
+  LoadProgress progress(2 + (c.tie_word_embeddings ? 0 : 1) + c.num_layers * per_layer,
+                        static_cast<uint64_t>(c.NumParameters()) * kernels::cpu::DTypeSize(dtype));
+  DummyFactory f(dtype, seed, pool, &progress);
   ModelWeights w;
   w.embed_tokens = f.Matrix(c.vocab_size, c.hidden_size, 0.0f, 1.0f);
   w.lm_head = c.tie_word_embeddings ? w.embed_tokens : f.Matrix(c.vocab_size, c.hidden_size, 0.0f, fan_in(c.hidden_size));
@@ -118,6 +126,7 @@ ModelWeights MakeDummyWeights(const ModelConfig& c, DType dtype, uint64_t seed, 
     l.up_proj = f.Matrix(c.intermediate_size, c.hidden_size, 0.0f, fan_in(c.hidden_size));
     l.down_proj = f.Matrix(c.hidden_size, c.intermediate_size, 0.0f, fan_in(c.intermediate_size));
   }
+  progress.Done();
   w.weight_bytes = f.bytes();
   w.storage = f.TakeStorage();
   return w;
