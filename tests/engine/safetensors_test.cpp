@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <random>
+
 #include "engine/loader/checkpoint.h"
 #include "engine/loader/safetensors.h"
 #include "kernels/bf16.h"
@@ -120,6 +122,37 @@ TEST(Safetensors, CorruptFilesAreErrorsNamingTheProblem) {
     EXPECT_NE(s.message().find(c.message_part), std::string::npos) << s.message();
     EXPECT_EQ(s.message().rfind("test.safetensors", 0), 0u) << s.message();
   }
+}
+
+// Random byte flips and truncations of a valid file: every outcome is a
+// value (ok or an error), and accepted tensors always lie inside the buffer.
+TEST(Safetensors, MutatedFilesNeverReadOutOfBounds) {
+  const auto tensors = TwoTensors();
+  const std::string good = SafetensorsBytes(SafetensorsHeader(tensors), tensors);
+  std::mt19937 rng(42);
+  int rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string bytes = good;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) {
+      const size_t pos = rng() % bytes.size();
+      bytes[pos] = static_cast<char>(rng() % 4 == 0 ? "0123456789-,[]{}\"e"[rng() % 17] : rng() % 256);
+    }
+    if (rng() % 5 == 0) bytes.resize(rng() % bytes.size());
+    std::unique_ptr<uint8_t[]> buf(new uint8_t[bytes.size() + 1]);
+    std::memcpy(buf.get(), bytes.data(), bytes.size());
+    TensorStore store;
+    if (!ParseSafetensors(buf.get(), bytes.size(), "fuzz.safetensors", &store).ok()) {
+      ++rejected;
+      continue;
+    }
+    for (const auto& [name, t] : store.tensors()) {
+      const auto* p = static_cast<const uint8_t*>(t.data);
+      ASSERT_GE(p, buf.get());
+      ASSERT_LE(p + t.nbytes, buf.get() + bytes.size()) << name;
+    }
+  }
+  EXPECT_GT(rejected, 1000);
 }
 
 TEST(Checkpoint, ShardedIndex) {
