@@ -49,6 +49,28 @@ TEST(Config, RepositoryConfigRequiresTheProtocolTrailers) {
   EXPECT_EQ(keys, (std::vector<std::string>{"Row", "AI-Assisted", "Assisted-by"}));
   EXPECT_EQ(config->base, "origin/main");
   EXPECT_EQ(config->trailers.merges, MergePolicy::kSkip);
+  EXPECT_TRUE(config->trailers.required[0].in_record) << "Row names a row of the record";
+  std::vector<std::string> gates;
+  for (const GateSpec& g : config->gates) gates.push_back(g.name);
+  EXPECT_EQ(gates, (std::vector<std::string>{"trailers", "record", "intake", "rows", "gencode"}));
+}
+
+TEST(Config, GateSectionsAreValidatedWithFileAndLine) {
+  auto error = [](const std::string& yaml) {
+    Result<Config> config = ParseConfig(yaml, "x.yaml");
+    return config.ok() ? std::string("ok") : config.status().message();
+  };
+  EXPECT_EQ(
+      error("record:\n  files: [a.md]\n  states: {A: {spec: yes, anchor: true}}\n"),
+      "x.yaml:3: unknown key 'anchor' in state A (known: anchors, closing, counted, live, owner, spec)");
+  EXPECT_EQ(error("record:\n  states: {A: {}}\n"),
+            "x.yaml:2: record needs files (globs of the Markdown files that hold the record)");
+  EXPECT_EQ(error("rows: {branch: 'row/x'}\n"), "x.yaml:1: branch must contain {id}");
+  EXPECT_EQ(error("trailers:\n  required:\n    - {key: Row, in_record: true}\n"),
+            "x.yaml:3: in_record needs a record section");
+  EXPECT_EQ(error("ratchets:\n  - {gate: recrod, rule: x, baseline: b}\n"),
+            "x.yaml:2: unknown built-in gate 'recrod'");
+  EXPECT_EQ(error("preflight:\n  gates: [rows]\n"), "x.yaml:2: gate 'rows' needs a record section");
 }
 
 TEST(Config, CountSpecs) {

@@ -65,6 +65,14 @@ TEST_F(Intake, AnIntakeNumberMissingFromTheSpecIsCaught) {
   EXPECT_EQ(Where(r, "intake-spec"), V{Line("roadmap/intake.md", "| #1 |")}) << Dump(r);
 }
 
+TEST_F(Intake, ARowWithoutASpecIsCaughtUnlessItsStateNeedsNone) {
+  repo_.Replace("roadmap/rows.md", "[spec](specs/APP-NEXT.md)", "-");
+  GateReport r = Run(dir_.Write("pr.md", "Row: none\n"));
+  EXPECT_EQ(Where(r, "intake-spec"), V{Line("roadmap/intake.md", "| #3 |")}) << Dump(r);
+  repo_.Replace("roadmap/rows.md", "| READY |", "| BACKFILL |");
+  EXPECT_TRUE(Where(Run(dir_.Write("pr.md", "Row: none\n")), "intake-spec").empty());
+}
+
 TEST_F(Intake, ABadIssueFormIsCaught) {
   repo_.Replace("roadmap/intake.md", "| #1 |", "| 1 |");
   repo_.Replace("roadmap/intake.md", "[#2](https://example.org/acme/app/issues/2)",
