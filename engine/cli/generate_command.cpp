@@ -39,6 +39,7 @@ struct GenerateOptions {
   float min_p = 0.0f;
   std::optional<uint64_t> seed;
   bool ignore_eos = false;
+  int32_t logprobs = -1;
   bool json = false;
 };
 
@@ -143,6 +144,7 @@ int Run(GenerateOptions o) {
   params.min_p = o.min_p;
   params.seed = o.seed;
   params.ignore_eos = o.ignore_eos;
+  params.logprobs = o.logprobs;
   std::vector<RequestId> ids;
   int64_t prompt_tokens = 0;
   for (auto& p : prompts) {
@@ -202,6 +204,15 @@ int Run(GenerateOptions o) {
                           {"prompt_tokens", r->prompt.size()},
                           {"timings", timings}};
       j["timings"]["ttft_ms"] = ttft[id] * 1000.0;
+      if (o.logprobs >= 0) {
+        nlohmann::json lp = nlohmann::json::array();
+        for (const SampledToken& s : r->output_logprobs) {
+          nlohmann::json top = nlohmann::json::array();
+          for (const TokenLogprob& t : s.top) top.push_back({{"token_id", t.token}, {"logprob", t.logprob}});
+          lp.push_back({{"token_id", s.token}, {"logprob", s.logprob}, {"top", top}});
+        }
+        j["logprobs"] = lp;
+      }
       std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else if (stream) {
       continue;
@@ -246,6 +257,8 @@ Command AddGenerateCommand(CLI::App& parent) {
   app->add_option("--min-p", o->min_p, "Drop tokens below min-p times the top probability")->check(CLI::Range(0.0, 1.0));
   app->add_option("--seed", o->seed, "Sampling seed (same seed, same output)");
   app->add_flag("--ignore-eos", o->ignore_eos, "Keep generating past end-of-sequence tokens");
+  app->add_option("--logprobs", o->logprobs, "With --json: each token's logprob and the top N alternatives")
+      ->check(CLI::Range(0, 20));
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
   return {app, [o] {
     try {
