@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 
 namespace vt::gate {
 namespace {
@@ -51,17 +50,10 @@ bool HasScheme(const std::string& url) {
   return true;
 }
 
-int CountLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return -1;
+int CountLines(const std::string& text) {
   int lines = 0;
-  char last = '\n';
-  char buf[1 << 16];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) lines += buf[i] == '\n';
-    last = buf[in.gcount() - 1];
-  }
-  return lines + (last != '\n');
+  for (char c : text) lines += c == '\n';
+  return lines + (!text.empty() && text.back() != '\n');
 }
 
 }  // namespace
@@ -101,9 +93,12 @@ std::string AnchorChecker::Check(const AnchorTarget& target) {
   }
   auto it = line_counts_.find(target.path);
   if (it == line_counts_.end()) {
-    std::error_code ec;
-    std::string full = root_ + target.path;
-    int count = std::filesystem::is_directory(full, ec) ? 0 : CountLines(full);
+    int count = -1;
+    if (source_.IsDirectory(target.path)) {
+      count = 0;
+    } else if (std::optional<std::string> text = source_.Read(target.path)) {
+      count = CountLines(*text);
+    }
     it = line_counts_.emplace(target.path, count).first;
   }
   if (it->second < 0) return target.path + " does not exist";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "governance/file_source.h"
 #include "governance/markdown.h"
 
 namespace vt::gate {
@@ -30,13 +31,13 @@ std::optional<AnchorTarget> TextTarget(const std::string& text);
 
 class AnchorChecker {
  public:
-  explicit AnchorChecker(std::string root) : root_(std::move(root)) {}
+  explicit AnchorChecker(const FileSource& source) : source_(source) {}
 
   // Empty when the target resolves; else why not ("no such file", "line 90 is past the end (80 lines)").
   std::string Check(const AnchorTarget& target);
 
  private:
-  std::string root_;
+  const FileSource& source_;
   std::map<std::string, int> line_counts_;  // -1: not a regular file
 };
 

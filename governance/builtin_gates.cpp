@@ -18,11 +18,13 @@ GateReport RunTrailers(const GateContext& context) {
 
 GateReport RunStaged(const GateContext& context) { return ScanStagedConflictMarkers(*context.repo); }
 
-GateReport RunRecord(const GateContext& context) { return CheckRecord(*context.repo, *context.config); }
+GateReport RunRecord(const GateContext& context) {
+  return CheckRecord(*context.repo, *context.config, context.staged);
+}
 
 GateReport RunIntake(const GateContext& context) {
   return CheckIntake(*context.repo, *context.config,
-                     {context.base, context.base_unavailable, context.inputs.description});
+                     {context.base, context.base_unavailable, context.inputs.description, context.staged});
 }
 
 GateReport RunRows(const GateContext& context) {

@@ -27,6 +27,7 @@ struct GateContext {
   std::optional<git_oid> base;   // pinned once per run
   std::string base_unavailable;  // why `base` is empty: range gates skip with this reason
   GateInputs inputs;
+  bool staged = false;  // preflight --staged: the record gates read the index
 };
 
 struct BuiltinGate {

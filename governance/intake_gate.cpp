@@ -145,8 +145,8 @@ std::vector<DescriptionRef> FindRefs(const std::string& text, const std::vector<
 
 class IntakeChecker {
  public:
-  IntakeChecker(const Repository& repo, const Config& config, const Record& record, GateReport& report)
-      : repo_(repo), config_(config), record_(record), report_(report) {}
+  IntakeChecker(const FileSource& source, const Config& config, const Record& record, GateReport& report)
+      : source_(source), config_(config), record_(record), report_(report) {}
 
   void CheckTable() {
     std::map<int, const IntakeEntry*> seen;
@@ -245,8 +245,10 @@ class IntakeChecker {
           "row `" + row.id + "` of " + issue + " has no spec to name the issue");
       return;
     }
-    Result<MdDocument> spec = ReadMarkdown(repo_.root() + spec_path);
-    if (!spec.ok()) {
+    std::optional<std::string> spec_text = source_.Read(spec_path);
+    std::optional<MdDocument> spec;
+    if (spec_text) spec = ParseMarkdown(*spec_text);
+    if (!spec) {
       Add("intake-spec", entry.file, entry.line,
           "row `" + row.id + "`: spec " + spec_path + " does not exist");
       return;
@@ -261,7 +263,7 @@ class IntakeChecker {
     }
   }
 
-  const Repository& repo_;
+  const FileSource& source_;
   const Config& config_;
   const Record& record_;
   GateReport& report_;
@@ -288,11 +290,14 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
   GateReport report;
   report.gate = kGate;
   if (input.base) report.base = OidHex(*input.base);
-  Result<Record> record = LoadRecord(repo.root(), *config.record);
+  Result<FileSource> source =
+      input.staged ? FileSource::Index(repo) : Result<FileSource>(FileSource::WorkTree(repo));
+  Result<Record> record =
+      source.ok() ? LoadRecord(source.value(), *config.record) : Result<Record>(source.status());
   Status status = record.status();
   std::string scope;
   if (status.ok()) {
-    IntakeChecker checker(repo, config, record.value(), report);
+    IntakeChecker checker(source.value(), config, record.value(), report);
     checker.SetSyntax(repo.ReadTrailerSyntax());
     checker.CheckTable();
     scope = Counted(record->intake.size(), "issue");

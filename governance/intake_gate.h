@@ -18,6 +18,7 @@ struct IntakeInput {
   std::optional<git_oid> base;   // pinned; used when no description file is given
   std::string base_unavailable;  // why `base` is empty
   std::string description;       // a file, "-" for stdin, or empty for the commits of the range
+  bool staged = false;           // read the intake table and specs from the index
 };
 
 GateReport CheckIntake(const Repository& repo, const Config& config, const IntakeInput& input);

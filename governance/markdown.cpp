@@ -3,10 +3,8 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 namespace vt::gate {
 namespace {
@@ -155,14 +153,6 @@ MdDocument ParseMarkdown(const std::string& text) {
   }
   for (MdSection& section : doc.sections) section.body = Trim(section.body);
   return doc;
-}
-
-Result<MdDocument> ReadMarkdown(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseMarkdown(text.str());
 }
 
 }  // namespace vt::gate

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
-
 namespace vt::gate {
 
 struct MdLink {
@@ -52,8 +50,5 @@ struct MdDocument {
 };
 
 MdDocument ParseMarkdown(const std::string& text);
-
-// Reads and parses a file; kNotFound when it cannot be read.
-Result<MdDocument> ReadMarkdown(const std::string& path);
 
 }  // namespace vt::gate

@@ -40,6 +40,7 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   GateContext context;
   context.config = &config;
   context.inputs = options.inputs;
+  context.staged = options.staged;
   Result<git_oid> pinned = PinBase(repo.value(), config.base);
   if (pinned.ok()) {
     context.base = pinned.value();

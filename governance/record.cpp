@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "governance/path_glob.h"
-
 namespace vt::gate {
 namespace {
 
@@ -95,18 +93,18 @@ const RecordRow* Record::Find(const std::string& id) const {
   return nullptr;
 }
 
-Result<Record> LoadRecord(const std::string& root, const RecordConfig& config) {
+Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config) {
   Record record;
   for (const std::string& glob : config.files) {
-    std::vector<std::string> paths = ExpandGlob(root, glob);
-    if (paths.empty()) return NotFound("record: no file matches '" + glob + "' under " + root);
+    std::vector<std::string> paths = source.Glob(glob);
+    if (paths.empty()) return NotFound("record: no file matches '" + glob + "' in " + source.name());
     for (const std::string& path : paths) {
       bool seen = std::any_of(record.files.begin(), record.files.end(),
                               [&](const RecordFile& f) { return f.path == path; });
       if (seen) continue;
-      Result<MdDocument> doc = ReadMarkdown(root + path);
-      if (!doc.ok()) return doc.status();
-      record.files.push_back({path, std::move(doc.value())});
+      std::optional<std::string> text = source.Read(path);
+      if (!text) return NotFound(path + ": cannot read it from " + source.name());
+      record.files.push_back({path, ParseMarkdown(*text)});
     }
   }
   for (const RecordFile& file : record.files) ReadTables(file, config, record);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "governance/config.h"
+#include "governance/file_source.h"
 #include "governance/markdown.h"
 #include "governance/report.h"
 
@@ -61,10 +62,10 @@ struct Record {
   const RecordRow* Find(const std::string& id) const;  // the first row with that id
 };
 
-// Reads every file matched by config.files under `root` (the work tree, with
-// a trailing slash). A glob that matches nothing is an error: a record that
-// silently vanished must not pass.
-Result<Record> LoadRecord(const std::string& root, const RecordConfig& config);
+// Reads every file matched by config.files from `source` (the work tree or
+// the index). A glob that matches nothing is an error: a record that silently
+// vanished must not pass.
+Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config);
 
 // The text of a cell with backticks and surrounding punctuation removed, split
 // into words: "`ACTIVE`" -> {"ACTIVE"}, "A-1, B-2" -> {"A-1", "B-2"}.

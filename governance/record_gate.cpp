@@ -22,8 +22,9 @@ std::string Lower(std::string s) {
 
 class RecordChecker {
  public:
-  RecordChecker(const Repository& repo, const RecordConfig& config, const Record& record, GateReport& report)
-      : repo_(repo), config_(config), record_(record), report_(report), anchors_(repo.root()) {}
+  RecordChecker(const Repository& repo, const FileSource& source, const RecordConfig& config,
+                const Record& record, GateReport& report)
+      : repo_(repo), source_(source), config_(config), record_(record), report_(report), anchors_(source) {}
 
   void Run() {
     for (const Finding& f : record_.malformed) report_.findings.push_back(f);
@@ -134,8 +135,10 @@ class RecordChecker {
           "row `" + row.id + "` needs a spec: link its spec file in the spec column");
       return;
     }
-    Result<MdDocument> spec = ReadMarkdown(repo_.root() + target->path);
-    if (!spec.ok()) {
+    std::optional<std::string> spec_text = source_.Read(target->path);
+    std::optional<MdDocument> spec;
+    if (spec_text) spec = ParseMarkdown(*spec_text);
+    if (!spec) {
       Add("spec", row.file, row.line, "row `" + row.id + "`: spec " + target->path + " does not exist");
       return;
     }
@@ -248,6 +251,7 @@ class RecordChecker {
   }
 
   const Repository& repo_;
+  const FileSource& source_;
   const RecordConfig& config_;
   const Record& record_;
   GateReport& report_;
@@ -259,16 +263,19 @@ class RecordChecker {
 
 }  // namespace
 
-GateReport CheckRecord(const Repository& repo, const Config& config) {
+GateReport CheckRecord(const Repository& repo, const Config& config, bool staged) {
   auto start = std::chrono::steady_clock::now();
   GateReport report;
   report.gate = kGate;
-  Result<Record> record = LoadRecord(repo.root(), *config.record);
+  Result<FileSource> source =
+      staged ? FileSource::Index(repo) : Result<FileSource>(FileSource::WorkTree(repo));
+  Result<Record> record =
+      source.ok() ? LoadRecord(source.value(), *config.record) : Result<Record>(source.status());
   if (!record.ok()) {
     report.status = GateStatus::kFail;
     report.reason = record.status().message();
   } else {
-    RecordChecker(repo, *config.record, record.value(), report).Run();
+    RecordChecker(repo, source.value(), *config.record, record.value(), report).Run();
     std::string scope = Counted(report.checked, "row") + " in " + Counted(record->files.size(), "file");
     report.status = report.findings.empty() ? GateStatus::kOk : GateStatus::kFail;
     report.reason =

@@ -9,6 +9,7 @@
 
 namespace vt::gate {
 
-GateReport CheckRecord(const Repository& repo, const Config& config);
+// `staged`: read the record, specs and anchored files from the index instead of the work tree.
+GateReport CheckRecord(const Repository& repo, const Config& config, bool staged = false);
 
 }  // namespace vt::gate

@@ -111,7 +111,7 @@ GateReport CheckRows(const Repository& repo, const Config& config, const std::op
     return finish(report);
   }
   report.base = OidHex(*base);
-  Result<Record> record = LoadRecord(repo.root(), *config.record);
+  Result<Record> record = LoadRecord(FileSource::WorkTree(repo), *config.record);
   if (!record.ok()) {
     report.status = GateStatus::kFail;
     report.reason = record.status().message();

@@ -151,7 +151,7 @@ Result<Config> WithRecordIds(const Repository* repo, const Config& config) {
                             [](const TrailerRequirement& r) { return r.in_record; });
   if (!needed || !config.record) return config;
   if (!repo) return InvalidArgument("the Row rule consults the record, which needs a repository");
-  Result<Record> record = LoadRecord(repo->root(), *config.record);
+  Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record);
   if (!record.ok()) return record.status();
   Config copy = config;
   copy.trailers.record_ids = record->SortedIds();

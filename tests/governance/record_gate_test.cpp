@@ -2,6 +2,8 @@
 // each planted violation is caught with the right file:line. Also the Row
 // trailer rule that consults the record, ratchets, and the Markdown reader's
 // AST details (code spans, fences, escaped pipes, padded and excess cells).
+#include "governance/record_gate.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -195,6 +197,28 @@ TEST_F(RecordGate, RowTrailersMustNameARowOfTheRecord) {
   EXPECT_EQ(r.findings[0].line, 5);
   // The history of the fixture names only rows that exist.
   EXPECT_EQ(repo_.RunGate("trailers").status, GateStatus::kOk);
+}
+
+TEST_F(RecordGate, StagedChecksTheIndexNotTheWorkTree) {
+  auto staged = [&] {
+    Config config = repo_.LoadConfig();
+    Result<Repository> repo = Repository::Open(repo_.path());
+    return CheckRecord(repo.value(), config, true);
+  };
+  EXPECT_EQ(staged().status, GateStatus::kOk) << Dump(staged());
+  // The row anchors a new file that is in the work tree but was never added: the commit would lack it.
+  repo_.Write("src/new.cpp", "// new\n");
+  repo_.Replace("roadmap/rows.md", "../src/engine.cpp#L10", "../src/new.cpp#L1");
+  repo_.git().Git("add roadmap/rows.md");
+  EXPECT_EQ(Run().status, GateStatus::kOk) << "the work tree is complete";
+  GateReport r = staged();
+  EXPECT_EQ(Where(r, "anchor"), V{RowLine("roadmap/rows.md", "APP-LIVE")}) << Dump(r);
+  repo_.git().Git("add src/new.cpp");
+  EXPECT_EQ(staged().status, GateStatus::kOk) << Dump(staged());
+  // A broken anchor left unstaged in the work tree does not fail the staged check.
+  repo_.Replace("roadmap/rows.md", "#L3-L5", "#L3-L99");
+  EXPECT_EQ(staged().status, GateStatus::kOk) << Dump(staged());
+  EXPECT_EQ(Run().status, GateStatus::kFail);
 }
 
 class Ratchets : public RecordGate {
