@@ -74,11 +74,6 @@ IssueRef ParseIssueCell(const MdCell& cell) {
   return {0, "`" + cell.text + "` is not `#N` or a full issue URL"};
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 struct Description {
   std::string file;    // set for a description file
   std::string commit;  // set for a commit message
@@ -106,7 +101,7 @@ std::vector<DescriptionRef> FindRefs(const std::string& text, const std::vector<
       std::string bare = word;
       if (!bare.empty() && bare.back() == ':') bare.pop_back();
       bool keyword = std::any_of(keywords.begin(), keywords.end(),
-                                 [&](const std::string& k) { return Lower(k) == Lower(bare); });
+                                 [&](const std::string& k) { return AsciiLower(k) == AsciiLower(bare); });
       if (keyword) {
         after_keyword = true;
         continue;
@@ -186,7 +181,7 @@ class IntakeChecker {
     TrailerBlock block = ParseTrailers(d.text, syntax_);
     std::vector<std::string> rows;
     for (const Trailer& t : block.trailers) {
-      if (Lower(t.key) == Lower(intake().row_trailer)) rows.push_back(t.value);
+      if (AsciiLower(t.key) == AsciiLower(intake().row_trailer)) rows.push_back(t.value);
     }
     for (const DescriptionRef& ref : FindRefs(d.text, intake().ref_keywords)) {
       if (!ref.problem.empty()) {

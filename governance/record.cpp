@@ -6,16 +6,11 @@
 namespace vt::gate {
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Header cell text -> column meaning, by the configured aliases.
 std::map<Column, size_t> MapColumns(const MdTable& table, const RecordConfig& config) {
   std::map<Column, size_t> columns;
   for (size_t i = 0; i < table.header.size(); ++i) {
-    std::string name = Lower(table.header[i]);
+    std::string name = AsciiLower(table.header[i]);
     for (const auto& [alias, column] : config.aliases) {
       if (alias == name) {
         columns.emplace(column, i);
@@ -69,9 +64,14 @@ void ReadTables(const RecordFile& file, const RecordConfig& config, Record& reco
   }
 }
 
-bool IdChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
-
 }  // namespace
+
+std::string AsciiLower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool IsIdChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
 
 const MdCell* RecordRow::Cell(Column column) const {
   auto it = cells.find(column);
@@ -133,9 +133,9 @@ std::vector<std::string> CellWords(const MdCell& cell) {
 bool ContainsToken(const std::string& text, const std::string& token) {
   if (token.empty()) return false;
   for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + 1)) {
-    bool left = at == 0 || !IdChar(text[at - 1]);
+    bool left = at == 0 || !IsIdChar(text[at - 1]);
     size_t end = at + token.size();
-    bool right = end >= text.size() || !IdChar(text[end]);
+    bool right = end >= text.size() || !IsIdChar(text[end]);
     if (left && right) return true;
   }
   return false;

@@ -71,6 +71,12 @@ Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config);
 // into words: "`ACTIVE`" -> {"ACTIVE"}, "A-1, B-2" -> {"A-1", "B-2"}.
 std::vector<std::string> CellWords(const MdCell& cell);
 
+// ASCII lower case: header aliases, section titles and placeholders compare case-insensitively.
+std::string AsciiLower(std::string s);
+
+// Characters an id token is made of: letters, digits, '-' and '_'.
+bool IsIdChar(char c);
+
 // True when `token` occurs in `text` delimited by characters that cannot be
 // part of an id (letters, digits, '-' and '_'): "GATE-CORE" is not in "GATE-CORE-2".
 bool ContainsToken(const std::string& text, const std::string& token);

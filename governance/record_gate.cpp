@@ -15,11 +15,6 @@ namespace {
 
 constexpr const char* kGate = "record";
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 class RecordChecker {
  public:
   RecordChecker(const Repository& repo, const FileSource& source, const RecordConfig& config,
@@ -111,13 +106,13 @@ class RecordChecker {
   }
 
   bool IsPlaceholder(const std::string& body) const {
-    std::string text = Lower(body);
+    std::string text = AsciiLower(body);
     while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
       text.pop_back();
     }
     if (text.empty()) return true;
     for (const std::string& p : config_.placeholders) {
-      if (text == Lower(p)) return true;
+      if (text == AsciiLower(p)) return true;
     }
     return false;
   }
@@ -148,8 +143,9 @@ class RecordChecker {
               std::to_string(row.line) + ")");
     }
     for (const std::string& name : config_.spec_sections) {
-      auto section = std::find_if(spec->sections.begin(), spec->sections.end(),
-                                  [&](const MdSection& s) { return Lower(s.title) == Lower(name); });
+      auto section = std::find_if(spec->sections.begin(), spec->sections.end(), [&](const MdSection& s) {
+        return AsciiLower(s.title) == AsciiLower(name);
+      });
       if (section == spec->sections.end()) {
         Add("spec-section", target->path, 1,
             "the spec of row `" + row.id + "` has no `" + name + "` section");
@@ -239,7 +235,7 @@ class RecordChecker {
     for (const SummaryEntry& entry : record_.summaries) {
       std::string state = entry.state;
       state.erase(std::remove(state.begin(), state.end(), '`'), state.end());
-      bool total = Lower(state) == "total";
+      bool total = AsciiLower(state) == "total";
       int real = total ? static_cast<int>(record_.rows.size()) : counts[state];
       if (!total && !config_.FindState(state)) {
         Add("summary", entry.file, entry.line, "summary names unknown state `" + state + "`");

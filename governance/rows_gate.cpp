@@ -58,8 +58,6 @@ BranchIndex IndexBranches(const Repository& repo, const std::string& name_templa
   return index;
 }
 
-bool IdChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
-
 // id -> number of base commits whose message mentions it as a whole token.
 Status IndexMentions(const Repository& repo, const git_oid& base, const std::set<std::string>& ids,
                      std::map<std::string, int>& mentions) {
@@ -69,12 +67,12 @@ Status IndexMentions(const Repository& repo, const git_oid& base, const std::set
     std::set<std::string> found;
     size_t i = 0;
     while (i < message.size()) {
-      if (!IdChar(message[i])) {
+      if (!IsIdChar(message[i])) {
         ++i;
         continue;
       }
       size_t end = i;
-      while (end < message.size() && IdChar(message[end])) ++end;
+      while (end < message.size() && IsIdChar(message[end])) ++end;
       std::string token(message.substr(i, end - i));
       if (ids.count(token)) found.insert(token);
       i = end;
