@@ -5,8 +5,9 @@
 #include "kernels/cpu/dtype.h"
 
 // One build runs on any x86-64 and still uses AVX2 where the CPU has it: the
-// compiler emits both versions and picks at load time. Contraction into FMA is
-// off in ISO C++ mode, so both versions round identically.
+// compiler emits both versions and picks one at load time, the same one for
+// every call. The AVX2 version fuses multiply-adds and the baseline cannot, so
+// results may differ in the last bits between machines, never within one.
 #if defined(__x86_64__) && defined(__GNUC__)
 #define VT_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -19,8 +20,8 @@ namespace {
 
 // Every dot product keeps 16 partial sums: lane j adds x[k+j]*w[k+j] for
 // k = 0, 16, 32, ..., the tail goes to lanes 0.., and the lanes are summed in
-// order. The vector types only spell that out for the compiler; the rounding
-// is the same in every function here and in every clone.
+// order. The vector types only spell that out for the compiler; within one
+// clone every function here rounds the same way.
 typedef float F8 __attribute__((vector_size(32)));
 typedef uint16_t U16x8 __attribute__((vector_size(16)));
 typedef uint32_t U32x8 __attribute__((vector_size(32)));
