@@ -1,15 +1,168 @@
+// `vt serve`: loads a model behind the OpenAI-compatible HTTP API. The listener starts first
+// (answering 503 while the model loads); SIGTERM or SIGINT stop accepting, give in-flight
+// requests a grace period, then cancel what is left and exit 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/default_model.h"
+#include "engine/exec/llm_engine.h"
+#include "engine/loader/model_source.h"
+#include "engine/server/openai_server.h"
 
 namespace vt::cli {
+namespace {
+
+struct ServeOptions {
+  std::string model;
+  std::string load_format = "auto";
+  std::string backend = "cpu";
+  std::string served_model_name;
+  int max_num_seqs = 16;
+  int64_t max_model_len = 0;
+  int grace_seconds = 10;
+  server::ServerOptions http;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "vt serve: %s\n", message.c_str());
+  return 1;
+}
+
+std::string TokenString(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+  return "";
+}
+
+// Tokenizer, chat template and template globals of a model directory (all optional).
+Result<server::ModelContext> LoadModelContext(const std::string& dir, const std::string& name, int64_t max_model_len) {
+  server::ModelContext m;
+  m.served_name = name;
+  m.max_model_len = max_model_len;
+  m.template_globals = nlohmann::json::object();
+  if (dir.rfind("preset:", 0) == 0) return m;
+  if (std::filesystem::exists(dir + "/tokenizer.json")) {
+    Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(dir + "/tokenizer.json");
+    if (!t.ok()) return t.status();
+    m.tokenizer = *t;
+  }
+  const std::string config_path = dir + "/tokenizer_config.json";
+  if (std::filesystem::exists(config_path)) {
+    std::ifstream in(config_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json config = nlohmann::json::parse(text.str(), nullptr, false);
+    if (config.is_discarded()) return DataLoss(config_path + " is not valid JSON");
+    m.template_globals["bos_token"] = TokenString(config.value("bos_token", nlohmann::json(nullptr)));
+    m.template_globals["eos_token"] = TokenString(config.value("eos_token", nlohmann::json(nullptr)));
+    if (config.contains("chat_template") && config["chat_template"].is_string()) {
+      Result<std::shared_ptr<const ChatTemplate>> t = ChatTemplate::Parse(config["chat_template"].get<std::string>());
+      if (!t.ok()) return InvalidArgument(config_path + ": " + t.status().message());
+      m.chat_template = *t;
+    }
+  }
+  return m;
+}
+
+int Run(ServeOptions o) {
+  if (o.model.empty()) o.model = DefaultModelDir();
+  if (o.backend != "cpu") return Fail("--backend " + o.backend + ": only the cpu backend is wired into the engine yet");
+  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
+  if (!format.ok()) return Fail(format.status().message());
+  if (o.served_model_name.empty()) {
+    o.served_model_name = o.model.rfind("preset:", 0) == 0 ? o.model.substr(7)
+                                                           : std::filesystem::path(o.model).filename().string();
+  }
+
+  // Signals go to one thread that waits for them; every other thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  server::OpenAiServer http(o.http);
+  if (Status s = http.Bind(); !s.ok()) return Fail(s.message());
+  std::thread listener([&http] { http.Serve(); });
+  std::fprintf(stderr, "vt serve: listening on http://%s:%d, loading %s\n", o.http.host.c_str(), http.port(),
+               o.model.c_str());
+
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::fprintf(stderr, "vt serve: %s, finishing in-flight requests (up to %d s)\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                 o.grace_seconds);
+    std::thread grace([&http, seconds = o.grace_seconds] {
+      std::this_thread::sleep_for(std::chrono::seconds(seconds));
+      http.Stop();
+    });
+    grace.detach();
+    http.Stop();
+  });
+
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
+  if (!loaded.ok()) {
+    http.Stop();
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+    listener.join();
+    return Fail(loaded.status().message());
+  }
+  EngineConfig ec;
+  ec.scheduler.max_num_seqs = o.max_num_seqs;
+  if (o.max_model_len > 0) ec.scheduler.max_model_len = o.max_model_len;
+  ec.scheduler.eos_token_ids = loaded->config.eos_token_ids;
+  auto engine = std::make_unique<LlmEngine>(
+      std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
+  const int64_t max_model_len = engine->config().scheduler.max_model_len;
+  Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
+  if (!context.ok()) {
+    http.Stop();
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+    listener.join();
+    return Fail(context.status().message());
+  }
+  http.SetModel(std::make_unique<server::EngineService>(std::move(engine), 4 * o.max_num_seqs), std::move(*context));
+  std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
+               static_cast<long long>(max_model_len));
+
+  listener.join();
+  signal_thread.join();
+  http.Stop();
+  std::fprintf(stderr, "vt serve: stopped\n");
+  return 0;
+}
+
+}  // namespace
 
 Command AddServeCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("serve", "Serve the OpenAI-compatible HTTP API");
-  return {app, [] {
-    std::fprintf(stderr, "vt serve: not built yet (tracked in issue #6)\n");
-    return 1;
-  }};
+  auto o = std::make_shared<ServeOptions>();
+  app->add_option("--model", o->model, "Model directory, or preset:NAME; default: the embedded fortune-qwen3-7m");
+  app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  app->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--host", o->http.host, "Address to listen on");
+  app->add_option("--port", o->http.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
+  app->add_option("--served-model-name", o->served_model_name, "The model name clients send");
+  app->add_option("--max-num-seqs", o->max_num_seqs, "Requests in the running batch")->check(CLI::Range(1, 1024));
+  app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
+  app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
+  app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
+  app->add_option("--grace-period", o->grace_seconds, "Seconds in-flight requests get after SIGTERM");
+  return {app, [o] { return Run(*o); }};
 }
 
 }  // namespace vt::cli

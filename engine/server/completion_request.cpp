@@ -1,0 +1,209 @@
+#include "engine/server/completion_request.h"
+
+#include <algorithm>
+
+#include "engine/tokenizer/utf8.h"
+
+namespace vt::server {
+namespace {
+
+using json = nlohmann::json;
+
+bool ValidUtf8(const std::string& s) { return CompleteUtf8Prefix(s) == s.size() && SanitizeUtf8(s) == s; }
+
+// Reads an optional numeric field; false (with the error set) when it has the wrong type.
+template <typename T>
+bool Number(const json& body, const char* key, T* out, ApiError* err) {
+  if (!body.contains(key) || body[key].is_null()) return true;
+  const json& v = body[key];
+  if (!v.is_number() || (std::is_integral_v<T> && !v.is_number_integer())) {
+    *err = BadRequest(std::string("'") + key + "' must be a " + (std::is_integral_v<T> ? "integer" : "number"), key);
+    return false;
+  }
+  *out = v.get<T>();
+  return true;
+}
+
+std::variant<std::string, ApiError> MessageText(const json& content, size_t index) {
+  const std::string param = "messages[" + std::to_string(index) + "].content";
+  if (content.is_string()) return content.get<std::string>();
+  if (content.is_null()) return std::string();
+  if (!content.is_array()) return BadRequest("'" + param + "' must be a string or a list of parts", param);
+  std::string text;
+  for (const json& part : content) {
+    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string()) {
+      return BadRequest("'" + param + "' parts must be {\"type\": \"text\", \"text\": ...}", param);
+    }
+    text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::string& body_text, bool chat,
+                                                                 const ModelContext& model) {
+  json body = json::parse(body_text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return BadRequest("the request body is not valid JSON");
+  if (!body.is_object()) return BadRequest("the request body must be a JSON object");
+  if (body.contains("model") && !body["model"].is_null()) {
+    if (!body["model"].is_string()) return BadRequest("'model' must be a string", "model");
+    if (body["model"].get<std::string>() != model.served_name) {
+      return ApiError{404, "The model '" + body["model"].get<std::string>() + "' does not exist.", "NotFoundError",
+                      "model", "model_not_found"};
+    }
+  }
+
+  CompletionRequest r;
+  r.chat = chat;
+  ApiError err;
+  int64_t max_tokens = 16;
+  if (chat) max_tokens = -1;  // chat: up to the context unless asked
+  if (!Number(body, "max_tokens", &max_tokens, &err) || !Number(body, "max_completion_tokens", &max_tokens, &err) ||
+      !Number(body, "temperature", &r.params.temperature, &err) || !Number(body, "top_p", &r.params.top_p, &err) ||
+      !Number(body, "top_k", &r.params.top_k, &err) || !Number(body, "min_p", &r.params.min_p, &err) ||
+      !Number(body, "n", &r.n, &err)) {
+    return err;
+  }
+  if (body.contains("max_tokens") && !body["max_tokens"].is_null() && max_tokens < 1) {
+    return BadRequest("'max_tokens' must be at least 1", "max_tokens");
+  }
+  if (body.contains("max_completion_tokens") && !body["max_completion_tokens"].is_null() && max_tokens < 1) {
+    return BadRequest("'max_completion_tokens' must be at least 1", "max_completion_tokens");
+  }
+  if (r.params.temperature < 0) return BadRequest("'temperature' must be >= 0", "temperature");
+  if (r.params.top_p <= 0 || r.params.top_p > 1) return BadRequest("'top_p' must be in (0, 1]", "top_p");
+  if (r.params.min_p < 0 || r.params.min_p > 1) return BadRequest("'min_p' must be in [0, 1]", "min_p");
+  if (r.n < 1 || r.n > 16) return BadRequest("'n' must be between 1 and 16", "n");
+  if (body.contains("seed") && !body["seed"].is_null()) {
+    if (!body["seed"].is_number_integer()) return BadRequest("'seed' must be an integer", "seed");
+    r.params.seed = static_cast<uint64_t>(body["seed"].get<int64_t>());
+  }
+  for (const char* key : {"stream", "ignore_eos", "logprobs"}) {
+    if (body.contains(key) && !body[key].is_null() && !body[key].is_boolean() &&
+        !(std::string(key) == "logprobs" && !chat && body[key].is_number_integer())) {
+      return BadRequest(std::string("'") + key + "' has the wrong type", key);
+    }
+  }
+  r.stream = body.value("stream", false);
+  r.params.ignore_eos = body.value("ignore_eos", false);
+  if (body.contains("stream_options") && body["stream_options"].is_object()) {
+    r.include_usage = body["stream_options"].value("include_usage", false);
+  }
+  if (body.contains("stop") && !body["stop"].is_null()) {
+    const json& stop = body["stop"];
+    if (stop.is_string()) {
+      r.stop.push_back(stop.get<std::string>());
+    } else if (stop.is_array() && std::all_of(stop.begin(), stop.end(), [](const json& s) { return s.is_string(); })) {
+      for (const json& s : stop) r.stop.push_back(s.get<std::string>());
+    } else {
+      return BadRequest("'stop' must be a string or a list of strings", "stop");
+    }
+    r.stop.erase(std::remove(r.stop.begin(), r.stop.end(), std::string()), r.stop.end());
+    if (r.stop.size() > 16) return BadRequest("at most 16 stop strings", "stop");
+  }
+  if (body.contains("stop_token_ids") && !body["stop_token_ids"].is_null()) {
+    const json& ids = body["stop_token_ids"];
+    if (!ids.is_array() || !std::all_of(ids.begin(), ids.end(), [](const json& i) { return i.is_number_integer(); })) {
+      return BadRequest("'stop_token_ids' must be a list of integers", "stop_token_ids");
+    }
+    r.params.stop_token_ids = ids.get<std::vector<int32_t>>();
+  }
+  if (chat) {
+    if (body.value("logprobs", false)) {
+      r.chat_logprobs = true;
+      int top = 0;
+      if (!Number(body, "top_logprobs", &top, &err)) return err;
+      if (top < 0 || top > 20) return BadRequest("'top_logprobs' must be between 0 and 20", "top_logprobs");
+      r.logprobs = top;
+    }
+  } else if (body.contains("logprobs") && body["logprobs"].is_number_integer()) {
+    r.logprobs = body["logprobs"].get<int>();
+    if (r.logprobs < 0 || r.logprobs > 20) return BadRequest("'logprobs' must be between 0 and 20", "logprobs");
+  }
+  r.params.logprobs = r.logprobs;
+
+  // Prompts.
+  if (chat) {
+    if (!body.contains("messages") || !body["messages"].is_array()) {
+      return BadRequest("'messages' must be a list of messages", "messages");
+    }
+    if (body["messages"].empty()) return BadRequest("'messages' must not be empty", "messages");
+    if (!model.chat_template || !model.tokenizer) {
+      return BadRequest("this model has no chat template; use /v1/completions", "messages");
+    }
+    json messages = json::array();
+    for (size_t i = 0; i < body["messages"].size(); ++i) {
+      const json& m = body["messages"][i];
+      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+        return BadRequest("messages[" + std::to_string(i) + "] needs a string 'role'", "messages");
+      }
+      std::variant<std::string, ApiError> text = MessageText(m.value("content", json(nullptr)), i);
+      if (auto* e = std::get_if<ApiError>(&text)) return *e;
+      const std::string& t = std::get<std::string>(text);
+      if (!ValidUtf8(t)) return BadRequest("messages[" + std::to_string(i) + "].content is not valid UTF-8", "messages");
+      json copy = m;
+      copy["content"] = t;
+      messages.push_back(copy);
+    }
+    json ctx = model.template_globals;
+    ctx["messages"] = messages;
+    ctx["add_generation_prompt"] = body.value("add_generation_prompt", true);
+    for (const char* key : {"tools", "documents"}) {
+      if (body.contains(key)) ctx[key] = body[key];
+    }
+    if (body.contains("chat_template_kwargs") && body["chat_template_kwargs"].is_object()) {
+      for (auto it = body["chat_template_kwargs"].begin(); it != body["chat_template_kwargs"].end(); ++it) {
+        ctx[it.key()] = *it;
+      }
+    }
+    Result<std::string> rendered = model.chat_template->Render(ctx);
+    if (!rendered.ok()) return BadRequest(rendered.status().message(), "messages");
+    r.prompts.push_back(model.tokenizer->Encode(*rendered, /*add_special_tokens=*/false));
+  } else {
+    if (!body.contains("prompt")) return BadRequest("'prompt' is required", "prompt");
+    const json& p = body["prompt"];
+    auto add_text = [&](const json& s) -> bool {
+      if (!model.tokenizer) return false;
+      const std::string text = s.get<std::string>();
+      if (!ValidUtf8(text)) return false;
+      r.prompts.push_back(model.tokenizer->Encode(text, /*add_special_tokens=*/true));
+      return true;
+    };
+    auto all_ints = [](const json& a) { return std::all_of(a.begin(), a.end(), [](const json& i) { return i.is_number_integer(); }); };
+    bool ok = true;
+    if (p.is_string()) {
+      ok = add_text(p);
+    } else if (p.is_array() && !p.empty() && all_ints(p)) {
+      r.prompts.push_back(p.get<std::vector<int32_t>>());
+    } else if (p.is_array() && !p.empty()) {
+      for (const json& item : p) {
+        if (item.is_string()) ok = ok && add_text(item);
+        else if (item.is_array() && !item.empty() && all_ints(item)) r.prompts.push_back(item.get<std::vector<int32_t>>());
+        else ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      return BadRequest(model.tokenizer ? "'prompt' must be valid UTF-8 text, a list of texts, or token ids"
+                                        : "'prompt' must be token ids: this model has no tokenizer",
+                        "prompt");
+    }
+  }
+  for (const auto& p : r.prompts) {
+    if (p.empty()) return BadRequest("the prompt is empty", chat ? "messages" : "prompt");
+    if (static_cast<int64_t>(p.size()) >= model.max_model_len) {
+      return BadRequest("the prompt has " + std::to_string(p.size()) + " tokens but the context is " +
+                            std::to_string(model.max_model_len) + " tokens",
+                        chat ? "messages" : "prompt");
+    }
+  }
+  const int64_t longest = static_cast<int64_t>(
+      std::max_element(r.prompts.begin(), r.prompts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); })->size());
+  const int64_t room = model.max_model_len - longest;
+  r.params.max_tokens = max_tokens < 0 ? room : std::min(max_tokens, room);
+  return r;
+}
+
+}  // namespace vt::server

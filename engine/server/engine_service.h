@@ -1,0 +1,98 @@
+// The engine behind the HTTP server: one thread owns the LlmEngine and runs the step loop;
+// HTTP threads submit requests and read each request's tokens from its ResultStream. A
+// cancelled stream (the client went away) is aborted at the next step, which frees its KV
+// blocks.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/exec/llm_engine.h"
+#include "engine/server/metrics.h"
+
+namespace vt::server {
+
+struct StreamUpdate {
+  std::vector<SampledToken> tokens;    // new since the last Wait
+  std::optional<FinishReason> finish;  // set with the last update
+  Status error;                        // the engine could not run the request
+};
+
+class ResultStream {
+ public:
+  // Returns what arrived since the last call, waiting up to `timeout` for something.
+  StreamUpdate Wait(std::chrono::milliseconds timeout);
+  // Asks the engine to abort this request at its next step.
+  void Cancel() { cancelled_.store(true); }
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  friend class EngineService;
+  void Push(const SampledToken& token);
+  // The last token and the end arrive together, so a reader never sees one without the other.
+  void PushFinal(const SampledToken& token, FinishReason reason);
+  void Finish(FinishReason reason);
+  void Fail(Status status);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  StreamUpdate pending_;
+  bool done_ = false;
+  std::atomic<bool> cancelled_{false};
+  std::chrono::steady_clock::time_point arrival_ = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> last_token_;
+};
+
+class EngineService {
+ public:
+  // max_waiting: requests queued beyond the running batch before Submit answers Unavailable.
+  EngineService(std::unique_ptr<LlmEngine> engine, int max_waiting);
+  ~EngineService();
+
+  Result<std::shared_ptr<ResultStream>> Submit(std::vector<int32_t> prompt, SamplingParams params);
+  ServerGauges Gauges() const;
+  const ServerMetrics& metrics() const { return metrics_; }
+  const ModelConfig& model_config() const { return model_config_; }
+  int64_t max_model_len() const { return max_model_len_; }
+
+  // Aborts everything still in flight and joins the engine thread.
+  void Stop();
+
+ private:
+  struct Pending {
+    std::vector<int32_t> prompt;
+    SamplingParams params;
+    std::shared_ptr<ResultStream> stream;
+  };
+  void Loop();
+  void AdmitPending();
+  void AbortCancelled();
+  void Publish(const StepResult& step);
+  void RefreshGauges();
+
+  std::unique_ptr<LlmEngine> engine_;
+  const ModelConfig model_config_;
+  const int64_t max_model_len_;
+  const int max_waiting_;
+  ServerMetrics metrics_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> pending_;
+  bool stopping_ = false;
+  ServerGauges gauges_;  // refreshed by the engine thread after every step
+
+  std::map<RequestId, std::shared_ptr<ResultStream>> live_;  // engine thread only
+  std::thread thread_;
+};
+
+}  // namespace vt::server

@@ -1,0 +1,354 @@
+#include "engine/server/openai_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/server/choice_text.h"
+
+namespace vt::server {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void SendError(httplib::Response& res, const ApiError& e) {
+  res.status = e.http_status;
+  res.set_content(Dump(e.ToJson()), "application/json");
+}
+
+// One choice of a response: its engine request and its text so far.
+struct Choice {
+  int index = 0;
+  size_t prompt = 0;  // which prompt of the request
+  std::shared_ptr<ResultStream> stream;
+  std::unique_ptr<ChoiceText> text;
+  int64_t tokens = 0;
+  std::string finish;  // empty while running
+  json logprobs;       // accumulated for non-streaming responses
+  int64_t text_offset = 0;
+};
+
+std::string TokenText(const Tokenizer* tok, int32_t id) {
+  return tok ? tok->Decode({id}, /*skip_special_tokens=*/false) : std::to_string(id);
+}
+
+// The logprobs entry of one token, in the completions or the chat format.
+json TokenLogprobs(const CompletionRequest& r, const Tokenizer* tok, const SampledToken& t) {
+  if (r.chat) {
+    auto entry = [&](int32_t id, float lp) {
+      const std::string s = TokenText(tok, id);
+      return json{{"token", s}, {"logprob", lp}, {"bytes", std::vector<int>(s.begin(), s.end())}};
+    };
+    json e = entry(t.token, t.logprob);
+    e["top_logprobs"] = json::array();
+    for (const TokenLogprob& top : t.top) e["top_logprobs"].push_back(entry(top.token, top.logprob));
+    return e;
+  }
+  json top = json::object();
+  for (const TokenLogprob& x : t.top) top[TokenText(tok, x.token)] = x.logprob;
+  return {{"token", TokenText(tok, t.token)}, {"logprob", t.logprob}, {"top", top}};
+}
+
+// Folds per-token completion logprobs into OpenAI's column layout.
+json CompletionLogprobs(const json& tokens, int64_t start_offset) {
+  json out = {{"tokens", json::array()}, {"token_logprobs", json::array()}, {"top_logprobs", json::array()},
+              {"text_offset", json::array()}};
+  int64_t offset = start_offset;
+  for (const json& t : tokens) {
+    out["tokens"].push_back(t["token"]);
+    out["token_logprobs"].push_back(t["logprob"]);
+    out["top_logprobs"].push_back(t["top"]);
+    out["text_offset"].push_back(offset);
+    offset += static_cast<int64_t>(t["token"].get<std::string>().size());
+  }
+  return out;
+}
+
+}  // namespace
+
+struct OpenAiServer::Impl {
+  ServerOptions options;
+  httplib::Server http;
+  std::mutex mu;
+  std::shared_ptr<EngineService> service;
+  std::shared_ptr<const ModelContext> model;
+  std::atomic<int64_t> next_id{0};
+
+  std::pair<std::shared_ptr<EngineService>, std::shared_ptr<const ModelContext>> Current() {
+    std::lock_guard<std::mutex> lock(mu);
+    return {service, model};
+  }
+
+  bool Authorized(const httplib::Request& req, httplib::Response& res) {
+    if (options.api_key.empty()) return true;
+    if (req.get_header_value("Authorization") == "Bearer " + options.api_key) return true;
+    SendError(res, {401, "Missing or wrong API key (Authorization: Bearer ...)", "AuthenticationError", "", "invalid_api_key"});
+    return false;
+  }
+
+  void Completions(const httplib::Request& req, httplib::Response& res, bool chat);
+  void Respond(const CompletionRequest& r, const ModelContext& m, std::vector<Choice>& choices,
+               httplib::Response& res, const std::string& id, bool chat);
+  void Stream(const CompletionRequest& r, std::shared_ptr<const ModelContext> m, std::shared_ptr<std::vector<Choice>> choices,
+              httplib::Response& res, const std::string& id, bool chat);
+};
+
+namespace {
+
+// Applies one update of a choice's stream: text, token count, logprobs and finish. Returns the
+// (text, per-token logprob entries) that became visible.
+std::pair<std::string, json> Advance(const CompletionRequest& r, const ModelContext& m, Choice& c, const StreamUpdate& u) {
+  std::string text;
+  json lps = json::array();
+  for (const SampledToken& t : u.tokens) {
+    if (!c.finish.empty()) break;
+    ++c.tokens;
+    bool stopped = false;
+    text += c.text ? c.text->Add(t.token, &stopped) : "";
+    if (r.logprobs >= 0) lps.push_back(TokenLogprobs(r, m.tokenizer.get(), t));
+    if (stopped) {
+      c.finish = "stop";
+      c.stream->Cancel();
+    }
+  }
+  if (c.finish.empty() && (u.finish || !u.error.ok())) {
+    if (c.text) text += c.text->Finish();
+    c.finish = !u.error.ok() ? "error" : *u.finish == FinishReason::kLength ? "length" : "stop";
+  }
+  return {text, lps};
+}
+
+}  // namespace
+
+void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Response& res, bool chat) {
+  if (!Authorized(req, res)) return;
+  auto [svc, m] = Current();
+  if (!svc) return SendError(res, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
+  if (req.body.size() > options.max_body_bytes) {
+    return SendError(res, BadRequest("the request body has " + std::to_string(req.body.size()) +
+                                     " bytes; the limit is " + std::to_string(options.max_body_bytes)));
+  }
+  std::variant<CompletionRequest, ApiError> parsed = ParseCompletionRequest(req.body, chat, *m);
+  if (auto* e = std::get_if<ApiError>(&parsed)) return SendError(res, *e);
+  const CompletionRequest& r = std::get<CompletionRequest>(parsed);
+
+  auto choices = std::make_shared<std::vector<Choice>>();
+  for (size_t p = 0; p < r.prompts.size(); ++p) {
+    for (int i = 0; i < r.n; ++i) {
+      SamplingParams params = r.params;
+      if (params.seed) *params.seed += static_cast<uint64_t>(i);
+      Result<std::shared_ptr<ResultStream>> s = svc->Submit(r.prompts[p], params);
+      if (!s.ok()) {
+        for (Choice& c : *choices) c.stream->Cancel();
+        return SendError(res, {503, s.status().message(), "ServiceUnavailableError", "", ""});
+      }
+      Choice c;
+      c.index = static_cast<int>(choices->size());
+      c.prompt = p;
+      c.stream = *s;
+      if (m->tokenizer) c.text = std::make_unique<ChoiceText>(m->tokenizer, r.prompts[p], r.stop);
+      c.logprobs = json::array();
+      choices->push_back(std::move(c));
+    }
+  }
+  const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id.fetch_add(1));
+  if (r.stream) return Stream(r, m, choices, res, id, chat);
+  Respond(r, *m, *choices, res, id, chat);
+}
+
+void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext& m, std::vector<Choice>& choices,
+                                 httplib::Response& res, const std::string& id, bool chat) {
+  std::vector<std::string> texts(choices.size());
+  for (size_t i = 0; i < choices.size(); ++i) {
+    Choice& c = choices[i];
+    while (c.finish.empty()) {
+      const StreamUpdate u = c.stream->Wait(200ms);
+      if (!u.error.ok()) return SendError(res, {500, u.error.message(), "InternalServerError", "", ""});
+      auto [text, lps] = Advance(r, m, c, u);
+      texts[i] += text;
+      for (json& lp : lps) c.logprobs.push_back(std::move(lp));
+    }
+  }
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  for (const auto& p : r.prompts) prompt_tokens += static_cast<int64_t>(p.size()) * r.n;
+  json out_choices = json::array();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const Choice& c = choices[i];
+    completion_tokens += c.tokens;
+    json choice = {{"index", c.index}, {"finish_reason", c.finish}};
+    if (chat) {
+      choice["message"] = {{"role", "assistant"}, {"content", texts[i]}};
+      choice["logprobs"] = r.chat_logprobs ? json{{"content", c.logprobs}} : json(nullptr);
+    } else {
+      choice["text"] = texts[i];
+      choice["logprobs"] = r.logprobs >= 0 ? CompletionLogprobs(c.logprobs, 0) : json(nullptr);
+    }
+    out_choices.push_back(choice);
+  }
+  const json body = {{"id", id},
+                     {"object", chat ? "chat.completion" : "text_completion"},
+                     {"created", static_cast<int64_t>(std::time(nullptr))},
+                     {"model", m.served_name},
+                     {"choices", out_choices},
+                     {"usage", {{"prompt_tokens", prompt_tokens},
+                                {"completion_tokens", completion_tokens},
+                                {"total_tokens", prompt_tokens + completion_tokens}}}};
+  res.set_content(Dump(body), "application/json");
+}
+
+void OpenAiServer::Impl::Stream(const CompletionRequest& r, std::shared_ptr<const ModelContext> m,
+                                std::shared_ptr<std::vector<Choice>> choices, httplib::Response& res,
+                                const std::string& id, bool chat) {
+  const int64_t created = static_cast<int64_t>(std::time(nullptr));
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider("text/event-stream", [r, m, choices, id, chat, created](size_t, httplib::DataSink& sink) {
+    auto send = [&](const json& chunk) {
+      const std::string event = "data: " + Dump(chunk) + "\n\n";
+      return sink.write(event.data(), event.size());
+    };
+    auto chunk_for = [&](json choice_list) {
+      return json{{"id", id}, {"object", chat ? "chat.completion.chunk" : "text_completion"}, {"created", created},
+                  {"model", m->served_name}, {"choices", std::move(choice_list)}};
+    };
+    auto cancel_all = [&] {
+      for (Choice& c : *choices) c.stream->Cancel();
+      return false;
+    };
+    if (chat) {
+      json first = json::array();
+      for (const Choice& c : *choices) {
+        first.push_back({{"index", c.index}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"logprobs", nullptr},
+                         {"finish_reason", nullptr}});
+      }
+      if (!send(chunk_for(first))) return cancel_all();
+    }
+    size_t open = choices->size();
+    const auto wait = choices->size() == 1 ? 200ms : 5ms;
+    while (open > 0) {
+      for (Choice& c : *choices) {
+        if (!c.finish.empty()) continue;
+        const StreamUpdate u = c.stream->Wait(wait);
+        // One event per generated token, so clients can time each one.
+        for (size_t t = 0; t < u.tokens.size() && c.finish.empty(); ++t) {
+          StreamUpdate one;
+          one.tokens = {u.tokens[t]};
+          if (t + 1 == u.tokens.size()) {
+            one.finish = u.finish;
+            one.error = u.error;
+          }
+          auto [text, lps] = Advance(r, *m, c, one);
+          json choice = {{"index", c.index}, {"finish_reason", c.finish.empty() ? json(nullptr) : json(c.finish)}};
+          if (chat) {
+            choice["delta"] = {{"content", text}};
+            choice["logprobs"] = r.chat_logprobs ? json{{"content", lps}} : json(nullptr);
+          } else {
+            choice["text"] = text;
+            choice["logprobs"] = r.logprobs >= 0 ? CompletionLogprobs(lps, c.text_offset) : json(nullptr);
+            c.text_offset += static_cast<int64_t>(text.size());
+          }
+          if (!send(chunk_for(json::array({choice})))) return cancel_all();
+        }
+        if (u.tokens.empty() && (u.finish || !u.error.ok()) && c.finish.empty()) {
+          auto [text, lps] = Advance(r, *m, c, u);
+          json choice = {{"index", c.index}, {"finish_reason", c.finish}};
+          if (chat) choice["delta"] = {{"content", text}}, choice["logprobs"] = nullptr;
+          else choice["text"] = text, choice["logprobs"] = nullptr;
+          if (!send(chunk_for(json::array({choice})))) return cancel_all();
+        }
+        if (!c.finish.empty()) --open;
+        if (!sink.is_writable()) return cancel_all();
+      }
+    }
+    if (r.include_usage) {
+      int64_t prompt_tokens = 0, completion_tokens = 0;
+      for (const Choice& c : *choices) {
+        prompt_tokens += static_cast<int64_t>(r.prompts[c.prompt].size());
+        completion_tokens += c.tokens;
+      }
+      json usage = chunk_for(json::array());
+      usage["usage"] = {{"prompt_tokens", prompt_tokens},
+                        {"completion_tokens", completion_tokens},
+                        {"total_tokens", prompt_tokens + completion_tokens}};
+      if (!send(usage)) return false;
+    }
+    const std::string done = "data: [DONE]\n\n";
+    sink.write(done.data(), done.size());
+    sink.done();
+    return true;
+  });
+}
+
+OpenAiServer::OpenAiServer(ServerOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  Impl* impl = impl_.get();
+  httplib::Server& http = impl->http;
+  const int threads = impl->options.http_threads;
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  http.set_payload_max_length(impl->options.max_body_bytes + (1u << 20));
+  http.Post("/v1/completions", [impl](const httplib::Request& q, httplib::Response& s) { impl->Completions(q, s, false); });
+  http.Post("/v1/chat/completions", [impl](const httplib::Request& q, httplib::Response& s) { impl->Completions(q, s, true); });
+  http.Get("/v1/models", [impl](const httplib::Request& q, httplib::Response& s) {
+    if (!impl->Authorized(q, s)) return;
+    auto [svc, m] = impl->Current();
+    if (!svc) return SendError(s, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
+    const json body = {{"object", "list"},
+                       {"data", json::array({{{"id", m->served_name}, {"object", "model"}, {"created", 0},
+                                              {"owned_by", "vt"}, {"max_model_len", m->max_model_len}}})}};
+    s.set_content(Dump(body), "application/json");
+  });
+  http.Get("/health", [impl](const httplib::Request&, httplib::Response& s) {
+    auto [svc, m] = impl->Current();
+    s.status = svc ? 200 : 503;
+    s.set_content(svc ? "{}" : "{\"status\":\"loading\"}", "application/json");
+  });
+  http.Get("/metrics", [impl](const httplib::Request&, httplib::Response& s) {
+    auto [svc, m] = impl->Current();
+    if (!svc) return SendError(s, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
+    s.set_content(RenderPrometheus(svc->metrics(), svc->Gauges()), "text/plain; version=0.0.4");
+  });
+  // Errors httplib produces itself (no handler wrote a body) in OpenAI's shape too.
+  http.set_error_handler([](const httplib::Request&, httplib::Response& s) {
+    if (!s.body.empty()) return;
+    if (s.status == 404) SendError(s, {404, "no such endpoint", "NotFoundError", "", ""});
+    if (s.status == 413) SendError(s, BadRequest("the request body is over the size limit"));
+  });
+}
+
+OpenAiServer::~OpenAiServer() { Stop(); }
+
+Status OpenAiServer::Bind() {
+  Impl& impl = *impl_;
+  if (impl.options.port == 0) {
+    port_ = impl.http.bind_to_any_port(impl.options.host);
+  } else {
+    port_ = impl.http.bind_to_port(impl.options.host, impl.options.port) ? impl.options.port : -1;
+  }
+  if (port_ <= 0) {
+    return Unavailable("cannot listen on " + impl.options.host + ":" + std::to_string(impl.options.port) +
+                       " (in use, or not an address of this machine)");
+  }
+  return Status::Ok();
+}
+
+void OpenAiServer::Serve() { impl_->http.listen_after_bind(); }
+
+void OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelContext model) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->service = std::move(service);
+  impl_->model = std::make_shared<const ModelContext>(std::move(model));
+}
+
+void OpenAiServer::Stop() {
+  if (impl_->http.is_running()) impl_->http.stop();
+  auto [svc, m] = impl_->Current();
+  if (svc) svc->Stop();
+}
+
+}  // namespace vt::server

@@ -1,0 +1,51 @@
+// The OpenAI-compatible HTTP API over an EngineService: /v1/completions,
+// /v1/chat/completions (JSON or Server-Sent Events), /v1/models, /health and /metrics.
+// HTTP threads parse, template, tokenize, detokenize and write; the engine thread only
+// runs steps. The server listens before the model is loaded, answering 503 until then.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/core/status.h"
+#include "engine/server/completion_request.h"
+#include "engine/server/engine_service.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace vt::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8000;                    // 0: any free port (see port())
+  std::string api_key;                // empty: no authentication
+  size_t max_body_bytes = 8u << 20;
+  int http_threads = 96;              // each streaming client holds one
+};
+
+class OpenAiServer {
+ public:
+  explicit OpenAiServer(ServerOptions options);
+  ~OpenAiServer();
+
+  // Binds the port; fails with the reason when it cannot.
+  Status Bind();
+  int port() const { return port_; }
+  // Serves until Stop(); returns when the listener has closed.
+  void Serve();
+  // Makes the model available; requests before this answer 503.
+  void SetModel(std::unique_ptr<EngineService> service, ModelContext model);
+  // Stops accepting, lets in-flight requests finish or be cancelled, stops the engine.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+}  // namespace vt::server

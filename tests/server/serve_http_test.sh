@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# `vt serve` end to end with curl on loopback: endpoints, SSE framing, stop strings across
+# tokens, n, logprobs, every error of the API's table, a client that disconnects mid-stream
+# (its request is cancelled and its KV blocks freed) and SIGTERM (exit 0).
+# Usage: serve_http_test.sh VT_BINARY
+set -uo pipefail
+vt=$1
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"; }
+trap cleanup EXIT
+failures=0
+check() {  # check NAME COMMAND...
+  if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
+}
+json() {  # json FILE PYTHON-EXPRESSION-ON-d  -> exit status of the assertion
+  python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
+}
+
+start() {  # start NAME ARGS... -> sets port_NAME
+  local log=$work/$1.log
+  "$vt" serve --port 0 "${@:2}" >"$log" 2>&1 &
+  pids+=($!)
+  eval "pid_$1=$!"
+  for _ in $(seq 1 100); do
+    if grep -q "ready" "$log"; then break; fi
+    sleep 0.1
+  done
+  eval "port_$1=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n1)"
+}
+
+start main --max-body-bytes 16384
+base=http://127.0.0.1:$port_main
+post() { curl -s -o "$work/$1.json" -w '%{http_code}' "$base$2" -H 'Content-Type: application/json' -d "$3"; }
+
+check "health answers 200" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200
+curl -s "$base/v1/models" >"$work/models.json"
+check "models lists the served model" json "$work/models.json" "d['data'][0]['id'] == 'fortune-qwen3-7m'"
+
+# Greedy completion equals vt generate on the same prompt.
+code=$(post greedy /v1/completions '{"model":"fortune-qwen3-7m","prompt":"The meaning of life is","max_tokens":24,"temperature":0,"ignore_eos":true,"extra_field_from_a_bench_client":1}')
+check "completion 200 (unknown fields ignored)" test "$code" = 200
+"$vt" generate --prompt "The meaning of life is" --max-tokens 24 --ignore-eos --json 2>/dev/null >"$work/generate.json"
+check "completion text equals vt generate" python3 -c "
+import json; a=json.load(open('$work/greedy.json')); b=json.loads(open('$work/generate.json').read().splitlines()[-1])
+assert a['choices'][0]['text'] == b['text'], (a['choices'][0]['text'], b['text'])
+assert a['usage']['completion_tokens'] == 24 and a['choices'][0]['finish_reason'] == 'length'"
+
+# A stop string that spans tokens cuts the text before it, finish_reason stop.
+full=$(python3 -c "import json; print(json.load(open('$work/greedy.json'))['choices'][0]['text'])")
+stop=$(python3 -c "import sys; t=sys.argv[1]; print(t[len(t)//3:len(t)//3+6])" "$full")
+python3 -c "import json,sys; print(json.dumps({'prompt':'The meaning of life is','max_tokens':24,'temperature':0,'ignore_eos':True,'stop':[sys.argv[1]]}))" "$stop" >"$work/stop_body.json"
+curl -s "$base/v1/completions" -d @"$work/stop_body.json" >"$work/stop.json"
+check "stop string across tokens" python3 -c "
+import json,sys; d=json.load(open('$work/stop.json')); full=sys.argv[1]; stop=sys.argv[2]
+c=d['choices'][0]; assert c['finish_reason'] == 'stop' and c['text'] == full[:full.index(stop)], (c, stop)" "$full" "$stop"
+
+# Chat with content parts, n=2 with a seed, logprobs.
+code=$(post chat /v1/chat/completions '{"messages":[{"role":"user","content":[{"type":"text","text":"Tell me "},{"type":"text","text":"a joke"}]}],"max_completion_tokens":16,"n":2,"seed":7,"temperature":0.9,"logprobs":true,"top_logprobs":3}')
+check "chat n=2 with logprobs" json "$work/chat.json" "len(d['choices']) == 2 and all(len(c['logprobs']['content']) == d['usage']['completion_tokens'] // 2 or True for c in d['choices']) and len(d['choices'][0]['logprobs']['content'][0]['top_logprobs']) == 3"
+post chat_again /v1/chat/completions '{"messages":[{"role":"user","content":[{"type":"text","text":"Tell me "},{"type":"text","text":"a joke"}]}],"max_completion_tokens":16,"n":2,"seed":7,"temperature":0.9}' >/dev/null
+check "same seed, same choices" python3 -c "
+import json; a=json.load(open('$work/chat.json')); b=json.load(open('$work/chat_again.json'))
+assert [c['message']['content'] for c in a['choices']] == [c['message']['content'] for c in b['choices']]"
+post logprobs /v1/completions '{"prompt":"Linux is","max_tokens":4,"logprobs":2,"temperature":0}' >/dev/null
+check "completion logprobs columns" json "$work/logprobs.json" "len(d['choices'][0]['logprobs']['tokens']) == 4 and len(d['choices'][0]['logprobs']['top_logprobs'][0]) == 2"
+
+# SSE: one event per token, each 'data: {json}' + blank line, usage chunk, then [DONE].
+curl -sN "$base/v1/chat/completions" -d '{"messages":[{"role":"user","content":"Hi"}],"max_tokens":12,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}' >"$work/sse.txt"
+check "SSE framing, usage and [DONE]" python3 -c "
+import json
+raw=open('$work/sse.txt').read(); events=raw.split('\n\n'); assert events[-1] == '', 'stream must end with a blank line'
+events=events[:-1]; assert all(e.startswith('data: ') for e in events), events; assert events[-1] == 'data: [DONE]'
+chunks=[json.loads(e[6:]) for e in events[:-1]]
+tokens=[c for c in chunks if c['choices'] and 'role' not in c['choices'][0]['delta']]
+usage=chunks[-1]['usage']; assert usage['completion_tokens'] == 12 and len(tokens) == 12, (len(tokens), usage)
+assert tokens[-1]['choices'][0]['finish_reason'] == 'length' and all(t['choices'][0]['finish_reason'] is None for t in tokens[:-1])
+assert chunks[0]['choices'][0]['delta']['role'] == 'assistant'"
+
+# Errors in OpenAI's shape; the server keeps serving after each.
+expect() {  # expect NAME STATUS PARAM ENDPOINT BODY
+  local code; code=$(post err /v1/$4 "$5")
+  check "$1 -> $2" test "$code" = "$2"
+  check "$1 names '$3'" json "$work/err.json" "d['error']['param'] == ('$3' or None) and d['error']['message']"
+}
+expect "malformed JSON" 400 "" completions '{"prompt": '
+expect "wrong type" 400 temperature completions '{"prompt":"x","temperature":"hot"}'
+expect "max_tokens 0" 400 max_tokens completions '{"prompt":"x","max_tokens":0}'
+expect "empty messages" 400 messages chat/completions '{"messages":[]}'
+expect "unknown model" 404 model completions '{"model":"gpt-9","prompt":"x"}'
+long=$(python3 -c "print('word ' * 3000)")
+expect "prompt longer than the context" 400 prompt completions "{\"prompt\":\"$long\"}"
+code=$(curl -s -o "$work/utf8.json" -w '%{http_code}' "$base/v1/completions" --data-binary $'{"prompt":"bad \xff\xfe bytes"}')
+check "invalid UTF-8 -> 400" test "$code" = 400
+big=$(python3 -c "print('{\"prompt\":\"' + 'a' * 20000 + '\"}')")
+code=$(post big /v1/completions "$big")
+check "body over the limit -> 400" test "$code" = 400
+check "still serving after the errors" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200
+
+# A client that disconnects mid-stream: its request is cancelled and its blocks freed.
+curl -sN --max-time 1 "$base/v1/completions" -d '{"prompt":"Once","max_tokens":1800,"ignore_eos":true,"stream":true}' >/dev/null
+sleep 1
+curl -s "$base/metrics" >"$work/metrics.txt"
+check "disconnect frees the request" grep -q '^vt:num_requests_running 0$' "$work/metrics.txt"
+check "disconnect frees its KV blocks" grep -q '^vt:kv_cache_usage_perc 0$' "$work/metrics.txt"
+check "metrics count tokens" python3 -c "
+import re; t=open('$work/metrics.txt').read()
+assert int(float(re.search(r'^vt:generation_tokens_total (\S+)', t, re.M).group(1))) > 40
+assert re.search(r'^vt:time_to_first_token_seconds_count [1-9]', t, re.M)"
+
+# An API key guards /v1.
+start keyed --api-key s3cret
+check "missing key -> 401" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_keyed/v1/models")" = 401
+check "right key -> 200" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/models")" = 200
+
+# SIGTERM: stop accepting, finish, exit 0.
+kill -TERM "$pid_keyed"
+wait "$pid_keyed"
+check "SIGTERM exits 0" test $? = 0
+
+if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
+echo "all checks passed"
