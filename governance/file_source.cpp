@@ -1,8 +1,10 @@
 #include "governance/file_source.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "governance/path_glob.h"
 
@@ -34,13 +36,23 @@ Result<FileSource> FileSource::Index(const Repository& repo) {
 
 std::optional<std::string> FileSource::Read(const std::string& path) const {
   if (!index_) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(root_ + path, ec)) return std::nullopt;
-    std::ifstream in(root_ + path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    // One open and an fstat: a record check reads a thousand files, and each path walk costs.
+    int fd = open((root_ + path).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st;
+    std::optional<std::string> text;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      text.emplace(static_cast<size_t>(st.st_size), '\0');
+      size_t done = 0;
+      while (done < text->size()) {
+        ssize_t n = read(fd, text->data() + done, text->size() - done);
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+      text->resize(done);
+    }
+    close(fd);
+    return text;
   }
   auto it = entries_.find(path);
   if (it == entries_.end()) return std::nullopt;

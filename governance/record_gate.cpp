@@ -194,20 +194,23 @@ class RecordChecker {
       head_ = head.value();
     }
     for (const std::string& word : words) {
-      bool hex = word.size() >= 7 && word.find_first_not_of("0123456789abcdef") == std::string::npos;
-      Result<git_oid> commit = hex ? ResolveCommit(repo_, word) : Result<git_oid>(NotFound(word));
-      if (!commit.ok()) {
-        Add("closing", row.file, row.line,
-            "row `" + row.id + "`: closing commit `" + word + "` is not a commit of this repository");
-        continue;
-      }
-      bool ancestor = git_oid_equal(&commit.value(), &*head_) ||
-                      git_graph_descendant_of(repo_.raw(), &*head_, &commit.value()) == 1;
-      if (!ancestor) {
-        Add("closing", row.file, row.line,
-            "row `" + row.id + "`: closing commit " + OidHex(commit.value()) + " is not an ancestor of HEAD");
-      }
+      // Many rows close with the same few commits: resolve each once.
+      auto [verdict, fresh] = closing_problems_.emplace(word, "");
+      if (fresh) verdict->second = ClosingProblem(word);
+      if (!verdict->second.empty())
+        Add("closing", row.file, row.line, "row `" + row.id + "`: " + verdict->second);
     }
+  }
+
+  // Empty when `word` names a commit that is HEAD or an ancestor of it.
+  std::string ClosingProblem(const std::string& word) {
+    bool hex = word.size() >= 7 && word.find_first_not_of("0123456789abcdef") == std::string::npos;
+    Result<git_oid> commit = hex ? ResolveCommit(repo_, word) : Result<git_oid>(NotFound(word));
+    if (!commit.ok()) return "closing commit `" + word + "` is not a commit of this repository";
+    bool ancestor = git_oid_equal(&commit.value(), &*head_) ||
+                    git_graph_descendant_of(repo_.raw(), &*head_, &commit.value()) == 1;
+    if (!ancestor) return "closing commit " + OidHex(commit.value()) + " is not an ancestor of HEAD";
+    return "";
   }
 
   void CheckLinks() {
@@ -253,7 +256,8 @@ class RecordChecker {
   GateReport& report_;
   AnchorChecker anchors_;
   std::vector<std::string> owners_;
-  std::set<std::string> reported_;  // "file:line:target" of broken anchors
+  std::set<std::string> reported_;                       // "file:line:target" of broken anchors
+  std::map<std::string, std::string> closing_problems_;  // closing-commit word -> problem, "" when fine
   std::optional<git_oid> head_;
 };
 
