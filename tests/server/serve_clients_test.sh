@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `vt serve` with real clients: the official openai npm package, then a load of 64 concurrent
+# streaming clients x 10 requests with a vllm-bench-style stream parser. Afterwards no request
+# is running and RSS is within 10% of its value after a short warm-up load (the warm-up
+# touches the KV pool, which is allocated once and stays resident by design; growth past it
+# would be a leak). Skips (exit 77) with the reason
+# when node or the npm package cannot be had.
+# Usage: serve_clients_test.sh VT_BINARY SOURCE_DIR
+set -uo pipefail
+vt=$1
+src=$2
+cache=${VT_NODE_CACHE:-$HOME/.cache/vt/node}
+bash "$src/ci/fetch-openai-client.sh" >/dev/null
+if [ ! -f "$cache/node_modules/openai/package.json" ]; then
+  echo "SKIP: $(cat "$cache/UNAVAILABLE" 2>/dev/null || echo 'the openai npm package is not available')"
+  exit 77
+fi
+log=$(mktemp)
+"$vt" serve --port 0 --max-num-seqs 64 >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do grep -q ready "$log" && break; sleep 0.1; done
+port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n1)
+base=http://127.0.0.1:$port/v1
+status=0
+node "$src/tests/server/openai_client_test.mjs" "$base" "$cache" || status=1
+
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
+node "$src/tests/server/load_test.mjs" "$base" 64 2 >/dev/null || status=1
+before=$(rss)
+node "$src/tests/server/load_test.mjs" "$base" 64 10 || status=1
+sleep 1
+after=$(rss)
+running=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^vt:num_requests_running / {print $2}')
+echo "RSS after the warm-up ${before} kB, after ${after} kB; requests running after: ${running}"
+[ "$running" = 0 ] || { echo "FAIL requests still running"; status=1; }
+python3 -c "import sys; b, a = int(sys.argv[1]), int(sys.argv[2]); sys.exit(0 if a <= b * 1.10 else 1)" "$before" "$after" ||
+  { echo "FAIL RSS grew more than 10%"; status=1; }
+exit $status
