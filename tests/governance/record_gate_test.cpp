@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+#include "governance/builtin_gates.h"
+#include "governance/git_range.h"
 #include "governance/markdown.h"
 #include "governance/path_glob.h"
 #include "governance/trailer_gate.h"
@@ -269,6 +271,40 @@ TEST_F(Ratchets, RaisingTheBaselineAboveTheBaseIsRefused) {
   GateReport r = Run(kRatchet);
   ASSERT_EQ(Where(r, "ratchet:state:BACKFILL"), V{"roadmap/ratchets/backfill:1"}) << Dump(r);
   EXPECT_NE(r.findings[0].message.find("raised from 2 to 3"), std::string::npos) << Dump(r);
+}
+
+TEST(ExampleProfile, TheAgentsProtocolRecordOfGatesMdIsExpressible) {
+  Result<Config> config =
+      LoadConfig(std::string(VT_SOURCE_DIR) + "/governance/examples/agents-protocol.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  testing::GitRepo repo;
+  std::string lines;
+  for (int i = 0; i < 1000; ++i) lines += "x\n";
+  repo.WriteFile("src/x.cu", lines);
+  repo.WriteFile("tests/t.cpp", lines);
+  repo.WriteFile("roadmap/README.md", "| state | count |\n|---|---|\n| ANCHOR-BACKFILL | 1 |\n");
+  repo.WriteFile("roadmap/areas/kernels.md",
+                 "| id | item | upstream | code | tests | spec | state | owner |\n"
+                 "|---|---|---|---|---|---|---|---|\n"
+                 "| `KERNEL-ATTN-PAGED` | item | upstream | [file.cu:908](../../src/x.cu#L908) | "
+                 "[tests](../../tests/t.cpp#L165) | [spec](../specs/x.md) | `ANCHOR-BACKFILL` | - |\n");
+  repo.WriteFile("roadmap/specs/x.md",
+                 "# KERNEL-ATTN-PAGED\n\n## Goal\n\nPaged.\n\n## Acceptance\n\nFast.\n");
+  repo.WriteFile("roadmap/anchor-backfill.count", "1\n");
+  repo.Git("add -A");
+  repo.Commit("record\n");
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  GateContext context;
+  context.repo = &opened.value();
+  context.config = &config.value();
+  context.base = ResolveCommit(opened.value(), "HEAD").value();
+  GateReport r = RunBuiltinGate(*FindBuiltinGate("record"), context);
+  EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
+  EXPECT_EQ(r.checked, 1);
+  repo.WriteFile("roadmap/anchor-backfill.count", "0\n");
+  r = RunBuiltinGate(*FindBuiltinGate("record"), context);
+  EXPECT_EQ(Where(r, "ratchet:state:ANCHOR-BACKFILL"), V{"roadmap/anchor-backfill.count:1"}) << Dump(r);
 }
 
 TEST(Markdown, TablesLinksAndSectionsComeFromTheAst) {
