@@ -23,7 +23,7 @@ class RecordChecker {
 
   void Run() {
     for (const Finding& f : record_.malformed) report_.findings.push_back(f);
-    for (const std::string& owner : OwnersOf()) owners_.push_back(owner);
+    for (const ClaimEntry& claim : record_.claims) owners_.insert(claim.owner);
     std::map<std::string, const RecordRow*> first;
     for (const RecordRow& row : record_.rows) {
       ++report_.checked;
@@ -42,12 +42,6 @@ class RecordChecker {
  private:
   void Add(const std::string& rule, const std::string& file, int line, std::string message) {
     report_.findings.push_back({rule, "", file, line, std::move(message)});
-  }
-
-  std::vector<std::string> OwnersOf() const {
-    std::vector<std::string> owners;
-    for (const ClaimEntry& claim : record_.claims) owners.push_back(claim.owner);
-    return owners;
   }
 
   void CheckRow(const RecordRow& row) {
@@ -167,7 +161,7 @@ class RecordChecker {
       return;
     }
     for (const std::string& owner : owners) {
-      if (std::find(owners_.begin(), owners_.end(), owner) == owners_.end()) {
+      if (!owners_.count(owner)) {
         Add("owner", row.file, row.line,
             "row `" + row.id + "`: owner `" + owner + "` is not listed in a claims table");
       }
@@ -255,7 +249,7 @@ class RecordChecker {
   const Record& record_;
   GateReport& report_;
   AnchorChecker anchors_;
-  std::vector<std::string> owners_;
+  std::set<std::string> owners_;  // everyone a claims table lists
   std::set<std::string> reported_;                       // "file:line:target" of broken anchors
   std::map<std::string, std::string> closing_problems_;  // closing-commit word -> problem, "" when fine
   std::optional<git_oid> head_;
