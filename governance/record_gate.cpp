@@ -249,7 +249,7 @@ class RecordChecker {
   const Record& record_;
   GateReport& report_;
   AnchorChecker anchors_;
-  std::set<std::string> owners_;  // everyone a claims table lists
+  std::set<std::string> owners_;                         // everyone a claims table lists
   std::set<std::string> reported_;                       // "file:line:target" of broken anchors
   std::map<std::string, std::string> closing_problems_;  // closing-commit word -> problem, "" when fine
   std::optional<git_oid> head_;
