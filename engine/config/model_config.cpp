@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/config/quantization_config.h"
+
 namespace vt {
 
 namespace {
@@ -142,9 +144,9 @@ Status ParseInto(const json& j, ModelConfig* c) {
   if (j.contains("hidden_act") && j["hidden_act"] != "silu") {
     return Unimplemented("config.json: hidden_act '" + j["hidden_act"].dump() + "' is not supported (only silu)");
   }
-  if (j.contains("quantization_config") && !j["quantization_config"].is_null()) {
-    return Unimplemented("config.json: quantized checkpoints are not supported by the CPU engine yet");
-  }
+  Result<std::optional<GptqConfig>> gptq = ParseQuantizationConfig(j);
+  if (!gptq.ok()) return gptq.status();
+  c->gptq = *gptq;
   bool use_sliding = c->arch == Architecture::kMistral;
   VT_RETURN_IF_ERROR(GetBool(j, "use_sliding_window", &use_sliding));
   int64_t window = 0;

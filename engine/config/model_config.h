@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,15 @@ namespace vt {
 enum class Architecture { kLlama, kMistral, kQwen2, kQwen3 };
 
 const char* ArchitectureName(Architecture a);  // the HF class name
+
+// config.json's quantization_config of a GPTQ checkpoint, as the file states it
+// (ParseHfConfig accepts only what the W4A16 path supports).
+struct GptqConfig {
+  int bits = 4;
+  int group_size = 128;  // -1: one group over all of K
+  bool sym = true;
+  bool desc_act = false;
+};
 
 struct ModelConfig {
   Architecture arch = Architecture::kLlama;
@@ -35,6 +45,7 @@ struct ModelConfig {
   std::vector<int32_t> eos_token_ids;
   int32_t bos_token_id = -1;
   std::string torch_dtype = "bfloat16";
+  std::optional<GptqConfig> gptq;  // set when the decoder projections are GPTQ int4
 
   int64_t q_size() const { return num_heads * head_dim; }
   int64_t kv_size() const { return num_kv_heads * head_dim; }

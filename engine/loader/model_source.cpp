@@ -5,6 +5,7 @@
 #include "engine/config/presets.h"
 #include "engine/loader/checkpoint.h"
 #include "engine/loader/dummy_weights.h"
+#include "engine/loader/gptq_weights.h"
 #include "engine/loader/load_progress.h"
 #include "engine/loader/weight_binding.h"
 
@@ -64,6 +65,7 @@ Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernel
   } else {
     Result<std::shared_ptr<TensorStore>> store = OpenCheckpoint(spec);
     if (!store.ok()) return store.status();
+    if (m.config.gptq) VT_RETURN_IF_ERROR(DequantizeGptqProjections(m.config, store->get(), pool));
     Result<ModelWeights> w = BindWeights(m.config, *store);
     if (!w.ok()) return w.status();
     Prefault(**store);

@@ -16,14 +16,15 @@ using nlohmann::json;
 // memory a hostile file can make the JSON parser use.
 constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
 
-Result<DType> ParseDType(const std::string& s) {
-  if (s == "BF16") return DType::kBF16;
-  if (s == "F16") return DType::kF16;
-  if (s == "F32") return DType::kF32;
-  static const char* kKnown[] = {"F64", "I64", "I32", "I16", "I8", "U8", "U16", "U32", "U64", "BOOL",
+Result<TensorDType> ParseDType(const std::string& s) {
+  if (s == "BF16") return TensorDType::kBF16;
+  if (s == "F16") return TensorDType::kF16;
+  if (s == "F32") return TensorDType::kF32;
+  if (s == "I32") return TensorDType::kI32;
+  static const char* kKnown[] = {"F64", "I64", "I16", "I8", "U8", "U16", "U32", "U64", "BOOL",
                                  "F8_E4M3", "F8_E5M2"};
   for (const char* k : kKnown) {
-    if (s == k) return Unimplemented("dtype " + s + " is not supported (BF16, F16, F32 are)");
+    if (s == k) return Unimplemented("dtype " + s + " is not supported (BF16, F16, F32, I32 are)");
   }
   return DataLoss("unknown dtype '" + s + "'");
 }
@@ -44,7 +45,7 @@ Status ParseEntry(const std::string& name, const json& entry, uint64_t data_size
   if (offsets_it == entry.end() || !offsets_it->is_array() || offsets_it->size() != 2) {
     return DataLoss("'data_offsets' must be a [begin, end] pair");
   }
-  Result<DType> dtype = ParseDType(dtype_it->get<std::string>());
+  Result<TensorDType> dtype = ParseDType(dtype_it->get<std::string>());
   if (!dtype.ok()) return dtype.status();
   info->dtype = *dtype;
 
@@ -69,10 +70,10 @@ Status ParseEntry(const std::string& name, const json& entry, uint64_t data_size
                     std::to_string(data_size) + " bytes; the file is truncated or corrupt)");
   }
   uint64_t nbytes;
-  if (__builtin_mul_overflow(elements, static_cast<uint64_t>(DTypeSize(info->dtype)), &nbytes) ||
+  if (__builtin_mul_overflow(elements, static_cast<uint64_t>(TensorDTypeSize(info->dtype)), &nbytes) ||
       nbytes != span->end - span->begin) {
-    return DataLoss("shape " + ShapeString(info->shape) + " of " + DTypeName(info->dtype) + " needs " +
-                    std::to_string(elements * DTypeSize(info->dtype)) + " bytes but data_offsets span " +
+    return DataLoss("shape " + ShapeString(info->shape) + " of " + TensorDTypeName(info->dtype) + " needs " +
+                    std::to_string(elements * TensorDTypeSize(info->dtype)) + " bytes but data_offsets span " +
                     std::to_string(span->end - span->begin));
   }
   info->nbytes = nbytes;
@@ -104,7 +105,7 @@ Status ParseSafetensors(const uint8_t* data, size_t size, const std::string& lab
     Span span;
     Status s = ParseEntry(it.key(), it.value(), data_size, &info, &span);
     if (!s.ok()) return Status(s.code(), label + ": tensor '" + it.key() + "': " + s.message());
-    if ((data_begin + span.begin) % DTypeSize(info.dtype) != 0) {
+    if ((data_begin + span.begin) % TensorDTypeSize(info.dtype) != 0) {
       return DataLoss(label + ": tensor '" + it.key() + "' is not aligned to its element size");
     }
     info.data = data + data_begin + span.begin;

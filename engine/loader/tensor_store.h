@@ -8,20 +8,31 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/status.h"
 #include "kernels/cpu/dtype.h"
 
 namespace vt {
 
 using kernels::cpu::DType;
 
+// What a checkpoint tensor holds: the float types the kernels read, or int32
+// (GPTQ's packed weights, zero points and group indices), which only the GPTQ
+// loader consumes.
+enum class TensorDType : uint8_t { kF32, kBF16, kF16, kI32 };
+
+size_t TensorDTypeSize(TensorDType t);
+const char* TensorDTypeName(TensorDType t);
+
 struct TensorInfo {
-  DType dtype = DType::kF32;
+  TensorDType dtype = TensorDType::kF32;
   std::vector<int64_t> shape;
   const void* data = nullptr;
   uint64_t nbytes = 0;
   std::string file;  // where it came from, for error messages
 
   int64_t NumElements() const;
+  // The kernels' type of a float tensor; an error naming the tensor for int32.
+  Result<DType> FloatType(const std::string& name) const;
 };
 
 class TensorStore {

@@ -17,7 +17,9 @@ class Binder {
       return InvalidArgument("tensor '" + name + "' in " + t->file + " has shape " + ShapeString(t->shape) +
                              ", the config needs " + ShapeString({rows, cols}));
     }
-    *out = {t->dtype, t->data, rows, cols};
+    Result<DType> dtype = t->FloatType(name);
+    if (!dtype.ok()) return dtype.status();
+    *out = {*dtype, t->data, rows, cols};
     return Status::Ok();
   }
 
@@ -28,8 +30,10 @@ class Binder {
       return InvalidArgument("tensor '" + name + "' in " + t->file + " has shape " + ShapeString(t->shape) +
                              ", the config needs " + ShapeString({n}));
     }
+    Result<DType> dtype = t->FloatType(name);
+    if (!dtype.ok()) return dtype.status();
     out->resize(static_cast<size_t>(n));
-    kernels::cpu::RowToFloat(t->dtype, t->data, n, out->data());
+    kernels::cpu::RowToFloat(*dtype, t->data, n, out->data());
     return Status::Ok();
   }
 

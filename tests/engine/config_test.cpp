@@ -76,6 +76,26 @@ TEST(HfConfig, Transformers5RopeParameters) {
   EXPECT_EQ(c->num_kv_heads, 4);
 }
 
+#define VT_BASE \
+  R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100)"
+
+TEST(HfConfig, GptqInt4) {
+  Result<ModelConfig> plain = ParseHfConfig(R"({"architectures": ["LlamaForCausalLM"], )" VT_BASE "}");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->gptq.has_value());
+  Result<ModelConfig> c = ParseHfConfig(R"({"architectures": ["LlamaForCausalLM"], "quantization_config":
+      {"quant_method": "gptq", "bits": 4, "group_size": -1, "sym": true, "desc_act": false, "damp_percent": 0.01}, )"
+      VT_BASE "}");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE(c->gptq.has_value());
+  EXPECT_EQ(c->gptq->bits, 4);
+  EXPECT_EQ(c->gptq->group_size, -1);
+  Result<ModelConfig> g128 = ParseHfConfig(R"({"architectures": ["LlamaForCausalLM"], "quantization_config":
+      {"quant_method": "gptq", "bits": 4}, )" VT_BASE "}");
+  ASSERT_TRUE(g128.ok()) << g128.status().message();
+  EXPECT_EQ(g128->gptq->group_size, 128);
+}
+
 struct Rejection {
   const char* json;
   const char* message_part;
@@ -89,9 +109,6 @@ TEST_P(HfConfigRejects, WithAMessageNamingTheProblem) {
   EXPECT_NE(c.status().message().find(GetParam().message_part), std::string::npos) << c.status().message();
 }
 
-#define VT_BASE \
-  R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100)"
-
 INSTANTIATE_TEST_SUITE_P(
     Cases, HfConfigRejects,
     ::testing::Values(
@@ -103,7 +120,25 @@ INSTANTIATE_TEST_SUITE_P(
         Rejection{R"({"architectures": ["LlamaForCausalLM"], "mlp_bias": true, )" VT_BASE "}", "mlp_bias"},
         Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "awq"}, )" VT_BASE
                   "}",
-                  "quantized"},
+                  "quantization_config.quant_method 'awq' is not supported"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq", "bits": 8}, )"
+                  VT_BASE "}",
+                  "GPTQ bits = 8 unsupported"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq", "bits": 4,
+                     "desc_act": true}, )" VT_BASE "}",
+                  "GPTQ desc_act = true"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq", "bits": 4,
+                     "sym": false}, )" VT_BASE "}",
+                  "GPTQ sym = false"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq", "bits": 4,
+                     "group_size": 64}, )" VT_BASE "}",
+                  "GPTQ group_size = 64 unsupported"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq",
+                     "bits": "4"}, )" VT_BASE "}",
+                  "quantization_config.bits must be"},
+        Rejection{R"({"architectures": ["LlamaForCausalLM"], "quantization_config": {"quant_method": "gptq"}, )" VT_BASE
+                  "}",
+                  "missing 'bits'"},
         Rejection{R"({"architectures": ["LlamaForCausalLM"], "num_key_value_heads": 3, )" VT_BASE "}",
                   "multiple of num_key_value_heads"},
         Rejection{R"({"architectures": ["LlamaForCausalLM"], "hidden_size": "64"})", "hidden_size"},

@@ -44,12 +44,13 @@ TEST(Safetensors, ReadsTensorsInPlace) {
   ASSERT_TRUE(Parse(bytes, &store).ok());
   const TensorInfo* a = store.Find("a.weight");
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->dtype, DType::kBF16);
+  EXPECT_EQ(a->dtype, TensorDType::kBF16);
   EXPECT_EQ(a->shape, (std::vector<int64_t>{2, 3}));
-  EXPECT_FLOAT_EQ(kernels::cpu::LoadAsFloat(a->dtype, a->data, 4), 5.0f);
+  EXPECT_FLOAT_EQ(kernels::cpu::LoadAsFloat(DType::kBF16, a->data, 4), 5.0f);
   const TensorInfo* b = store.Find("b.bias");
   ASSERT_NE(b, nullptr);
-  EXPECT_FLOAT_EQ(kernels::cpu::LoadAsFloat(b->dtype, b->data, 2), 2.25f);
+  EXPECT_EQ(b->dtype, TensorDType::kF32);
+  EXPECT_FLOAT_EQ(kernels::cpu::LoadAsFloat(DType::kF32, b->data, 2), 2.25f);
   EXPECT_EQ(store.Find("__metadata__"), nullptr);
   EXPECT_EQ(store.TotalBytes(), 12u + 12u);
 }
@@ -89,7 +90,7 @@ std::vector<Corruption> Corruptions() {
        "too large"},
       {"unknown_dtype", [] { return WithHeader([](auto& h) { h["a.weight"]["dtype"] = "Q9"; }); },
        "tensor 'a.weight': unknown dtype 'Q9'"},
-      {"unsupported_dtype", [] { return WithHeader([](auto& h) { h["a.weight"]["dtype"] = "I32"; }); },
+      {"unsupported_dtype", [] { return WithHeader([](auto& h) { h["a.weight"]["dtype"] = "I64"; }); },
        "not supported"},
       {"missing_offsets", [] { return WithHeader([](auto& h) { h["a.weight"].erase("data_offsets"); }); },
        "tensor 'a.weight'"},
