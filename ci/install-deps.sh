@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcpp-httplib-dev libpcre2-dev
   gitlint python3-jinja2 curl
+  clang libfuzzer-14-dev
 )
 
 missing=()
@@ -19,6 +20,12 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+# Node.js and npm run the real-client server tests; any installation will do (a machine may
+# carry a newer Node.js than Debian's), so Debian's are added only when none is present.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"

@@ -388,6 +388,7 @@ class Renderer {
         int64_t start = 0, stop = 0;
         if (a.size() == 1) stop = a[0].j.get<int64_t>();
         if (a.size() >= 2) start = a[0].j.get<int64_t>(), stop = a[1].j.get<int64_t>();
+        if (stop - start > 100000) Throw("range() of more than 100000 values");
         json out = json::array();
         for (int64_t i = start; i < stop; ++i) out.push_back(i);
         return {out};
@@ -548,6 +549,8 @@ Result<std::string> ChatTemplate::Render(const json& context) const {
   } catch (const RenderError& e) {
     return InvalidArgument("chat template: " + e.message);
   } catch (const json::exception& e) {
+    return InvalidArgument(std::string("chat template: ") + e.what());
+  } catch (const std::exception& e) {  // e.g. a value out of a type's range
     return InvalidArgument(std::string("chat template: ") + e.what());
   }
   return out;

@@ -1,7 +1,10 @@
 // Template source -> tree. Tags are cut out with Hugging Face's environment settings
 // (trim_blocks and lstrip_blocks on, as transformers' apply_chat_template renders), then
 // statements and expressions are parsed by recursive descent.
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -112,7 +115,11 @@ Result<std::vector<Token>> Lex(const std::string& s, int line) {
       bool real = false;
       while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) real |= s[j++] == '.';
       const std::string num = s.substr(i, j - i);
-      out.push_back({Token::Kind::kNumber, num, real ? json(std::stod(num)) : json(std::stoll(num))});
+      errno = 0;
+      char* end = nullptr;
+      json value = real ? json(std::strtod(num.c_str(), &end)) : json(std::strtoll(num.c_str(), &end, 10));
+      if (errno == ERANGE || end != num.c_str() + num.size()) return Error(line, "number '" + num + "' is malformed or out of range");
+      out.push_back({Token::Kind::kNumber, num, value});
       i = j;
     } else if (c == '\'' || c == '"') {
       std::string v;
@@ -158,7 +165,15 @@ class ExprParser {
   }
   bool AtEnd() const { return t_[p_].kind == Token::Kind::kEnd; }
   const Token& Peek() const { return t_[p_]; }
-  Token Take() { return t_[p_++]; }
+  // The token `ahead` places on, never past the end marker.
+  const Token& PeekAt(size_t ahead) const { return t_[std::min(p_ + ahead, t_.size() - 1)]; }
+  // Consumes a token; the end marker is never consumed, so a parser that keeps going after an
+  // error cannot read past the tokens.
+  Token Take() {
+    const Token t = t_[p_];
+    if (t.kind != Token::Kind::kEnd) ++p_;
+    return t;
+  }
   bool Accept(const std::string& text) {
     if (t_[p_].kind != Token::Kind::kString && t_[p_].text == text) {
       ++p_;
@@ -181,7 +196,18 @@ class ExprParser {
     return e;
   }
 
+  // Nesting deeper than any real template is refused, so hostile input cannot overflow the stack.
+  static constexpr int kMaxDepth = 128;
+  struct DepthGuard {
+    explicit DepthGuard(int& d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+    int& depth;
+  };
+
   ExprPtr ParseCond() {
+    DepthGuard guard(depth_);
+    if (!error_.ok()) return Fail("");  // after the first error, unwind without more work
+    if (depth_ > kMaxDepth) return Fail("expression nested too deeply");
     ExprPtr value = ParseOr();
     if (Accept("if")) {
       ExprPtr cond = ParseOr();
@@ -201,6 +227,8 @@ class ExprParser {
     return l;
   }
   ExprPtr ParseNot() {
+    DepthGuard guard(depth_);
+    if (depth_ > kMaxDepth) return Fail("expression nested too deeply");
     if (Accept("not")) return Make(Expr::Kind::kUnary, "not", {ParseNot()});
     return ParseCompare();
   }
@@ -211,8 +239,9 @@ class ExprParser {
       if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" || op == "in") {
         Take();
         l = Make(Expr::Kind::kBinary, op, {l, ParseConcat()});
-      } else if (op == "not" && t_[p_ + 1].text == "in") {
-        p_ += 2;
+      } else if (op == "not" && PeekAt(1).text == "in") {
+        Take();
+        Take();
         l = Make(Expr::Kind::kUnary, "not", {Make(Expr::Kind::kBinary, "in", {l, ParseConcat()})});
       } else if (op == "is") {
         Take();
@@ -252,6 +281,8 @@ class ExprParser {
     return l;
   }
   ExprPtr ParseUnary() {
+    DepthGuard guard(depth_);
+    if (depth_ > kMaxDepth) return Fail("expression nested too deeply");
     if (Peek().kind == Token::Kind::kOp && Peek().text == "-") {
       Take();
       return Make(Expr::Kind::kUnary, "-", {ParseUnary()});
@@ -261,14 +292,14 @@ class ExprParser {
   void ParseArgs(Expr& call) {
     if (Accept(")")) return;
     do {
-      if (Peek().kind == Token::Kind::kName && t_[p_ + 1].text == "=" && t_[p_ + 1].kind == Token::Kind::kOp) {
+      if (Peek().kind == Token::Kind::kName && PeekAt(1).text == "=" && PeekAt(1).kind == Token::Kind::kOp) {
         const std::string key = Take().text;
         Take();
         call.kwargs.emplace_back(key, ParseCond());
       } else {
         call.args.push_back(ParseCond());
       }
-    } while (Accept(","));
+    } while (error_.ok() && Accept(","));
     if (!Accept(")")) Fail("expected ')'");
   }
   ExprPtr ParsePostfix(ExprPtr e) {
@@ -280,7 +311,7 @@ class ExprParser {
         ExprPtr parts[3] = {nullptr, nullptr, nullptr};
         int part = 0;
         bool slice = false;
-        while (!Accept("]")) {
+        while (error_.ok() && !Accept("]")) {
           if (Accept(":")) {
             slice = true;
             if (++part > 2) return Fail("too many ':' in a slice");
@@ -290,6 +321,7 @@ class ExprParser {
             parts[part] = ParseCond();
           }
         }
+        if (!slice && !parts[0]) return Fail("empty subscript '[]'");
         e = slice ? Make(Expr::Kind::kSlice, "", {e, parts[0], parts[1], parts[2]})
                   : Make(Expr::Kind::kIndex, "", {e, parts[0]});
       } else if (Accept("(")) {
@@ -337,7 +369,7 @@ class ExprParser {
           list->kind = Expr::Kind::kList;
           if (!Accept("]")) {
             do list->args.push_back(ParseCond());
-            while (Accept(","));
+            while (error_.ok() && Accept(","));
             if (!Accept("]")) return Fail("expected ']'");
           }
           return list;
@@ -351,7 +383,7 @@ class ExprParser {
               const std::string key = Take().text;
               if (!Accept(":")) return Fail("expected ':' in a dict literal");
               dict->kwargs.emplace_back(key, ParseCond());
-            } while (Accept(","));
+            } while (error_.ok() && Accept(","));
             if (!Accept("}")) return Fail("expected '}'");
           }
           return dict;
@@ -366,6 +398,7 @@ class ExprParser {
   std::vector<Token> t_;
   size_t p_ = 0;
   int line_;
+  int depth_ = 0;
   Status error_;
 };
 
@@ -439,6 +472,14 @@ class StatementParser {
 
   Result<NodePtr> ParseStatement(const std::string& keyword) {
     const Segment s = segs_[i_];
+    if (depth_ >= kMaxBlockDepth) return Error(s.line, "blocks nested too deeply");
+    ++depth_;
+    Result<NodePtr> n = ParseStatementAt(keyword, s);
+    --depth_;
+    return n;
+  }
+
+  Result<NodePtr> ParseStatementAt(const std::string& keyword, const Segment& s) {
     if (keyword == "if") return ParseIf();
     if (keyword == "for") return ParseFor();
     if (keyword == "set") {
@@ -528,8 +569,10 @@ class StatementParser {
     return NodePtr(n);
   }
 
+  static constexpr int kMaxBlockDepth = 64;
   std::vector<Segment> segs_;
   size_t i_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (AddressSanitizer + UndefinedBehaviorSanitizer) and
+# runs one for a bounded time on a copy of its seed corpus. Exit 0 when it ran its time without
+# a finding; the crashing input is kept in WORK_DIR otherwise.
+# Usage: run_fuzzers.sh SOURCE_DIR WORK_DIR TARGET SECONDS
+set -euo pipefail
+src=$1
+work=$2
+target=$3
+seconds=$4
+mkdir -p "$work"
+cxx=$(command -v clang++-14 || command -v clang++ || true)
+if [ -z "$cxx" ]; then echo "SKIP: clang++ not found (ci/install-deps.sh installs clang)"; exit 77; fi
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$src"
+       -DVT_SOURCE_DIR="\"$src\"")
+case $target in
+  chat_template)
+    sources=("$src/tests/fuzz/chat_template_fuzzer.cpp" "$src"/engine/chat/*.cpp)
+    libs=() ;;
+  request_parser)
+    sources=("$src/tests/fuzz/request_parser_fuzzer.cpp" "$src/engine/server/completion_request.cpp"
+             "$src"/engine/chat/*.cpp "$src"/engine/tokenizer/*.cpp)
+    libs=(-lpcre2-8) ;;
+  *) echo "unknown fuzz target $target"; exit 2 ;;
+esac
+binary=$work/$target
+newest_source=$(ls -t "${sources[@]}" | head -n1)
+if [ ! -x "$binary" ] || [ "$newest_source" -nt "$binary" ]; then
+  "$cxx" "${flags[@]}" "${sources[@]}" "${libs[@]}" -o "$binary"
+fi
+corpus=$work/corpus-$target
+mkdir -p "$corpus"
+cp -n "$src/tests/fuzz/corpus/$target"/* "$corpus/" 2>/dev/null || true
+cd "$work"
+"$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
