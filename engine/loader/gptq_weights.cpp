@@ -31,10 +31,12 @@ std::span<const T> View(const TensorInfo& t) {
 }
 
 // Projection p as a float32 [rows, cols] matrix in HF Linear layout, the
-// transpose of GPTQ's [K, N].
+// transpose of GPTQ's [K, N]; null when the checkpoint left p unquantised (a
+// plain <name>.weight, as quantisers do for modules they skip).
 Result<std::shared_ptr<std::vector<float>>> Dequantize(const TensorStore& store, const Projection& p,
                                                       const GptqConfig& gptq) {
   if (store.Find(p.name + ".weight") != nullptr) {
+    if (store.Find(p.name + ".qweight") == nullptr) return std::shared_ptr<std::vector<float>>();
     return DataLoss("checkpoint has both '" + p.name + ".weight' and the GPTQ '" + p.name + ".qweight'");
   }
   Result<kernels::GptqTensors> t = FindGptqProjection(store, p, gptq);
@@ -122,6 +124,7 @@ Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store, 
   for (const Status& s : errors) VT_RETURN_IF_ERROR(s);
   for (size_t i = 0; i < projections.size(); ++i) {
     const Projection& p = projections[i];
+    if (weights[i] == nullptr) continue;
     TensorInfo info;
     info.dtype = TensorDType::kF32;
     info.shape = {p.rows, p.cols};

@@ -38,10 +38,12 @@ std::vector<Projection> DecoderProjections(const ModelConfig& config);
 Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const Projection& p,
                                                 const GptqConfig& gptq);
 
-// For every decoder projection: validates its GPTQ tensors with
+// For every decoder projection stored as GPTQ: validates its tensors with
 // kernels::RepackGptq (so the CPU accepts exactly what the W4A16 kernel does)
 // and adds the dequantised float32 [rows, cols] weight to `store` as
-// <name>.weight. Projections are processed in parallel on `pool`.
+// <name>.weight. A projection the quantiser skipped (a plain <name>.weight)
+// is left as it is; one with both forms is an error. Projections are processed
+// in parallel on `pool`.
 Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store, kernels::cpu::ThreadPool& pool);
 
 }  // namespace vt

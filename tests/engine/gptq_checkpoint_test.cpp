@@ -202,6 +202,32 @@ class BrokenGptq : public ::testing::Test {
 
 TEST_F(BrokenGptq, TheUneditedCopyLoads) { EXPECT_EQ(LoadError(), "loaded"); }
 
+// Quantisers may leave some modules unquantised: a plain float weight binds as it is.
+TEST_F(BrokenGptq, AnUnquantisedProjectionLoadsAsStored) {
+  const std::string twin = ReadAllBytes(Fixture("g128-fp32") / "model.safetensors");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(twin[i]);
+  const json twin_header = json::parse(twin.substr(8, n));
+  const json& t = twin_header.at(std::string(kQ) + ".weight");
+  const uint64_t begin = t["data_offsets"][0].get<uint64_t>(), end = t["data_offsets"][1].get<uint64_t>();
+  for (const char* part : {".qweight", ".qzeros", ".scales", ".g_idx"}) header_.erase(std::string(kQ) + part);
+  header_[std::string(kQ) + ".weight"] = {{"dtype", "F32"}, {"shape", t["shape"]},
+                                          {"data_offsets", {data_.size(), data_.size() + (end - begin)}}};
+  data_ += twin.substr(8 + n + begin, end - begin);
+  EXPECT_EQ(LoadError(), "loaded");
+  Result<LoadedModel> m = Load(dir_);
+  ASSERT_TRUE(m.ok());
+  const WeightMatrix& q = m->weights.layers[0].q_proj;
+  ASSERT_EQ(q.dtype, kernels::cpu::DType::kF32);
+  EXPECT_EQ(std::memcmp(q.data, twin.data() + 8 + n + begin, end - begin), 0);
+
+  header_[std::string(kQ) + ".qweight"] = {{"dtype", "I32"}, {"shape", {32, 512}},
+                                           {"data_offsets", {data_.size(), data_.size() + 32 * 512 * 4}}};
+  data_.append(32 * 512 * 4, '\x88');
+  const std::string e = LoadError();
+  EXPECT_NE(e.find("checkpoint has both '" + std::string(kQ) + ".weight' and the GPTQ"), std::string::npos) << e;
+}
+
 TEST_F(BrokenGptq, DescActIsRejected) {
   config_["quantization_config"]["desc_act"] = true;
   EXPECT_NE(LoadError().find("GPTQ desc_act = true (act-order) unsupported"), std::string::npos) << LoadError();
