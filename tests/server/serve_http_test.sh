@@ -113,6 +113,19 @@ start keyed --api-key s3cret
 check "missing key -> 401" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_keyed/v1/models")" = 401
 check "right key -> 200" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/models")" = 200
 
+# Overload: with one running slot the queue holds 4; a burst of 12 long requests gets 503s, and
+# the server still answers afterwards.
+start small --max-num-seqs 1
+for i in $(seq 1 12); do
+  curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port_small/v1/completions" \
+    -d '{"prompt":"Once","max_tokens":200,"ignore_eos":true}' >>"$work/burst.txt" &
+done
+wait_for_burst() { for _ in $(seq 1 600); do [ "$(wc -l <"$work/burst.txt")" -ge 12 ] && return 0; sleep 0.1; done; }
+wait_for_burst
+check "overload -> some 503" grep -q '^503$' "$work/burst.txt"
+check "overload -> the admitted ones finish" grep -q '^200$' "$work/burst.txt"
+check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_small/health")" = 200
+
 # SIGTERM: stop accepting, finish, exit 0.
 kill -TERM "$pid_keyed"
 wait "$pid_keyed"
