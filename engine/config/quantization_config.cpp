@@ -43,7 +43,9 @@ Status CheckSupported(const GptqConfig& g) {
   const std::vector<uint16_t> scales(kN, 0);
   kernels::GptqTensors probe{kK, kN, g.bits, g.group_size, g.sym, g.desc_act, qweight, qzeros, scales, {}};
   Result<kernels::W4A16Weights> repacked = kernels::RepackGptq(probe);
-  if (!repacked.ok()) return Status(repacked.status().code(), std::string(kWhere) + ": " + repacked.status().message());
+  if (!repacked.ok()) {
+    return Status(repacked.status().code(), std::string(kWhere) + ": " + repacked.status().message());
+  }
   return Status::Ok();
 }
 

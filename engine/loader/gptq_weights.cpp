@@ -34,7 +34,7 @@ std::span<const T> View(const TensorInfo& t) {
 // transpose of GPTQ's [K, N]; null when the checkpoint left p unquantised (a
 // plain <name>.weight, as quantisers do for modules they skip).
 Result<std::shared_ptr<std::vector<float>>> Dequantize(const TensorStore& store, const Projection& p,
-                                                      const GptqConfig& gptq) {
+                                                       const GptqConfig& gptq) {
   if (store.Find(p.name + ".weight") != nullptr) {
     if (store.Find(p.name + ".qweight") == nullptr) return std::shared_ptr<std::vector<float>>();
     return DataLoss("checkpoint has both '" + p.name + ".weight' and the GPTQ '" + p.name + ".qweight'");
@@ -81,7 +81,8 @@ Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const 
   const int64_t groups = gptq.group_size == -1 ? 1 : k / gptq.group_size;
   Result<const TensorInfo*> qweight = FindTensor(store, p.name + ".qweight", TensorDType::kI32, {k / 8, n});
   if (!qweight.ok()) return qweight.status();
-  Result<const TensorInfo*> qzeros = FindTensor(store, p.name + ".qzeros", TensorDType::kI32, {groups, n / 8});
+  Result<const TensorInfo*> qzeros =
+      FindTensor(store, p.name + ".qzeros", TensorDType::kI32, {groups, n / 8});
   if (!qzeros.ok()) return qzeros.status();
   Result<const TensorInfo*> scales = FindTensor(store, p.name + ".scales", TensorDType::kF16, {groups, n});
   if (!scales.ok()) return scales.status();
@@ -105,8 +106,11 @@ Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const 
   return t;
 }
 
-Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store, kernels::cpu::ThreadPool& pool) {
-  if (!config.gptq) return InvalidArgument("DequantizeGptqProjections: the config is not a GPTQ checkpoint's");
+Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store,
+                                 kernels::cpu::ThreadPool& pool) {
+  if (!config.gptq) {
+    return InvalidArgument("DequantizeGptqProjections: the config is not a GPTQ checkpoint's");
+  }
   const std::vector<Projection> projections = DecoderProjections(config);
   std::vector<Status> errors(projections.size());
   std::vector<std::shared_ptr<std::vector<float>>> weights(projections.size());

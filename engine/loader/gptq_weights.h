@@ -44,6 +44,7 @@ Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const 
 // <name>.weight. A projection the quantiser skipped (a plain <name>.weight)
 // is left as it is; one with both forms is an error. Projections are processed
 // in parallel on `pool`.
-Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store, kernels::cpu::ThreadPool& pool);
+Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store,
+                                 kernels::cpu::ThreadPool& pool);
 
 }  // namespace vt

@@ -23,9 +23,9 @@ using nlohmann::json;
 
 fs::path Fixture(const std::string& name) { return GetGptqFixture().root / name; }
 
-#define VT_REQUIRE_GPTQ_FIXTURE()                                                      \
-  do {                                                                                 \
-    if (GetGptqFixture().root.empty()) GTEST_SKIP() << GetGptqFixture().error;         \
+#define VT_REQUIRE_GPTQ_FIXTURE()                                              \
+  do {                                                                         \
+    if (GetGptqFixture().root.empty()) GTEST_SKIP() << GetGptqFixture().error; \
   } while (0)
 
 Result<LoadedModel> Load(const fs::path& dir) {
@@ -37,13 +37,17 @@ std::vector<const WeightMatrix*> Projections(const LayerWeights& l) {
 }
 
 const std::vector<std::vector<int32_t>> kPrompts = {
-    {1, 2, 3}, {100, 200, 300, 400, 500}, {42}, {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}};
+    {1, 2, 3},
+    {100, 200, 300, 400, 500},
+    {42},
+    {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}};
 
 std::vector<float> LastLogits(DecoderModel& model, const std::vector<int32_t>& prompt) {
   KvCacheStorage cache(model.config(), 8, 16);
   std::vector<int32_t> table = {0, 1, 2, 3, 4, 5, 6, 7};
   std::vector<float> logits;
-  const std::vector<ForwardSeq> batch = {{prompt.data(), static_cast<int64_t>(prompt.size()), 0, table.data(), 8, true}};
+  const std::vector<ForwardSeq> batch = {
+      {prompt.data(), static_cast<int64_t>(prompt.size()), 0, table.data(), 8, true}};
   EXPECT_TRUE(model.Forward(batch, &cache, &logits).ok());
   return logits;
 }
@@ -133,8 +137,9 @@ TEST_P(GptqCheckpoint, GeneratesWhatTheDequantisedFloat32CheckpointGenerates) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Groups, GptqCheckpoint, ::testing::Values("g128", "g-1"),
-                         [](const auto& info) { return std::string(info.param) == "g128" ? "Group128" : "PerChannel"; });
+INSTANTIATE_TEST_SUITE_P(Groups, GptqCheckpoint, ::testing::Values("g128", "g-1"), [](const auto& info) {
+  return std::string(info.param) == "g128" ? "Group128" : "PerChannel";
+});
 
 // `vt generate --model <gptq dir>` and the float32 twin give the same tokens.
 TEST(GptqCli, VtGenerateRunsAGptqCheckpoint) {
@@ -211,7 +216,8 @@ TEST_F(BrokenGptq, AnUnquantisedProjectionLoadsAsStored) {
   const json& t = twin_header.at(std::string(kQ) + ".weight");
   const uint64_t begin = t["data_offsets"][0].get<uint64_t>(), end = t["data_offsets"][1].get<uint64_t>();
   for (const char* part : {".qweight", ".qzeros", ".scales", ".g_idx"}) header_.erase(std::string(kQ) + part);
-  header_[std::string(kQ) + ".weight"] = {{"dtype", "F32"}, {"shape", t["shape"]},
+  header_[std::string(kQ) + ".weight"] = {{"dtype", "F32"},
+                                          {"shape", t["shape"]},
                                           {"data_offsets", {data_.size(), data_.size() + (end - begin)}}};
   data_ += twin.substr(8 + n + begin, end - begin);
   EXPECT_EQ(LoadError(), "loaded");
@@ -221,26 +227,30 @@ TEST_F(BrokenGptq, AnUnquantisedProjectionLoadsAsStored) {
   ASSERT_EQ(q.dtype, kernels::cpu::DType::kF32);
   EXPECT_EQ(std::memcmp(q.data, twin.data() + 8 + n + begin, end - begin), 0);
 
-  header_[std::string(kQ) + ".qweight"] = {{"dtype", "I32"}, {"shape", {32, 512}},
-                                           {"data_offsets", {data_.size(), data_.size() + 32 * 512 * 4}}};
+  header_[std::string(kQ) + ".qweight"] = {
+      {"dtype", "I32"}, {"shape", {32, 512}}, {"data_offsets", {data_.size(), data_.size() + 32 * 512 * 4}}};
   data_.append(32 * 512 * 4, '\x88');
   const std::string e = LoadError();
-  EXPECT_NE(e.find("checkpoint has both '" + std::string(kQ) + ".weight' and the GPTQ"), std::string::npos) << e;
+  EXPECT_NE(e.find("checkpoint has both '" + std::string(kQ) + ".weight' and the GPTQ"), std::string::npos)
+      << e;
 }
 
 TEST_F(BrokenGptq, DescActIsRejected) {
   config_["quantization_config"]["desc_act"] = true;
-  EXPECT_NE(LoadError().find("GPTQ desc_act = true (act-order) unsupported"), std::string::npos) << LoadError();
+  const std::string e = LoadError();
+  EXPECT_NE(e.find("GPTQ desc_act = true (act-order) unsupported"), std::string::npos) << e;
 }
 
 TEST_F(BrokenGptq, EightBitsAreRejected) {
   config_["quantization_config"]["bits"] = 8;
-  EXPECT_NE(LoadError().find("GPTQ bits = 8 unsupported"), std::string::npos) << LoadError();
+  const std::string e = LoadError();
+  EXPECT_NE(e.find("GPTQ bits = 8 unsupported"), std::string::npos) << e;
 }
 
 TEST_F(BrokenGptq, OtherMethodsAreRejected) {
   config_["quantization_config"]["quant_method"] = "awq";
-  EXPECT_NE(LoadError().find("quant_method 'awq' is not supported"), std::string::npos) << LoadError();
+  const std::string e = LoadError();
+  EXPECT_NE(e.find("quant_method 'awq' is not supported"), std::string::npos) << e;
 }
 
 TEST_F(BrokenGptq, AsymmetricZeroPointsAreRejected) {
@@ -275,8 +285,9 @@ TEST_F(BrokenGptq, MissingScalesAreRejected) {
 TEST_F(BrokenGptq, ScalesMustBeFp16) {
   header_[std::string(kQ) + ".scales"]["dtype"] = "BF16";
   const std::string e = LoadError();
-  EXPECT_NE(e.find(".scales' in " + (dir_ / "model.safetensors").string() + " is BF16, GPTQ stores it as F16"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find(".scales' in " + (dir_ / "model.safetensors").string() + " is BF16, GPTQ stores it as F16"),
+      std::string::npos)
       << e;
 }
 

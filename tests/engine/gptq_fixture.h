@@ -53,8 +53,9 @@ inline GptqFixture MakeGptqFixture() {
   fs::create_directories(tmp);
   for (const char* group : {"128", "-1"}) {
     const std::string out = (tmp / (std::string("g") + group)).string();
-    const std::string cmd = "'" + python + "' '" + script.string() + "' '" + model.string() + "' --group-size " +
-                            group + " --out '" + out + "' --dequantized-out '" + out + "-fp32'";
+    const std::string cmd = "'" + python + "' '" + script.string() + "' '" + model.string() +
+                            "' --group-size " + group + " --out '" + out + "' --dequantized-out '" + out +
+                            "-fp32'";
     if (std::system(cmd.c_str()) != 0) return {{}, "failed: " + cmd};
   }
   std::ofstream(tmp / "complete").put('\n');
