@@ -4,11 +4,14 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -93,32 +96,58 @@ int Run(ServeOptions o) {
 
   server::OpenAiServer http(o.http);
   if (Status s = http.Bind(); !s.ok()) return Fail(s.message());
-  std::thread listener([&http] { http.Serve(); });
+  std::atomic<bool> listener_done{false};
+  std::thread listener([&] {
+    http.Serve();
+    listener_done = true;
+  });
+  // Stop() before the listener has started listening would be lost, so it is repeated until the
+  // listener has returned.
+  auto stop_until_closed = [&] {
+    while (!listener_done) {
+      http.Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
   std::fprintf(stderr, "vt serve: listening on http://%s:%d, loading %s\n", o.http.host.c_str(), http.port(),
                o.model.c_str());
 
+  // On SIGTERM / SIGINT: stop accepting, give in-flight requests the grace period (or less, once
+  // the listener has drained), then cancel what is left.
+  std::mutex mu;
+  std::condition_variable drained_cv;
+  bool drained = false;
   std::thread signal_thread([&] {
     int sig = 0;
     sigwait(&signals, &sig);
-    std::fprintf(stderr, "vt serve: %s, finishing in-flight requests (up to %d s)\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                 o.grace_seconds);
-    std::thread grace([&http, seconds = o.grace_seconds] {
-      std::this_thread::sleep_for(std::chrono::seconds(seconds));
-      http.Stop();
-    });
-    grace.detach();
-    http.Stop();
+    std::unique_lock<std::mutex> lock(mu);
+    if (!drained) {  // a real signal, not the wake-up of a start-up that failed
+      std::fprintf(stderr, "vt serve: %s, finishing in-flight requests (up to %d s)\n",
+                   sig == SIGTERM ? "SIGTERM" : "SIGINT", o.grace_seconds);
+    }
+    http.StopAccepting();
+    drained_cv.wait_for(lock, std::chrono::seconds(o.grace_seconds), [&] { return drained; });
+    lock.unlock();
+    stop_until_closed();
   });
+  auto mark_drained = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    drained = true;
+    drained_cv.notify_all();
+  };
 
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
-  if (!loaded.ok()) {
-    http.Stop();
+  // A model that cannot be loaded ends the process: the listener and the signal thread go first.
+  auto abandon = [&](const Status& why) {
+    stop_until_closed();
+    listener.join();
+    mark_drained();
     pthread_kill(signal_thread.native_handle(), SIGTERM);
     signal_thread.join();
-    listener.join();
-    return Fail(loaded.status().message());
-  }
+    return Fail(why.message());
+  };
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
+  if (!loaded.ok()) return abandon(loaded.status());
   EngineConfig ec;
   ec.scheduler.max_num_seqs = o.max_num_seqs;
   if (o.max_model_len > 0) ec.scheduler.max_model_len = o.max_model_len;
@@ -127,20 +156,14 @@ int Run(ServeOptions o) {
       std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
   const int64_t max_model_len = engine->config().scheduler.max_model_len;
   Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
-  if (!context.ok()) {
-    http.Stop();
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
-    signal_thread.join();
-    listener.join();
-    return Fail(context.status().message());
-  }
+  if (!context.ok()) return abandon(context.status());
   http.SetModel(std::make_unique<server::EngineService>(std::move(engine), 4 * o.max_num_seqs), std::move(*context));
   std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
                static_cast<long long>(max_model_len));
 
-  listener.join();
+  listener.join();  // returns after a signal, once in-flight requests are done or cancelled
+  mark_drained();
   signal_thread.join();
-  http.Stop();
   std::fprintf(stderr, "vt serve: stopped\n");
   return 0;
 }

@@ -345,8 +345,12 @@ void OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelContext
   impl_->model = std::make_shared<const ModelContext>(std::move(model));
 }
 
-void OpenAiServer::Stop() {
+void OpenAiServer::StopAccepting() {
   if (impl_->http.is_running()) impl_->http.stop();
+}
+
+void OpenAiServer::Stop() {
+  StopAccepting();
   auto [svc, m] = impl_->Current();
   if (svc) svc->Stop();
 }

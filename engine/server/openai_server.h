@@ -39,7 +39,9 @@ class OpenAiServer {
   void Serve();
   // Makes the model available; requests before this answer 503.
   void SetModel(std::unique_ptr<EngineService> service, ModelContext model);
-  // Stops accepting, lets in-flight requests finish or be cancelled, stops the engine.
+  // Closes the listener; requests in flight go on. Serve() returns once they have finished.
+  void StopAccepting();
+  // StopAccepting, then cancels whatever is still in flight and stops the engine.
   void Stop();
 
  private:

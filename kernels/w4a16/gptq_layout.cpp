@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/bf16.h"
+#include "kernels/cpu/dtype.h"
 
 namespace vt::kernels {
 namespace {
@@ -28,18 +29,7 @@ NibbleAt Locate(int k_dim, int k, int n) {
 
 }  // namespace
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  float v;
-  if (exp == 0) {
-    v = std::ldexp(static_cast<float>(mant), -24);
-  } else if (exp == 31) {
-    v = mant ? std::nanf("") : INFINITY;
-  } else {
-    v = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
-  }
-  return sign ? -v : v;
-}
+float HalfToFloat(uint16_t h) { return cpu::Fp16ToFloat(h); }
 
 Status CheckW4A16Shape(int k, int n) {
   if (k <= 0 || k % 128 != 0) {

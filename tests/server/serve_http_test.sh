@@ -23,7 +23,7 @@ start() {  # start NAME ARGS... -> sets port_NAME
   pids+=($!)
   eval "pid_$1=$!"
   for _ in $(seq 1 100); do
-    if grep -q "ready" "$log"; then break; fi
+    if grep -q "ready" "$log" 2>/dev/null; then break; fi
     sleep 0.1
   done
   eval "port_$1=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n1)"
@@ -126,10 +126,19 @@ check "overload -> some 503" grep -q '^503$' "$work/burst.txt"
 check "overload -> the admitted ones finish" grep -q '^200$' "$work/burst.txt"
 check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_small/health")" = 200
 
-# SIGTERM: stop accepting, finish, exit 0.
+# SIGTERM: stop accepting, let the request in flight finish (grace period), exit 0.
+curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \
+  -d '{"prompt":"Once","max_tokens":300,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}' >"$work/inflight.txt" &
+curl_pid=$!
+sleep 0.3
 kill -TERM "$pid_keyed"
 wait "$pid_keyed"
 check "SIGTERM exits 0" test $? = 0
+wait "$curl_pid"
+check "the request in flight at SIGTERM finished" python3 -c "
+import json; events=open('$work/inflight.txt').read().strip().split('\n\n')
+assert events[-1] == 'data: [DONE]', events[-1]
+assert json.loads(events[-2][6:])['usage']['completion_tokens'] == 300"
 
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"
