@@ -1,8 +1,7 @@
-// The NFC normalizer of Qwen's tokenizer.json, as far as real text needs it:
-// canonical composition of Latin, Greek and Cyrillic letters with combining
-// diacritics (e + U+0301 → é). Text already in NFC — nearly all text — is
-// returned unchanged. Not covered: Hangul jamo composition, canonical
-// reordering of mark sequences, and other scripts' compositions.
+// Unicode NFC, the normalizer of Qwen's and other byte-level tokenizer.json files: canonical
+// decomposition, canonical ordering of combining marks, then canonical composition (with
+// Hangul syllables by the standard's algorithm). Tables come from tools/gen_nfc_table.py.
+// Text whose code points are all below U+0300 - most text - is returned unchanged at once.
 #pragma once
 
 #include <string>
