@@ -1,0 +1,37 @@
+// The element-wise and row-wise ops of a decoder forward on the GPU (the first pieces of the
+// CUDA backend, issue #10): bf16 activations in memory, float32 arithmetic, matching the
+// float32 CPU ops in kernels/cpu/ up to the bf16 rounding of their outputs. Launch-only (no
+// allocation, no synchronisation), so they can be captured in CUDA graphs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "engine/core/status.h"
+
+namespace vt::kernels::cuda {
+
+// out[i, :] = table[ids[i], :]; ids outside [0, vocab) give zero rows.
+Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
+                       cudaStream_t stream);
+
+// Fused residual add and RMSNorm, as HF Llama/Qwen layers chain them: when `x` is given,
+// residual += x first (in place, rounded to bf16 like HF's bf16 residual stream); then
+// out = residual * rsqrt(mean(residual^2) + eps) * weight.
+Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight, int rows, int dim, float eps,
+                  uint16_t* out, cudaStream_t stream);
+
+// Rotary embedding in HF's rotate-half layout, in place on x [n, heads, head_dim], row i at
+// positions[i], with inv_freq [head_dim / 2] (the default or llama3 schedule, precomputed).
+Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, int n, int heads, int head_dim,
+                 cudaStream_t stream);
+
+// out[r, :] = silu(gate_up[r, :inter]) * gate_up[r, inter:], the fused gate/up projection's layout.
+Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream);
+
+// out[r] = argmax over logits[r, :vocab] (float32), the lowest index on ties: greedy sampling on
+// the device, so only token ids cross to the host.
+Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream);
+
+}  // namespace vt::kernels::cuda

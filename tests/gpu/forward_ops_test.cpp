@@ -1,0 +1,189 @@
+// The CUDA forward ops against the float32 CPU ops of kernels/cpu/ on bf16-rounded inputs:
+// every output element within bf16 rounding (2^-8 relative plus a small absolute floor), argmax
+// exact (lowest index on ties), outputs poisoned first.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/bf16.h"
+#include "kernels/cpu/rms_norm.h"
+#include "kernels/cpu/rope.h"
+#include "kernels/cpu/silu_mul.h"
+#include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/ops/forward_ops.h"
+#include "tests/gpu/paged_kv_fixture.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+using vt::testing::CheckCuda;
+
+void SkipWithoutGpu() {
+  static const DeviceProbe probe = ProbeDevice();
+  if (!probe.available) GTEST_SKIP() << probe.reason;
+}
+
+// Random bf16 values: the bits for the device and the same values as floats for the CPU.
+struct Bf16Data {
+  std::vector<uint16_t> bits;
+  std::vector<float> values;
+};
+
+Bf16Data Random(size_t n, float scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  Bf16Data d;
+  for (size_t i = 0; i < n; ++i) {
+    const bf16 v = FloatToBf16(dist(rng));
+    d.bits.push_back(v.bits);
+    d.values.push_back(Bf16ToFloat(v));
+  }
+  return d;
+}
+
+template <typename T>
+T* Upload(const std::vector<T>& host) {
+  T* dev = nullptr;
+  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T) + 16), "alloc");
+  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  return dev;
+}
+
+template <typename T>
+std::vector<T> Download(const T* dev, size_t n) {
+  std::vector<T> host(n);
+  CheckCuda(cudaDeviceSynchronize(), "sync");
+  CheckCuda(cudaMemcpy(host.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  return host;
+}
+
+uint16_t* Poisoned(size_t n) {
+  uint16_t* dev = nullptr;
+  CheckCuda(cudaMalloc(&dev, n * 2), "alloc");
+  CheckCuda(cudaMemset(dev, 0xff, n * 2), "poison");
+  return dev;
+}
+
+void ExpectCloseBf16(const std::vector<uint16_t>& got, const std::vector<float>& want, float abs_floor, const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float g = Bf16ToFloat(bf16{got[i]});
+    if (!std::isfinite(g) || std::fabs(g - want[i]) > std::ldexp(std::fabs(want[i]), -7) + abs_floor) {
+      if (++bad <= 5) ADD_FAILURE() << what << " [" << i << "]: got " << g << ", want " << want[i];
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+TEST(ForwardOps, AddRmsNormMatchesTheCpuOp) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int rows = 7, dim = 2048;
+  const Bf16Data x = Random(size_t(rows) * dim, 1.f, 1), residual = Random(size_t(rows) * dim, 1.f, 2),
+                 weight = Random(dim, 1.f, 3);
+  std::vector<float> sum(x.values.size());
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] = RoundToBf16(x.values[i] + residual.values[i]);
+  std::vector<float> want(sum.size());
+  cpu::RmsNorm(sum.data(), weight.values.data(), rows, dim, 1e-6f, want.data());
+  uint16_t *dx = Upload(x.bits), *dres = Upload(residual.bits), *dw = Upload(weight.bits), *dout = Poisoned(sum.size());
+  ASSERT_TRUE(AddRmsNorm(dx, dres, dw, rows, dim, 1e-6f, dout, nullptr).ok());
+  ExpectCloseBf16(Download(dout, sum.size()), want, 1e-3f, "rms_norm");
+  std::vector<uint16_t> sum_bits;
+  for (float v : sum) sum_bits.push_back(FloatToBf16(v).bits);
+  EXPECT_EQ(Download(dres, sum.size()), sum_bits) << "the residual stream holds x + residual in bf16";
+  for (void* p : {static_cast<void*>(dx), static_cast<void*>(dres), static_cast<void*>(dw), static_cast<void*>(dout)}) cudaFree(p);
+}
+
+TEST(ForwardOps, RopeMatchesTheCpuOpForBothSchedules) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int n = 5, heads = 4, head_dim = 128;
+  const std::vector<int32_t> positions = {0, 1, 17, 1000, 8191};
+  for (bool llama3 : {false, true}) {
+    cpu::RopeScaling scaling;
+    scaling.llama3 = llama3;
+    scaling.factor = 8.f;
+    const std::vector<float> inv_freq = cpu::RopeInvFreq(head_dim, llama3 ? 500000.0 : 10000.0, scaling);
+    const Bf16Data x = Random(size_t(n) * heads * head_dim, 2.f, 4);
+    std::vector<float> cos_tab(size_t(n) * head_dim / 2), sin_tab(cos_tab.size()), want = x.values;
+    cpu::RopeCosSin(inv_freq, positions.data(), n, cos_tab.data(), sin_tab.data());
+    cpu::ApplyRope(want.data(), n, heads, head_dim, cos_tab.data(), sin_tab.data());
+    uint16_t* dx = Upload(x.bits);
+    int32_t* dpos = Upload(positions);
+    float* dfreq = Upload(inv_freq);
+    ASSERT_TRUE(ApplyRope(dx, dpos, dfreq, n, heads, head_dim, nullptr).ok());
+    ExpectCloseBf16(Download(dx, want.size()), want, 2e-2f, llama3 ? "rope llama3" : "rope default");
+    cudaFree(dx);
+    cudaFree(dpos);
+    cudaFree(dfreq);
+  }
+}
+
+TEST(ForwardOps, SiluMulAndEmbeddingMatch) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int rows = 3, inter = 4864;
+  const Bf16Data gate_up = Random(size_t(rows) * 2 * inter, 4.f, 5);
+  std::vector<float> want(size_t(rows) * inter);
+  for (int r = 0; r < rows; ++r) {
+    cpu::SiluMul(gate_up.values.data() + size_t(r) * 2 * inter, gate_up.values.data() + size_t(r) * 2 * inter + inter,
+                 inter, want.data() + size_t(r) * inter);
+  }
+  uint16_t *dgu = Upload(gate_up.bits), *dout = Poisoned(want.size());
+  ASSERT_TRUE(SiluMul(dgu, rows, inter, dout, nullptr).ok());
+  ExpectCloseBf16(Download(dout, want.size()), want, 1e-3f, "silu_mul");
+
+  const int vocab = 50, hidden = 96;
+  const Bf16Data table = Random(size_t(vocab) * hidden, 1.f, 6);
+  const std::vector<int32_t> ids = {3, 0, 49, 3, -1, 50};
+  uint16_t *dtab = Upload(table.bits), *demb = Poisoned(ids.size() * hidden);
+  int32_t* dids = Upload(ids);
+  ASSERT_TRUE(EmbeddingLookup(dids, static_cast<int>(ids.size()), dtab, vocab, hidden, demb, nullptr).ok());
+  const std::vector<uint16_t> emb = Download(demb, ids.size() * hidden);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (int c = 0; c < hidden; ++c) {
+      const uint16_t want_bits = ids[i] >= 0 && ids[i] < vocab ? table.bits[size_t(ids[i]) * hidden + c] : 0;
+      ASSERT_EQ(emb[i * hidden + c], want_bits) << "row " << i;
+    }
+  }
+  for (void* p : {static_cast<void*>(dgu), static_cast<void*>(dout), static_cast<void*>(dtab), static_cast<void*>(demb),
+                  static_cast<void*>(dids)}) {
+    cudaFree(p);
+  }
+}
+
+TEST(ForwardOps, ArgmaxTakesTheLowestIndexOnTies) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int rows = 4, vocab = 151936;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-10.f, 10.f);
+  std::vector<float> logits(size_t(rows) * vocab);
+  for (float& v : logits) v = dist(rng);
+  logits[size_t(1) * vocab + 70000] = 50.f;  // a tie: the lower index wins
+  logits[size_t(1) * vocab + 90000] = 50.f;
+  logits[size_t(2) * vocab + vocab - 1] = 60.f;
+  for (int c = 0; c < vocab; ++c) logits[size_t(3) * vocab + c] = -INFINITY;  // nothing finite: token 0
+  std::vector<int32_t> want(rows);
+  for (int r = 0; r < rows; ++r) {
+    int best = 0;
+    for (int c = 1; c < vocab; ++c) {
+      if (logits[size_t(r) * vocab + c] > logits[size_t(r) * vocab + best]) best = c;
+    }
+    want[r] = best;
+  }
+  float* dlog = Upload(logits);
+  int32_t* dout = nullptr;
+  CheckCuda(cudaMalloc(&dout, rows * 4), "alloc");
+  ASSERT_TRUE(ArgmaxRows(dlog, rows, vocab, dout, nullptr).ok());
+  EXPECT_EQ(Download(dout, rows), want);
+  EXPECT_EQ(want[1], 70000);
+  cudaFree(dlog);
+  cudaFree(dout);
+}
+
+}  // namespace
+}  // namespace vt::kernels::cuda
