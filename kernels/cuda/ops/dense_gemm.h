@@ -1,0 +1,32 @@
+// bf16 linear layers through cuBLAS: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's
+// nn.Linear layout, fp32 accumulation. One handle per stream user; workspace set once, so the
+// call is safe inside CUDA graph capture.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "engine/core/status.h"
+
+namespace vt::kernels::cuda {
+
+class DenseGemm {
+ public:
+  // Creates the cuBLAS handle and its fixed workspace.
+  static Result<DenseGemm*> Create(size_t workspace_bytes = 32u << 20);
+  ~DenseGemm();
+  DenseGemm(const DenseGemm&) = delete;
+  DenseGemm& operator=(const DenseGemm&) = delete;
+
+  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
+
+ private:
+  DenseGemm() = default;
+  cublasHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+  size_t workspace_bytes_ = 0;
+};
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,161 @@
+// The first pieces of the CUDA forward beyond element-wise ops: cuBLAS linear layers in HF's
+// weight layout, and causal paged prefill attention (a chunk attending to its cached prefix and
+// to itself) against the CPU float32 reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "kernels/bf16.h"
+#include "kernels/cpu/decode_attention_reference.h"
+#include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/ops/prefill_attention.h"
+#include "tests/gpu/paged_kv_fixture.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+using vt::testing::CheckCuda;
+using vt::testing::PagedKvFixture;
+using vt::testing::PagedKvShape;
+
+void SkipWithoutGpu() {
+  static const DeviceProbe probe = ProbeDevice();
+  if (!probe.available) GTEST_SKIP() << probe.reason;
+}
+
+template <typename T>
+T* Upload(const std::vector<T>& host) {
+  T* dev = nullptr;
+  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T) + 16), "alloc");
+  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  return dev;
+}
+
+std::vector<uint16_t> RandomBits(size_t n, float scale, uint32_t seed, std::vector<float>* values) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<uint16_t> bits(n);
+  values->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bf16 v = FloatToBf16(dist(rng));
+    bits[i] = v.bits;
+    (*values)[i] = Bf16ToFloat(v);
+  }
+  return bits;
+}
+
+TEST(DenseGemm, LinearMatchesAFloat32Reference) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int m = 5, n = 384, k = 512;
+  std::vector<float> x, w;
+  const std::vector<uint16_t> xb = RandomBits(size_t(m) * k, 1.f, 1, &x), wb = RandomBits(size_t(n) * k, 0.1f, 2, &w);
+  Result<DenseGemm*> gemm = DenseGemm::Create();
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  std::unique_ptr<DenseGemm> owner(*gemm);
+  uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
+  CheckCuda(cudaMalloc(&dy, size_t(m) * n * 2), "alloc");
+  CheckCuda(cudaMemset(dy, 0xff, size_t(m) * n * 2), "poison");
+  ASSERT_TRUE(owner->Linear(dx, dw, m, n, k, dy, nullptr).ok());
+  std::vector<uint16_t> y(size_t(m) * n);
+  CheckCuda(cudaMemcpy(y.data(), dy, y.size() * 2, cudaMemcpyDeviceToHost), "download");
+  double err = 0, norm = 0;
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      double ref = 0;
+      for (int i = 0; i < k; ++i) ref += double(x[size_t(r) * k + i]) * w[size_t(c) * k + i];
+      const double got = Bf16ToFloat(bf16{y[size_t(r) * n + c]});
+      ASSERT_TRUE(std::isfinite(got)) << r << "," << c;
+      err += (got - ref) * (got - ref);
+      norm += ref * ref;
+    }
+  }
+  EXPECT_LT(std::sqrt(err / norm), 5e-3);
+  cudaFree(dx);
+  cudaFree(dw);
+  cudaFree(dy);
+}
+
+TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const PagedKvShape shape{8, 2, 128, 16};
+  const std::vector<int> contexts = {300, 45, 1};  // each sequence's chunk ends at its context
+  const PagedKvFixture f(shape, contexts, 3u);
+  const int chunk = 40;
+  std::vector<int32_t> seq_of_token, positions;
+  for (int s = 0; s < f.batch(); ++s) {
+    for (int p = std::max(0, contexts[s] - chunk); p < contexts[s]; ++p) {
+      seq_of_token.push_back(s);
+      positions.push_back(p);
+    }
+  }
+  const int tokens = static_cast<int>(positions.size());
+  const int row = shape.num_q_heads * shape.head_dim;
+  std::vector<float> q;
+  const std::vector<uint16_t> qb = RandomBits(size_t(tokens) * row, 1.f, 4, &q);
+  const float scale = 1.f / std::sqrt(128.f);
+  std::vector<float> ref(size_t(tokens) * row);
+  for (int t = 0; t < tokens; ++t) {
+    const int s = seq_of_token[t];
+    cpu::DecodeReferenceShape rs{shape.num_q_heads, shape.num_kv_heads, shape.head_dim, positions[t] + 1, scale};
+    cpu::DecodeAttentionReference(rs, std::span<const float>(q.data() + size_t(t) * row, row), f.k(s), f.v(s),
+                                  std::span<float>(ref.data() + size_t(t) * row, row));
+  }
+  uint16_t* dq = Upload(qb);
+  int32_t *dseq = Upload(seq_of_token), *dpos = Upload(positions);
+  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kGqa}) {
+    PrefillAttentionParams p;
+    p.q = dq;
+    p.k_cache = f.d_k_cache();
+    p.v_cache = f.d_v_cache();
+    p.seq_of_token = dseq;
+    p.positions = dpos;
+    p.block_tables = f.d_block_tables();
+    p.tokens = tokens;
+    p.num_q_heads = shape.num_q_heads;
+    p.num_kv_heads = shape.num_kv_heads;
+    p.head_dim = shape.head_dim;
+    p.block_size = shape.block_size;
+    p.max_blocks_per_seq = f.max_blocks_per_seq();
+    p.max_context = f.max_context();
+    p.scale = scale;
+    Result<DecodePlan> plan = PlanDecode({tokens, shape.num_q_heads, shape.num_kv_heads, shape.head_dim,
+                                          shape.block_size, f.max_context()},
+                                         DecodeOverrides{arm, kSplitAuto});
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    void* ws = nullptr;
+    CheckCuda(cudaMalloc(&ws, PrefillWorkspaceBytes(p, *plan)), "alloc workspace");
+    CheckCuda(cudaMalloc(&p.out, size_t(tokens) * row * 2), "alloc out");
+    CheckCuda(cudaMemset(p.out, 0xff, size_t(tokens) * row * 2), "poison");
+    ASSERT_TRUE(RunPrefillAttention(p, *plan, ws, nullptr).ok());
+    std::vector<uint16_t> out(size_t(tokens) * row);
+    CheckCuda(cudaDeviceSynchronize(), "prefill");
+    CheckCuda(cudaMemcpy(out.data(), p.out, out.size() * 2, cudaMemcpyDeviceToHost), "download");
+    int bad = 0;
+    for (int t = 0; t < tokens; ++t) {
+      for (int h = 0; h < shape.num_q_heads; ++h) {
+        const size_t base = size_t(t) * row + size_t(h) * shape.head_dim;
+        double head_max = 0;
+        for (int d = 0; d < shape.head_dim; ++d) head_max = std::max(head_max, std::fabs(double(ref[base + d])));
+        for (int d = 0; d < shape.head_dim; ++d) {
+          const float o = Bf16ToFloat(bf16{out[base + d]});
+          if (!std::isfinite(o) || std::fabs(o - ref[base + d]) > 1e-2 * std::fabs(ref[base + d]) + 1e-3 * head_max) ++bad;
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0) << DecodeArmName(arm);
+    cudaFree(ws);
+    cudaFree(p.out);
+  }
+  cudaFree(dq);
+  cudaFree(dseq);
+  cudaFree(dpos);
+}
+
+}  // namespace
+}  // namespace vt::kernels::cuda
