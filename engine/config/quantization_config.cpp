@@ -1,7 +1,6 @@
 #include "engine/config/quantization_config.h"
 
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "kernels/w4a16/gptq_layout.h"
 
@@ -31,21 +30,11 @@ Status ReadBool(const json& q, const char* key, bool* out) {
   return Status::Ok();
 }
 
-// The supported GPTQ variants are whatever kernels::RepackGptq accepts, so the
-// config is put through RepackGptq's own checks on a minimal 128 x 64 probe
-// (zero weights, symmetric zero points): config.json and the per-tensor load
-// then reject exactly the same variants, with the same messages, before any
-// tensor is read.
+// The supported GPTQ variants are exactly what the W4A16 kernel accepts; K is not known from
+// config.json, so only group 128 and -1 pass here (the per-tensor load checks group == K).
 Status CheckSupported(const GptqConfig& g) {
-  constexpr int kK = 128, kN = 64;
-  const std::vector<int32_t> qweight(kK / 8 * kN, static_cast<int32_t>(0x88888888u));
-  const std::vector<int32_t> qzeros(kN / 8, static_cast<int32_t>(0x88888888u));
-  const std::vector<uint16_t> scales(kN, 0);
-  kernels::GptqTensors probe{kK, kN, g.bits, g.group_size, g.sym, g.desc_act, qweight, qzeros, scales, {}};
-  Result<kernels::W4A16Weights> repacked = kernels::RepackGptq(probe);
-  if (!repacked.ok()) {
-    return Status(repacked.status().code(), std::string(kWhere) + ": " + repacked.status().message());
-  }
+  Status s = kernels::CheckGptqVariant(g.bits, g.group_size, g.sym, g.desc_act, /*k=*/128);
+  if (!s.ok()) return Status(s.code(), std::string(kWhere) + ": " + s.message());
   return Status::Ok();
 }
 

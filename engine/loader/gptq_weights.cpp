@@ -41,10 +41,11 @@ Result<std::shared_ptr<std::vector<float>>> Dequantize(const TensorStore& store,
   }
   Result<kernels::GptqTensors> t = FindGptqProjection(store, p, gptq);
   if (!t.ok()) return t.status();
-  // The repack is the W4A16 kernel's own validation (symmetric zero points,
-  // trivial g_idx, finite scales); the CPU keeps the dequantised weight instead.
-  Result<kernels::W4A16Weights> checked = kernels::RepackGptq(*t);
-  if (!checked.ok()) return Status(checked.status().code(), p.name + ": " + checked.status().message());
+  // The W4A16 kernel's own validation (symmetric zero points, trivial g_idx,
+  // finite scales); the CPU keeps the dequantised weight, so nothing is repacked.
+  if (Status checked = kernels::ValidateGptq(*t); !checked.ok()) {
+    return Status(checked.code(), p.name + ": " + checked.message());
+  }
   const std::vector<float> kn = kernels::cpu::DequantizeGptq(*t);
   auto nk = std::make_shared<std::vector<float>>(kn.size());
   for (int64_t k = 0; k < p.cols; ++k) {

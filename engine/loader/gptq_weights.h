@@ -39,7 +39,7 @@ Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const 
                                                 const GptqConfig& gptq);
 
 // For every decoder projection stored as GPTQ: validates its tensors with
-// kernels::RepackGptq (so the CPU accepts exactly what the W4A16 kernel does)
+// kernels::ValidateGptq (so the CPU accepts exactly what the W4A16 kernel does)
 // and adds the dequantised float32 [rows, cols] weight to `store` as
 // <name>.weight. A projection the quantiser skipped (a plain <name>.weight)
 // is left as it is; one with both forms is an error. Projections are processed

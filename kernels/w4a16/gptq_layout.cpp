@@ -41,15 +41,20 @@ Status CheckW4A16Shape(int k, int n) {
   return Status::Ok();
 }
 
-Result<W4A16Weights> RepackGptq(const GptqTensors& t) {
-  if (t.bits != 4) return Unimplemented("GPTQ bits = " + std::to_string(t.bits) + " unsupported (4 only)");
-  if (!t.sym) return Unimplemented("GPTQ sym = false (asymmetric zero points) unsupported");
-  if (t.desc_act) return Unimplemented("GPTQ desc_act = true (act-order) unsupported");
+Status CheckGptqVariant(int bits, int group_size, bool sym, bool desc_act, int k) {
+  if (bits != 4) return Unimplemented("GPTQ bits = " + std::to_string(bits) + " unsupported (4 only)");
+  if (!sym) return Unimplemented("GPTQ sym = false (asymmetric zero points) unsupported");
+  if (desc_act) return Unimplemented("GPTQ desc_act = true (act-order) unsupported");
+  if (group_size != 128 && group_size != -1 && group_size != k) {
+    return Unimplemented("GPTQ group_size = " + std::to_string(group_size) + " unsupported (128 or -1)");
+  }
+  return Status::Ok();
+}
+
+Status ValidateGptq(const GptqTensors& t) {
+  VT_RETURN_IF_ERROR(CheckGptqVariant(t.bits, t.group_size, t.sym, t.desc_act, t.k));
   VT_RETURN_IF_ERROR(CheckW4A16Shape(t.k, t.n));
   const int group = t.group_size == -1 ? t.k : t.group_size;
-  if (group != 128 && group != t.k) {
-    return Unimplemented("GPTQ group_size = " + std::to_string(t.group_size) + " unsupported (128 or -1)");
-  }
   const int groups = t.k / group;
   if (t.qweight.size() != static_cast<size_t>(t.k / 8) * t.n) {
     return InvalidArgument("GPTQ qweight has " + std::to_string(t.qweight.size()) + " words, expected " +
@@ -79,7 +84,15 @@ Result<W4A16Weights> RepackGptq(const GptqTensors& t) {
       }
     }
   }
+  for (size_t i = 0; i < t.scales.size(); ++i) {
+    if (!std::isfinite(HalfToFloat(t.scales[i]))) return DataLoss("GPTQ scales[" + std::to_string(i) + "] is not finite");
+  }
+  return Status::Ok();
+}
 
+Result<W4A16Weights> RepackGptq(const GptqTensors& t) {
+  VT_RETURN_IF_ERROR(ValidateGptq(t));
+  const int group = t.group_size == -1 ? t.k : t.group_size;
   W4A16Weights w;
   w.k = t.k;
   w.n = t.n;
@@ -94,11 +107,7 @@ Result<W4A16Weights> RepackGptq(const GptqTensors& t) {
     }
   }
   w.scales.resize(t.scales.size());
-  for (size_t i = 0; i < t.scales.size(); ++i) {
-    const float s = HalfToFloat(t.scales[i]);
-    if (!std::isfinite(s)) return DataLoss("GPTQ scales[" + std::to_string(i) + "] is not finite");
-    w.scales[i] = FloatToBf16(s).bits;
-  }
+  for (size_t i = 0; i < t.scales.size(); ++i) w.scales[i] = FloatToBf16(HalfToFloat(t.scales[i])).bits;
   return w;
 }
 

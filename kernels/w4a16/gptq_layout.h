@@ -52,6 +52,13 @@ struct W4A16Weights {
   std::vector<uint16_t> scales;     // [k / group_size, n] bf16 bits
 };
 
+// Whether vt runs a GPTQ variant: 4 bits, symmetric, no act-order, group 128, -1 or K.
+Status CheckGptqVariant(int bits, int group_size, bool sym, bool desc_act, int k);
+
+// Every check RepackGptq makes, without repacking: the variant, the shape, the tensors' sizes,
+// symmetric zero points, a trivial g_idx and finite scales. Errors name the offending property.
+Status ValidateGptq(const GptqTensors& t);
+
 // Validates a GPTQ checkpoint's quantisation (4 bits, symmetric, no act-order, trivial g_idx,
 // group 128 or -1) and repacks it. Errors name the offending property.
 Result<W4A16Weights> RepackGptq(const GptqTensors& t);

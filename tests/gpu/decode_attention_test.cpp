@@ -17,7 +17,6 @@
 #include "kernels/cpu/decode_attention_reference.h"
 #include "kernels/cuda/attention/kv_cache_write.h"
 #include "kernels/cuda/attention/paged_decode.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/bf16.h"
 #include "tests/gpu/paged_kv_fixture.h"
 
@@ -25,6 +24,7 @@ namespace vt::kernels::cuda {
 namespace {
 
 using vt::testing::CheckCuda;
+using vt::testing::SkipWithoutGpu;
 using vt::testing::PagedKvFixture;
 using vt::testing::PagedKvShape;
 
@@ -38,11 +38,6 @@ std::vector<int> TestContexts() {
     c.push_back(16384);
   }
   return c;
-}
-
-void SkipWithoutGpu() {
-  static const DeviceProbe probe = ProbeDevice();
-  if (!probe.available) GTEST_SKIP() << probe.reason;
 }
 
 // Runs one arm over the fixture; returns the bf16 output bits.

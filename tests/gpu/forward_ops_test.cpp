@@ -11,7 +11,6 @@
 #include "kernels/cpu/rms_norm.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cpu/silu_mul.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "tests/gpu/paged_kv_fixture.h"
 
@@ -19,11 +18,9 @@ namespace vt::kernels::cuda {
 namespace {
 
 using vt::testing::CheckCuda;
-
-void SkipWithoutGpu() {
-  static const DeviceProbe probe = ProbeDevice();
-  if (!probe.available) GTEST_SKIP() << probe.reason;
-}
+using vt::testing::Download;
+using vt::testing::Upload;
+using vt::testing::SkipWithoutGpu;
 
 // Random bf16 values: the bits for the device and the same values as floats for the CPU.
 struct Bf16Data {
@@ -41,22 +38,6 @@ Bf16Data Random(size_t n, float scale, uint32_t seed) {
     d.values.push_back(Bf16ToFloat(v));
   }
   return d;
-}
-
-template <typename T>
-T* Upload(const std::vector<T>& host) {
-  T* dev = nullptr;
-  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T) + 16), "alloc");
-  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  return dev;
-}
-
-template <typename T>
-std::vector<T> Download(const T* dev, size_t n) {
-  std::vector<T> host(n);
-  CheckCuda(cudaDeviceSynchronize(), "sync");
-  CheckCuda(cudaMemcpy(host.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
-  return host;
 }
 
 uint16_t* Poisoned(size_t n) {

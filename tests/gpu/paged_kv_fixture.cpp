@@ -20,13 +20,6 @@ namespace {
 
 constexpr uint16_t kNanBits = 0x7fc1;
 
-template <typename T>
-T* Upload(const std::vector<T>& host, const char* what) {
-  T* dev = nullptr;
-  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T)), what);
-  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
-  return dev;
-}
 
 }  // namespace
 

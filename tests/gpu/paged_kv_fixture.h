@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "tests/gpu/gpu_test_support.h"
+
 namespace vt::testing {
 
 struct PagedKvShape {
@@ -57,8 +59,5 @@ class PagedKvFixture {
   int32_t* d_tables_ = nullptr;
   int32_t* d_lens_ = nullptr;
 };
-
-// Aborts the test binary with the CUDA error when a runtime call fails.
-void CheckCuda(cudaError_t err, const char* what);
 
 }  // namespace vt::testing

@@ -10,7 +10,6 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/decode_attention_reference.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "tests/gpu/paged_kv_fixture.h"
@@ -19,21 +18,10 @@ namespace vt::kernels::cuda {
 namespace {
 
 using vt::testing::CheckCuda;
+using vt::testing::Upload;
+using vt::testing::SkipWithoutGpu;
 using vt::testing::PagedKvFixture;
 using vt::testing::PagedKvShape;
-
-void SkipWithoutGpu() {
-  static const DeviceProbe probe = ProbeDevice();
-  if (!probe.available) GTEST_SKIP() << probe.reason;
-}
-
-template <typename T>
-T* Upload(const std::vector<T>& host) {
-  T* dev = nullptr;
-  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T) + 16), "alloc");
-  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  return dev;
-}
 
 std::vector<uint16_t> RandomBits(size_t n, float scale, uint32_t seed, std::vector<float>* values) {
   std::mt19937 rng(seed);

@@ -13,7 +13,6 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 #include "tests/gpu/paged_kv_fixture.h"
 #include "tests/kernels/gptq_test_data.h"
@@ -22,22 +21,11 @@ namespace vt::kernels::cuda {
 namespace {
 
 using vt::testing::CheckCuda;
+using vt::testing::Upload;
+using vt::testing::SkipWithoutGpu;
 
 constexpr int kMaxM = 200;
 constexpr double kRelTol = 5e-3;
-
-void SkipWithoutGpu() {
-  static const DeviceProbe probe = ProbeDevice();
-  if (!probe.available) GTEST_SKIP() << probe.reason;
-}
-
-template <typename T>
-T* Upload(const std::vector<T>& host) {
-  T* dev = nullptr;
-  CheckCuda(cudaMalloc(&dev, host.size() * sizeof(T)), "alloc");
-  CheckCuda(cudaMemcpy(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  return dev;
-}
 
 int Sms() {
   int sms = 0;
