@@ -71,6 +71,18 @@ json CompletionLogprobs(const json& tokens, int64_t start_offset) {
   return out;
 }
 
+// OpenAI's usage object over all choices of a response.
+json Usage(const CompletionRequest& r, const std::vector<Choice>& choices) {
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  for (const Choice& c : choices) {
+    prompt_tokens += static_cast<int64_t>(r.prompts[c.prompt].size());
+    completion_tokens += c.tokens;
+  }
+  return {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}};
+}
+
 }  // namespace
 
 struct OpenAiServer::Impl {
@@ -176,12 +188,9 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
       for (json& lp : lps) c.logprobs.push_back(std::move(lp));
     }
   }
-  int64_t prompt_tokens = 0, completion_tokens = 0;
-  for (const auto& p : r.prompts) prompt_tokens += static_cast<int64_t>(p.size()) * r.n;
   json out_choices = json::array();
   for (size_t i = 0; i < choices.size(); ++i) {
     const Choice& c = choices[i];
-    completion_tokens += c.tokens;
     json choice = {{"index", c.index}, {"finish_reason", c.finish}};
     if (chat) {
       choice["message"] = {{"role", "assistant"}, {"content", texts[i]}};
@@ -197,9 +206,7 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
                      {"created", static_cast<int64_t>(std::time(nullptr))},
                      {"model", m.served_name},
                      {"choices", out_choices},
-                     {"usage", {{"prompt_tokens", prompt_tokens},
-                                {"completion_tokens", completion_tokens},
-                                {"total_tokens", prompt_tokens + completion_tokens}}}};
+                     {"usage", Usage(r, choices)}};
   res.set_content(Dump(body), "application/json");
 }
 
@@ -216,6 +223,20 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& r, std::shared_ptr<cons
     auto chunk_for = [&](json choice_list) {
       return json{{"id", id}, {"object", chat ? "chat.completion.chunk" : "text_completion"}, {"created", created},
                   {"model", m->served_name}, {"choices", std::move(choice_list)}};
+    };
+    // One choice of a chunk: the text (and logprobs) a token released, and the finish once known.
+    auto stream_choice = [&](Choice& c, const std::string& text, const json& lps) {
+      json choice = {{"index", c.index}, {"finish_reason", c.finish.empty() ? json(nullptr) : json(c.finish)}};
+      const bool with_logprobs = !lps.empty();
+      if (chat) {
+        choice["delta"] = {{"content", text}};
+        choice["logprobs"] = r.chat_logprobs && with_logprobs ? json{{"content", lps}} : json(nullptr);
+      } else {
+        choice["text"] = text;
+        choice["logprobs"] = r.logprobs >= 0 && with_logprobs ? CompletionLogprobs(lps, c.text_offset) : json(nullptr);
+        c.text_offset += static_cast<int64_t>(text.size());
+      }
+      return chunk_for(json::array({choice}));
     };
     auto cancel_all = [&] {
       for (Choice& c : *choices) c.stream->Cancel();
@@ -244,38 +265,19 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& r, std::shared_ptr<cons
             one.error = u.error;
           }
           auto [text, lps] = Advance(r, *m, c, one);
-          json choice = {{"index", c.index}, {"finish_reason", c.finish.empty() ? json(nullptr) : json(c.finish)}};
-          if (chat) {
-            choice["delta"] = {{"content", text}};
-            choice["logprobs"] = r.chat_logprobs ? json{{"content", lps}} : json(nullptr);
-          } else {
-            choice["text"] = text;
-            choice["logprobs"] = r.logprobs >= 0 ? CompletionLogprobs(lps, c.text_offset) : json(nullptr);
-            c.text_offset += static_cast<int64_t>(text.size());
-          }
-          if (!send(chunk_for(json::array({choice})))) return cancel_all();
+          if (!send(stream_choice(c, text, lps))) return cancel_all();
         }
         if (u.tokens.empty() && (u.finish || !u.error.ok()) && c.finish.empty()) {
           auto [text, lps] = Advance(r, *m, c, u);
-          json choice = {{"index", c.index}, {"finish_reason", c.finish}};
-          if (chat) choice["delta"] = {{"content", text}}, choice["logprobs"] = nullptr;
-          else choice["text"] = text, choice["logprobs"] = nullptr;
-          if (!send(chunk_for(json::array({choice})))) return cancel_all();
+          if (!send(stream_choice(c, text, lps))) return cancel_all();
         }
         if (!c.finish.empty()) --open;
         if (!sink.is_writable()) return cancel_all();
       }
     }
     if (r.include_usage) {
-      int64_t prompt_tokens = 0, completion_tokens = 0;
-      for (const Choice& c : *choices) {
-        prompt_tokens += static_cast<int64_t>(r.prompts[c.prompt].size());
-        completion_tokens += c.tokens;
-      }
       json usage = chunk_for(json::array());
-      usage["usage"] = {{"prompt_tokens", prompt_tokens},
-                        {"completion_tokens", completion_tokens},
-                        {"total_tokens", prompt_tokens + completion_tokens}};
+      usage["usage"] = Usage(r, *choices);
       if (!send(usage)) return false;
     }
     const std::string done = "data: [DONE]\n\n";
