@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -32,6 +34,23 @@ struct RenderError {
 };
 
 [[noreturn]] void Throw(const std::string& m) { throw RenderError{m}; }
+
+// Python raises TypeError for a float index and has unbounded ints; a template is untrusted input, so
+// both become render errors instead of a float-to-int conversion or signed overflow (undefined in C++).
+int64_t IntOperand(const json& j, const char* what) {
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) Throw(std::string(what) + " is too large");
+  if (!j.is_number_integer()) Throw(std::string(what) + " must be an integer");
+  return j.get<int64_t>();
+}
+
+int64_t CheckedArithmetic(char op, int64_t x, int64_t y) {
+  int64_t result = 0;
+  const bool overflowed = op == '+'   ? __builtin_add_overflow(x, y, &result)
+                          : op == '-' ? __builtin_sub_overflow(x, y, &result)
+                                      : __builtin_mul_overflow(x, y, &result);
+  if (overflowed) Throw("integer arithmetic overflows 64 bits");
+  return result;
+}
 
 bool Truthy(const Value& v) {
   if (!v.defined) return false;
@@ -76,7 +95,8 @@ std::string PyStr(const json& j) {
 std::string PyRepr(const json& j) {
   if (j.is_null()) return "None";
   if (j.is_boolean()) return j.get<bool>() ? "True" : "False";
-  if (j.is_number_integer() || j.is_number_unsigned()) return std::to_string(j.get<int64_t>());
+  if (j.is_number_unsigned()) return std::to_string(j.get<uint64_t>());
+  if (j.is_number_integer()) return std::to_string(j.get<int64_t>());
   if (j.is_number_float()) {
     const double d = j.get<double>();
     if (std::floor(d) == d && std::fabs(d) < 1e16) {
@@ -223,7 +243,7 @@ class Renderer {
         }
         if ((base.j.is_array() || base.j.is_string()) && key.j.is_number_integer()) {
           const int64_t size = base.j.is_array() ? int64_t(base.j.size()) : int64_t(base.j.get_ref<const std::string&>().size());
-          int64_t i = key.j.get<int64_t>();
+          int64_t i = key.j.is_number_unsigned() ? std::numeric_limits<int64_t>::max() : key.j.get<int64_t>();
           if (i < 0) i += size;
           if (i < 0 || i >= size) return Value::Undefined();
           if (base.j.is_array()) return {base.j[size_t(i)]};
@@ -254,7 +274,7 @@ class Renderer {
       case Expr::Kind::kUnary: {
         const Value v = Eval(*e.args[0]);
         if (e.name == "not") return {!Truthy(v)};
-        if (v.j.is_number_integer()) return {-v.j.get<int64_t>()};
+        if (v.j.is_number_integer()) return {CheckedArithmetic('-', 0, IntOperand(v.j, "operand"))};
         if (v.j.is_number()) return {-v.j.get<double>()};
         Throw("unary '-' needs a number");
       }
@@ -324,14 +344,26 @@ class Renderer {
     if (e.name == ">") return {a > b};
     if (e.name == "<=") return {a <= b};
     if (e.name == ">=") return {a >= b};
-    if (e.name == "+") return ints ? Value{l.get<int64_t>() + r.get<int64_t>()} : Value{a + b};
-    if (e.name == "-") return ints ? Value{l.get<int64_t>() - r.get<int64_t>()} : Value{a - b};
-    if (e.name == "*") return ints ? Value{l.get<int64_t>() * r.get<int64_t>()} : Value{a * b};
+    if (e.name == "/" && b == 0) Throw("division by zero");
+    if (!ints) {
+      if (e.name == "+") return {a + b};
+      if (e.name == "-") return {a - b};
+      if (e.name == "*") return {a * b};
+      if (e.name == "/") return {a / b};
+      Throw("operator '" + e.name + "' is not supported here");
+    }
+    const int64_t x = IntOperand(l, "left operand"), y = IntOperand(r, "right operand");
+    if (e.name == "+" || e.name == "-" || e.name == "*") return {CheckedArithmetic(e.name[0], x, y)};
     if (e.name == "/") return {a / b};
-    if (e.name == "//" && ints && r.get<int64_t>() != 0) return {l.get<int64_t>() / r.get<int64_t>()};
-    if (e.name == "%" && ints && r.get<int64_t>() != 0) {
-      const int64_t m = l.get<int64_t>() % r.get<int64_t>();
-      return {m != 0 && ((m < 0) != (r.get<int64_t>() < 0)) ? m + r.get<int64_t>() : m};
+    if ((e.name == "//" || e.name == "%") && y == 0) Throw("integer division or modulo by zero");
+    if ((e.name == "//" || e.name == "%") && x == INT64_MIN && y == -1) Throw("integer arithmetic overflows 64 bits");
+    if (e.name == "//") {
+      const int64_t q = x / y;  // Python floors; C++ truncates toward zero.
+      return {(x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q};
+    }
+    if (e.name == "%") {
+      const int64_t m = x % y;
+      return {m != 0 && ((m < 0) != (y < 0)) ? m + y : m};
     }
     Throw("operator '" + e.name + "' is not supported here");
   }
@@ -345,7 +377,7 @@ class Renderer {
     auto part = [&](int i, int64_t fallback) {
       if (!e.args[i]) return fallback;
       const Value v = Eval(*e.args[i]);
-      return v.j.is_null() ? fallback : v.j.get<int64_t>();
+      return v.j.is_null() ? fallback : IntOperand(v.j, "slice index");
     };
     const int64_t step = part(3, 1);
     if (step == 0) Throw("slice step cannot be zero");
@@ -386,9 +418,10 @@ class Renderer {
       if (callee.name == "range") {
         const std::vector<Value> a = Args(e, 1);
         int64_t start = 0, stop = 0;
-        if (a.size() == 1) stop = a[0].j.get<int64_t>();
-        if (a.size() >= 2) start = a[0].j.get<int64_t>(), stop = a[1].j.get<int64_t>();
-        if (stop - start > 100000) Throw("range() of more than 100000 values");
+        if (a.size() == 1) stop = IntOperand(a[0].j, "range() bound");
+        if (a.size() >= 2) start = IntOperand(a[0].j, "range() bound"), stop = IntOperand(a[1].j, "range() bound");
+        int64_t count;
+        if (__builtin_sub_overflow(stop, start, &count) || count > 100000) Throw("range() of more than 100000 values");
         json out = json::array();
         for (int64_t i = start; i < stop; ++i) out.push_back(i);
         return {out};
@@ -491,9 +524,9 @@ class Renderer {
     if (f == "tojson") {
       int indent = -1;
       for (const auto& [k, x] : e.kwargs) {
-        if (k == "indent") indent = int(Eval(*x).j.get<int64_t>());
+        if (k == "indent") indent = int(std::clamp<int64_t>(IntOperand(Eval(*x).j, "indent"), -1, 64));
       }
-      if (!a.empty() && a[0].j.is_number_integer()) indent = int(a[0].j.get<int64_t>());
+      if (!a.empty() && a[0].j.is_number_integer()) indent = int(std::clamp<int64_t>(IntOperand(a[0].j, "indent"), -1, 64));
       return {PyJson(v.j, indent, 0)};
     }
     if (f == "list") {

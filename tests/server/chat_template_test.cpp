@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -105,6 +106,23 @@ TEST(ChatTemplate, LanguageCornersMatchJinja) {
   EXPECT_EQ(Render("{{ missing.attr }}", ctx), "<error: chat template: 'missing' is undefined>");
   EXPECT_EQ(Render("{%- if true -%}\n  yes  \n{%- endif -%}", ctx), "yes");
   EXPECT_EQ(Render("  {% if true %}\nline\n  {% endif %}\nend", ctx), "line\nend");
+}
+
+TEST(ChatTemplate, IntegerArithmeticFollowsPythonAndRefusesWhatPythonWouldNot) {
+  const json ctx = {{"messages", json::array({{{"role", "user"}}, {{"role", "assistant"}}, {{"role", "user"}}})},
+                    {"big", std::numeric_limits<uint64_t>::max()}};
+  EXPECT_EQ(Render("{{ -7 // 2 }} {{ 7 // -2 }} {{ -7 % 3 }} {{ 7 / 2 }}", ctx), "-4 -4 2 3.5");
+  // Each of these once reached a float-to-int conversion or a signed overflow (found by fuzz.chat_template).
+  EXPECT_EQ(Render("{{ messages[:3/0] }}", ctx), "<error: chat template: division by zero>");
+  EXPECT_EQ(Render("{{ messages[:1.5] }}", ctx), "<error: chat template: slice index must be an integer>");
+  EXPECT_EQ(Render("{{ messages[1.5] }}|{{ messages[big] }}|{{ big }}", ctx), "||18446744073709551615");
+  EXPECT_EQ(Render("{{ 9223372036854775807 + 1 }}", ctx), "<error: chat template: integer arithmetic overflows 64 bits>");
+  EXPECT_EQ(Render("{{ -(-9223372036854775807 - 1) }}", ctx),
+            "<error: chat template: integer arithmetic overflows 64 bits>");
+  EXPECT_EQ(Render("{{ big + 1 }}", ctx), "<error: chat template: left operand is too large>");
+  EXPECT_EQ(Render("{{ 1 // 0 }}", ctx), "<error: chat template: integer division or modulo by zero>");
+  EXPECT_EQ(Render("{{ range(-9223372036854775807, 9223372036854775807) | length }}", ctx),
+            "<error: chat template: range() of more than 100000 values>");
 }
 
 TEST(ChatTemplate, ConstructsOutsideTheSubsetAreNamedAtParseTime) {
