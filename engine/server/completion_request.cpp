@@ -1,6 +1,8 @@
 #include "engine/server/completion_request.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "engine/tokenizer/utf8.h"
 
@@ -11,7 +13,8 @@ using json = nlohmann::json;
 
 bool ValidUtf8(const std::string& s) { return CompleteUtf8Prefix(s) == s.size() && SanitizeUtf8(s) == s; }
 
-// Reads an optional numeric field; false (with the error set) when it has the wrong type.
+// Reads an optional numeric field; false (with the error set) when it has the wrong type or does
+// not fit T (a cast of an out-of-range number would be undefined behaviour, not an error).
 template <typename T>
 bool Number(const json& body, const char* key, T* out, ApiError* err) {
   if (!body.contains(key) || body[key].is_null()) return true;
@@ -20,9 +23,28 @@ bool Number(const json& body, const char* key, T* out, ApiError* err) {
     *err = BadRequest(std::string("'") + key + "' must be a " + (std::is_integral_v<T> ? "integer" : "number"), key);
     return false;
   }
-  *out = v.get<T>();
+  const double d = v.get<double>();
+  if (!(d >= double(std::numeric_limits<T>::lowest()) && d <= double(std::numeric_limits<T>::max())) ||
+      (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))) {
+    *err = BadRequest(std::string("'") + key + "' is out of range", key);
+    return false;
+  }
+  *out = std::is_integral_v<T> ? static_cast<T>(v.get<int64_t>()) : static_cast<T>(d);
   return true;
 }
+
+// A JSON boolean field, false when absent or null; `value(key, false)` would throw on any other type.
+bool Flag(const json& object, const char* key) {
+  if (!object.contains(key) || !object[key].is_boolean()) return false;
+  return object[key].get<bool>();
+}
+
+bool IsTokenId(const json& j) {
+  return j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= std::numeric_limits<int32_t>::max() &&
+         !(j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int32_t>::max()));
+}
+
+bool AllTokenIds(const json& a) { return std::all_of(a.begin(), a.end(), IsTokenId); }
 
 std::variant<std::string, ApiError> MessageText(const json& content, size_t index) {
   const std::string param = "messages[" + std::to_string(index) + "].content";
@@ -31,7 +53,8 @@ std::variant<std::string, ApiError> MessageText(const json& content, size_t inde
   if (!content.is_array()) return BadRequest("'" + param + "' must be a string or a list of parts", param);
   std::string text;
   for (const json& part : content) {
-    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string()) {
+    if (!part.is_object() || !part.contains("type") || part["type"] != "text" || !part.contains("text") ||
+        !part["text"].is_string()) {
       return BadRequest("'" + param + "' parts must be {\"type\": \"text\", \"text\": ...}", param);
     }
     text += part["text"].get<std::string>();
@@ -85,10 +108,10 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
       return BadRequest(std::string("'") + key + "' has the wrong type", key);
     }
   }
-  r.stream = body.value("stream", false);
-  r.params.ignore_eos = body.value("ignore_eos", false);
+  r.stream = Flag(body, "stream");
+  r.params.ignore_eos = Flag(body, "ignore_eos");
   if (body.contains("stream_options") && body["stream_options"].is_object()) {
-    r.include_usage = body["stream_options"].value("include_usage", false);
+    r.include_usage = Flag(body["stream_options"], "include_usage");
   }
   if (body.contains("stop") && !body["stop"].is_null()) {
     const json& stop = body["stop"];
@@ -104,13 +127,13 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   }
   if (body.contains("stop_token_ids") && !body["stop_token_ids"].is_null()) {
     const json& ids = body["stop_token_ids"];
-    if (!ids.is_array() || !std::all_of(ids.begin(), ids.end(), [](const json& i) { return i.is_number_integer(); })) {
-      return BadRequest("'stop_token_ids' must be a list of integers", "stop_token_ids");
+    if (!ids.is_array() || !AllTokenIds(ids)) {
+      return BadRequest("'stop_token_ids' must be a list of token ids", "stop_token_ids");
     }
     r.params.stop_token_ids = ids.get<std::vector<int32_t>>();
   }
   if (chat) {
-    if (body.value("logprobs", false)) {
+    if (Flag(body, "logprobs")) {
       r.chat_logprobs = true;
       int top = 0;
       if (!Number(body, "top_logprobs", &top, &err)) return err;
@@ -118,7 +141,7 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
       r.logprobs = top;
     }
   } else if (body.contains("logprobs") && body["logprobs"].is_number_integer()) {
-    r.logprobs = body["logprobs"].get<int>();
+    if (!Number(body, "logprobs", &r.logprobs, &err)) return err;
     if (r.logprobs < 0 || r.logprobs > 20) return BadRequest("'logprobs' must be between 0 and 20", "logprobs");
   }
   r.params.logprobs = r.logprobs;
@@ -148,7 +171,8 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
     }
     json ctx = model.template_globals;
     ctx["messages"] = messages;
-    ctx["add_generation_prompt"] = body.value("add_generation_prompt", true);
+    ctx["add_generation_prompt"] = !body.contains("add_generation_prompt") || !body["add_generation_prompt"].is_boolean() ||
+                                   body["add_generation_prompt"].get<bool>();
     for (const char* key : {"tools", "documents"}) {
       if (body.contains(key)) ctx[key] = body[key];
     }
@@ -170,16 +194,15 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
       r.prompts.push_back(model.tokenizer->Encode(text, /*add_special_tokens=*/true));
       return true;
     };
-    auto all_ints = [](const json& a) { return std::all_of(a.begin(), a.end(), [](const json& i) { return i.is_number_integer(); }); };
     bool ok = true;
     if (p.is_string()) {
       ok = add_text(p);
-    } else if (p.is_array() && !p.empty() && all_ints(p)) {
+    } else if (p.is_array() && !p.empty() && AllTokenIds(p)) {
       r.prompts.push_back(p.get<std::vector<int32_t>>());
     } else if (p.is_array() && !p.empty()) {
       for (const json& item : p) {
         if (item.is_string()) ok = ok && add_text(item);
-        else if (item.is_array() && !item.empty() && all_ints(item)) r.prompts.push_back(item.get<std::vector<int32_t>>());
+        else if (item.is_array() && !item.empty() && AllTokenIds(item)) r.prompts.push_back(item.get<std::vector<int32_t>>());
         else ok = false;
       }
     } else {

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (AddressSanitizer + UndefinedBehaviorSanitizer) and
-# runs one for a bounded time on a copy of its seed corpus. Exit 0 when it ran its time without
-# a finding; the crashing input is kept in WORK_DIR otherwise.
-# Usage: run_fuzzers.sh SOURCE_DIR WORK_DIR TARGET SECONDS
+# runs one on a copy of its seed corpus. Exit 0 when it finished without a finding; the crashing
+# input is kept in WORK_DIR otherwise.
+# CI runs RUNS inputs from a fixed seed, so a run is reproducible and a red result belongs to the
+# change that caused it. Exploration is the same script with VT_FUZZ_SECONDS=N (random seed, bounded
+# time); add what it finds to tests/fuzz/corpus/TARGET so CI keeps checking it.
+# Usage: run_fuzzers.sh SOURCE_DIR WORK_DIR TARGET RUNS
 set -euo pipefail
 src=$1
 work=$2
 target=$3
-seconds=$4
+runs=$4
 mkdir -p "$work"
 cxx=$(command -v clang++-14 || command -v clang++ || true)
 if [ -z "$cxx" ]; then echo "SKIP: clang++ not found (ci/install-deps.sh installs clang)"; exit 77; fi
@@ -32,4 +35,5 @@ corpus=$work/corpus-$target
 mkdir -p "$corpus"
 cp -n "$src/tests/fuzz/corpus/$target"/* "$corpus/" 2>/dev/null || true
 cd "$work"
-"$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
+if [ -n "${VT_FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$VT_FUZZ_SECONDS"); else budget=(-seed=1 -runs="$runs"); fi
+"$binary" "${budget[@]}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
