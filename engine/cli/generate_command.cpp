@@ -17,7 +17,7 @@
 
 #include "engine/cli/commands.h"
 #include "engine/cli/default_model.h"
-#include "engine/exec/llm_engine.h"
+#include "engine/exec/backend_factory.h"
 #include "engine/loader/model_source.h"
 #include "engine/tokenizer/incremental_detokenizer.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -30,7 +30,7 @@ namespace {
 struct GenerateOptions {
   std::string model;
   std::string load_format = "auto";
-  std::string backend = "cpu";
+  BackendOptions backend;
   std::vector<std::string> prompts;
   std::vector<std::string> prompt_ids;
   int64_t max_tokens = 16;
@@ -78,9 +78,7 @@ int Fail(const Status& s) {
 
 int Run(GenerateOptions o) {
   if (o.model.empty()) o.model = DefaultModelDir();
-  if (o.backend != "cpu") {
-    return Fail(Unimplemented("--backend " + o.backend + ": only the cpu backend is wired into the engine yet"));
-  }
+  if (Status s = ValidateBackendOptions(o.backend); !s.ok()) return Fail(s);
   if (o.prompts.empty() == o.prompt_ids.empty()) {
     std::fprintf(stderr, "vt generate: give --prompt or --prompt-ids (not both)\n");
     return 2;
@@ -127,8 +125,9 @@ int Run(GenerateOptions o) {
   }
   const int64_t block_bytes = static_cast<int64_t>(KvCacheStorage::BytesPerToken(config)) * ec.block_size;
   ec.num_kv_blocks = static_cast<int32_t>(std::max<int64_t>(1, std::min(blocks, kMaxKvCacheBytes / block_bytes)));
-  auto model = std::make_unique<DecoderModel>(config, std::move(loaded->weights), &pool);
-  LlmEngine engine(std::move(model), ec);
+  Result<std::unique_ptr<LlmEngine>> created = CreateEngine(std::move(*loaded), o.backend, ec, pool);
+  if (!created.ok()) return Fail(created.status());
+  LlmEngine& engine = **created;
 
   SamplingParams params;
   params.max_tokens = o.max_tokens;
@@ -241,7 +240,9 @@ Command AddGenerateCommand(CLI::App& parent) {
                   "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
   app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
       ->check(CLI::IsMember({"auto", "dummy"}));
-  app->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--backend", o->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--gpu-memory-utilization", o->backend.gpu_memory_utilization,
+                  "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
   app->add_option("--prompt", o->prompts, "Prompt text; repeat for a batch");
   app->add_option("--prompt-ids", o->prompt_ids, "Comma-separated token ids, used verbatim; repeat for a batch");
   app->add_option("--max-tokens", o->max_tokens, "Tokens to generate per prompt")->check(CLI::PositiveNumber);

@@ -18,7 +18,7 @@
 
 #include "engine/cli/commands.h"
 #include "engine/cli/default_model.h"
-#include "engine/exec/llm_engine.h"
+#include "engine/exec/backend_factory.h"
 #include "engine/loader/model_source.h"
 #include "engine/server/openai_server.h"
 
@@ -28,7 +28,7 @@ namespace {
 struct ServeOptions {
   std::string model;
   std::string load_format = "auto";
-  std::string backend = "cpu";
+  BackendOptions backend;
   std::string served_model_name;
   int max_num_seqs = 16;
   int64_t max_model_len = 0;
@@ -79,7 +79,7 @@ Result<server::ModelContext> LoadModelContext(const std::string& dir, const std:
 
 int Run(ServeOptions o) {
   if (o.model.empty()) o.model = DefaultModelDir();
-  if (o.backend != "cpu") return Fail("--backend " + o.backend + ": only the cpu backend is wired into the engine yet");
+  if (Status s = ValidateBackendOptions(o.backend); !s.ok()) return Fail(s.message());
   Result<LoadFormat> format = ParseLoadFormat(o.load_format);
   if (!format.ok()) return Fail(format.status().message());
   if (o.served_model_name.empty()) {
@@ -152,8 +152,9 @@ int Run(ServeOptions o) {
   ec.scheduler.max_num_seqs = o.max_num_seqs;
   if (o.max_model_len > 0) ec.scheduler.max_model_len = o.max_model_len;
   ec.scheduler.eos_token_ids = loaded->config.eos_token_ids;
-  auto engine = std::make_unique<LlmEngine>(
-      std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
+  Result<std::unique_ptr<LlmEngine>> created = CreateEngine(std::move(*loaded), o.backend, ec, pool);
+  if (!created.ok()) return abandon(created.status());
+  std::unique_ptr<LlmEngine> engine = std::move(*created);
   const int64_t max_model_len = engine->config().scheduler.max_model_len;
   Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
   if (!context.ok()) return abandon(context.status());
@@ -176,7 +177,9 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--model", o->model, "Model directory, or preset:NAME; default: the embedded fortune-qwen3-7m");
   app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
       ->check(CLI::IsMember({"auto", "dummy"}));
-  app->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--backend", o->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--gpu-memory-utilization", o->backend.gpu_memory_utilization,
+                  "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
   app->add_option("--host", o->http.host, "Address to listen on");
   app->add_option("--port", o->http.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
   app->add_option("--served-model-name", o->served_model_name, "The model name clients send");

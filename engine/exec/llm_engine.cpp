@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "engine/exec/cpu_model_runner.h"
+#include "engine/kv/kv_cache_storage.h"
+
 namespace vt {
 
 EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config) {
@@ -19,19 +22,36 @@ EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config) 
   return config;
 }
 
-LlmEngine::LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config)
-    : model_(std::move(model)),
-      config_(ResolveEngineConfig(model_->config(), std::move(config))),
+namespace {
+
+EngineConfig WithRunnersPool(const ModelRunner& runner, EngineConfig config) {
+  config.num_kv_blocks = runner.num_kv_blocks();
+  config.block_size = runner.kv_block_size();
+  return ResolveEngineConfig(runner.config(), std::move(config));
+}
+
+std::unique_ptr<ModelRunner> CpuRunner(std::unique_ptr<DecoderModel> model, const EngineConfig& config) {
+  const EngineConfig resolved = ResolveEngineConfig(model->config(), config);
+  return std::make_unique<CpuModelRunner>(std::move(model), resolved.num_kv_blocks, resolved.block_size);
+}
+
+}  // namespace
+
+LlmEngine::LlmEngine(std::unique_ptr<ModelRunner> runner, EngineConfig config)
+    : runner_(std::move(runner)),
+      config_(WithRunnersPool(*runner_, std::move(config))),
       kv_(config_.num_kv_blocks, config_.block_size, config_.prefix_caching),
-      storage_(model_->config(), config_.num_kv_blocks, config_.block_size),
       scheduler_(config_.scheduler, &kv_),
       seed_source_(std::random_device{}()) {}
 
+LlmEngine::LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config)
+    : LlmEngine(CpuRunner(std::move(model), config), config) {}
+
 Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingParams params) {
   for (int32_t t : prompt) {
-    if (t < 0 || t >= model_->config().vocab_size) {
+    if (t < 0 || t >= runner_->config().vocab_size) {
       return InvalidArgument("token id " + std::to_string(t) + " is outside the vocabulary (" +
-                             std::to_string(model_->config().vocab_size) + ")");
+                             std::to_string(runner_->config().vocab_size) + ")");
     }
   }
   auto r = std::make_unique<Request>();
@@ -54,8 +74,8 @@ Result<StepResult> LlmEngine::Step() {
                      static_cast<int64_t>(c.block_table.size()), c.sample});
   }
   std::vector<float> logits;
-  VT_RETURN_IF_ERROR(model_->Forward(batch, &storage_, &logits));
-  const int64_t vocab = model_->config().vocab_size;
+  VT_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
+  const int64_t vocab = runner_->config().vocab_size;
   int64_t row = 0;
   for (const ScheduledChunk& c : step.chunks) {
     if (!c.sample) continue;

@@ -10,7 +10,7 @@
 
 #include "engine/core/status.h"
 #include "engine/kv/kv_cache_manager.h"
-#include "engine/kv/kv_cache_storage.h"
+#include "engine/exec/model_runner.h"
 #include "engine/model/decoder_model.h"
 #include "engine/sched/scheduler.h"
 
@@ -31,6 +31,9 @@ struct StepResult {
 
 class LlmEngine {
  public:
+  // Runs on `runner`, whose KV pool decides config's num_kv_blocks and block_size.
+  LlmEngine(std::unique_ptr<ModelRunner> runner, EngineConfig config);
+  // The CPU reference backend with a pool sized by ResolveEngineConfig.
   LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config);
 
   Result<RequestId> AddRequest(std::vector<int32_t> prompt, SamplingParams params);
@@ -40,16 +43,16 @@ class LlmEngine {
   bool HasUnfinished() const { return scheduler_.HasUnfinished(); }
 
   std::unique_ptr<Request> TakeFinished(RequestId id) { return scheduler_.TakeFinished(id); }
-  const DecoderModel& model() const { return *model_; }
+  const ModelConfig& model_config() const { return runner_->config(); }
+  ModelRunner& runner() { return *runner_; }
   const KvCacheManager& kv() const { return kv_; }
   const Scheduler& scheduler() const { return scheduler_; }
   const EngineConfig& config() const { return config_; }
 
  private:
-  std::unique_ptr<DecoderModel> model_;
+  std::unique_ptr<ModelRunner> runner_;
   EngineConfig config_;
   KvCacheManager kv_;
-  KvCacheStorage storage_;
   Scheduler scheduler_;
   RequestId next_id_ = 0;
   std::mt19937_64 seed_source_;

@@ -44,7 +44,7 @@ void ResultStream::Fail(Status status) {
 
 EngineService::EngineService(std::unique_ptr<LlmEngine> engine, int max_waiting)
     : engine_(std::move(engine)),
-      model_config_(engine_->model().config()),
+      model_config_(engine_->model_config()),
       max_model_len_(engine_->config().scheduler.max_model_len),
       max_waiting_(max_waiting) {
   thread_ = std::thread([this] { Loop(); });

@@ -1,0 +1,419 @@
+#include "engine/exec/cuda/cuda_model_runner.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/exec/cuda/device_buffer.h"
+#include "engine/exec/cuda/device_weights.h"
+#include "kernels/bf16.h"
+#include "kernels/cpu/rope.h"
+#include "kernels/cuda/attention/decode_plan.h"
+#include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/ops/forward_ops.h"
+#include "kernels/cuda/ops/prefill_attention.h"
+#include "kernels/cuda/ops/qkv_prepare.h"
+
+namespace vt {
+namespace {
+
+namespace kc = kernels::cuda;
+
+size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// Carves one allocation into aligned pieces: sizes are added first, pointers taken after.
+class Arena {
+ public:
+  size_t Reserve(size_t bytes) {
+    const size_t at = size_;
+    size_ += Aligned(bytes);
+    return at;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_ = 0;
+};
+
+// Pinned host memory for the per-step inputs and the logits, so copies are truly asynchronous.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  Status Allocate(size_t bytes) { return CudaCheck(cudaMallocHost(&ptr_, bytes), "allocating pinned host memory"); }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+class CudaModelRunner final : public ModelRunner {
+ public:
+  CudaModelRunner(ModelConfig config, CudaRunnerOptions options) : config_(std::move(config)), options_(options) {}
+  ~CudaModelRunner() override {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  Status Init(const ModelWeights& weights);
+
+  const ModelConfig& config() const override { return config_; }
+  std::string backend() const override { return "cuda"; }
+  uint64_t weight_bytes() const override { return weights_.bytes; }
+  int32_t num_kv_blocks() const override { return num_blocks_; }
+  int32_t kv_block_size() const override { return options_.block_size; }
+  Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
+  Result<double> MeasureCopyBandwidth() override;
+
+ private:
+  Status CheckSupported() const;
+  Status AllocateWorkspaces();
+  Status AllocateKvPool();
+  Status StageInputs(const std::vector<ForwardSeq>& batch, int* tokens, int* max_context);
+  Status Layer(int layer, int tokens, int max_context);
+  uint16_t* KCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer) * layer_kv_elems_; }
+  uint16_t* VCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer + 1) * layer_kv_elems_; }
+
+  ModelConfig config_;
+  CudaRunnerOptions options_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<kc::DenseGemm> gemm_;
+  kc::DecodeOverrides attention_overrides_;
+  DeviceWeights weights_;
+
+  // Capacities the buffers are sized for.
+  int max_tokens_ = 0, max_seqs_ = 0, max_blocks_per_seq_ = 0;
+
+  // Activations, per-step inputs and the attention workspace: one allocation.
+  DeviceBuffer work_;
+  uint16_t *residual_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
+           *delta_ = nullptr, *gate_up_ = nullptr, *act_ = nullptr, *last_rows_ = nullptr, *logits_dev_ = nullptr;
+  float* inv_freq_ = nullptr;
+  void* attention_ws_ = nullptr;
+  size_t attention_ws_bytes_ = 0;
+  // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
+  size_t inputs_bytes_ = 0;
+  int64_t* slots_ = nullptr;
+  int32_t *token_ids_ = nullptr, *positions_ = nullptr, *seq_of_token_ = nullptr, *block_tables_ = nullptr;
+  PinnedBuffer inputs_host_;
+  PinnedBuffer logits_host_;
+
+  DeviceBuffer kv_;
+  size_t layer_kv_elems_ = 0;  // elements of one layer's K (or V) pool
+  int32_t num_blocks_ = 0;
+};
+
+Status CudaModelRunner::CheckSupported() const {
+  const ModelConfig& c = config_;
+  if (c.head_dim != 64 && c.head_dim != 128 && c.head_dim != 256) {
+    return Unimplemented("--backend cuda: head_dim " + std::to_string(c.head_dim) + " (the kernels cover 64, 128, 256)");
+  }
+  kc::DecodeShape shape{1, int(c.num_heads), int(c.num_kv_heads), int(c.head_dim), options_.block_size, 1};
+  VT_RETURN_IF_ERROR(kc::CheckArmSupports(kc::DecodeArm::kBlock, shape));
+  if (options_.block_size != 16 && options_.block_size != 32) {
+    return Unimplemented("--backend cuda: KV block size " + std::to_string(options_.block_size) + " (16 or 32)");
+  }
+  return Status::Ok();
+}
+
+Status CudaModelRunner::Init(const ModelWeights& weights) {
+  const kc::DeviceProbe probe = kc::ProbeDevice();
+  if (!probe.available) return Unavailable("--backend cuda: " + probe.reason);
+  VT_RETURN_IF_ERROR(CheckSupported());
+  Result<kc::DecodeOverrides> overrides = kc::DecodeOverridesFromEnvironment();
+  if (!overrides.ok()) return overrides.status();
+  attention_overrides_ = *overrides;
+  VT_RETURN_IF_ERROR(CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
+  Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create();
+  if (!gemm.ok()) return gemm.status();
+  gemm_.reset(*gemm);
+  Result<DeviceWeights> uploaded = UploadWeights(config_, weights);
+  if (!uploaded.ok()) return uploaded.status();
+  weights_ = std::move(*uploaded);
+  VT_RETURN_IF_ERROR(AllocateWorkspaces());
+  return AllocateKvPool();  // last: it takes what the rest leaves
+}
+
+Status CudaModelRunner::AllocateWorkspaces() {
+  const ModelConfig& c = config_;
+  max_tokens_ = int(std::max<int64_t>(options_.max_num_batched_tokens, options_.max_num_seqs));
+  max_seqs_ = options_.max_num_seqs;
+  max_blocks_per_seq_ = int((options_.max_model_len + options_.block_size - 1) / options_.block_size);
+  const size_t t = size_t(max_tokens_), h = size_t(c.hidden_size), qkv = size_t(c.q_size() + 2 * c.kv_size());
+  const size_t inter = size_t(c.intermediate_size), vocab = size_t(c.vocab_size);
+
+  kc::PrefillAttentionParams worst;
+  worst.tokens = max_tokens_;
+  worst.num_q_heads = int(c.num_heads);
+  worst.num_kv_heads = int(c.num_kv_heads);
+  worst.head_dim = int(c.head_dim);
+  worst.block_size = options_.block_size;
+  worst.max_blocks_per_seq = max_blocks_per_seq_;
+  worst.max_context = int(options_.max_model_len);
+  const kc::DecodeShape worst_shape{worst.tokens, worst.num_q_heads, worst.num_kv_heads, worst.head_dim,
+                                    worst.block_size, worst.max_context};
+  Result<kc::DecodePlan> plan = kc::PlanDecode(worst_shape, attention_overrides_);
+  if (!plan.ok()) return plan.status();
+  attention_ws_bytes_ = kc::PrefillWorkspaceBytes(worst, *plan);
+
+  Arena inputs;
+  const size_t slots_at = inputs.Reserve(t * 8), ids_at = inputs.Reserve(t * 4), pos_at = inputs.Reserve(t * 4),
+               seq_at = inputs.Reserve(t * 4), tables_at = inputs.Reserve(size_t(max_seqs_) * max_blocks_per_seq_ * 4);
+  inputs_bytes_ = inputs.size();
+
+  Arena a;
+  const size_t residual_at = a.Reserve(t * h * 2), normed_at = a.Reserve(t * h * 2), qkv_at = a.Reserve(t * qkv * 2),
+               q_at = a.Reserve(t * c.q_size() * 2), attn_at = a.Reserve(t * c.q_size() * 2),
+               delta_at = a.Reserve(t * h * 2), gate_up_at = a.Reserve(t * 2 * inter * 2),
+               act_at = a.Reserve(t * inter * 2), last_at = a.Reserve(size_t(max_seqs_) * h * 2),
+               logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
+               attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes_);
+  Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
+  if (!work.ok()) return work.status();
+  work_ = std::move(*work);
+  auto* base = work_.as<unsigned char>();
+  auto bf16_at = [&](size_t at) { return reinterpret_cast<uint16_t*>(base + at); };
+  residual_ = bf16_at(residual_at);
+  normed_ = bf16_at(normed_at);
+  qkv_ = bf16_at(qkv_at);
+  q_ = bf16_at(q_at);
+  attn_ = bf16_at(attn_at);
+  delta_ = bf16_at(delta_at);
+  gate_up_ = bf16_at(gate_up_at);
+  act_ = bf16_at(act_at);
+  last_rows_ = bf16_at(last_at);
+  logits_dev_ = bf16_at(logits_at);
+  inv_freq_ = reinterpret_cast<float*>(base + freq_at);
+  attention_ws_ = base + attention_at;
+  unsigned char* in = base + inputs_at;
+  slots_ = reinterpret_cast<int64_t*>(in + slots_at);
+  token_ids_ = reinterpret_cast<int32_t*>(in + ids_at);
+  positions_ = reinterpret_cast<int32_t*>(in + pos_at);
+  seq_of_token_ = reinterpret_cast<int32_t*>(in + seq_at);
+  block_tables_ = reinterpret_cast<int32_t*>(in + tables_at);
+
+  VT_RETURN_IF_ERROR(inputs_host_.Allocate(inputs_bytes_));
+  VT_RETURN_IF_ERROR(logits_host_.Allocate(size_t(max_seqs_) * vocab * 2));
+  const std::vector<float> inv_freq = kernels::cpu::RopeInvFreq(c.head_dim, c.rope_theta, c.rope_scaling);
+  return CudaCheck(cudaMemcpy(inv_freq_, inv_freq.data(), inv_freq.size() * 4, cudaMemcpyHostToDevice),
+                   "uploading the rope schedule");
+}
+
+Status CudaModelRunner::AllocateKvPool() {
+  const ModelConfig& c = config_;
+  const size_t block_bytes = size_t(2 * c.num_layers) * options_.block_size * c.kv_size() * 2;
+  size_t free_bytes = 0, total_bytes = 0;
+  VT_RETURN_IF_ERROR(CudaCheck(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free GPU memory"));
+  const double allowed = options_.gpu_memory_utilization * double(total_bytes);
+  const double held = double(total_bytes - free_bytes);  // ours so far, plus every other process's
+  const double budget = std::min(allowed - held, double(free_bytes) - double(64u << 20));
+  const int64_t needed = max_blocks_per_seq_;  // one sequence of max_model_len
+  const int64_t blocks = budget > 0 ? std::min<int64_t>(int64_t(budget / double(block_bytes)), INT32_MAX) : 0;
+  auto mib = [](double b) { return std::to_string(int64_t(b / (1 << 20))); };
+  if (blocks < needed) {
+    return ResourceExhausted("--backend cuda: the KV cache gets " + mib(std::max(budget, 0.0)) + " MiB of the " +
+                             mib(allowed) + " MiB that --gpu-memory-utilization " +
+                             std::to_string(options_.gpu_memory_utilization) + " allows (weights " +
+                             mib(double(weights_.bytes)) + " MiB, device total " + mib(double(total_bytes)) +
+                             " MiB); one sequence of " + std::to_string(options_.max_model_len) + " tokens needs " +
+                             mib(double(needed) * double(block_bytes)) +
+                             " MiB: raise --gpu-memory-utilization or lower --max-model-len");
+  }
+  Result<DeviceBuffer> kv = DeviceBuffer::Allocate(size_t(blocks) * block_bytes, "the KV cache");
+  if (!kv.ok()) return kv.status();
+  kv_ = std::move(*kv);
+  num_blocks_ = int32_t(blocks);
+  layer_kv_elems_ = size_t(blocks) * options_.block_size * c.kv_size();
+  // Zeroed once: pages are always written before they are read, but a zeroed pool keeps
+  // compute-sanitizer's initcheck meaningful.
+  return CudaCheck(cudaMemsetAsync(kv_.as<void>(), 0, kv_.bytes(), stream_), "clearing the KV cache");
+}
+
+Status CudaModelRunner::StageInputs(const std::vector<ForwardSeq>& batch, int* tokens, int* max_context) {
+  auto* host = inputs_host_.as<unsigned char>();
+  const auto offset = [&](const void* device_ptr) {
+    return static_cast<size_t>(static_cast<const unsigned char*>(device_ptr) - reinterpret_cast<unsigned char*>(slots_));
+  };
+  auto* slots = reinterpret_cast<int64_t*>(host);
+  auto* ids = reinterpret_cast<int32_t*>(host + offset(token_ids_));
+  auto* positions = reinterpret_cast<int32_t*>(host + offset(positions_));
+  auto* seq_of_token = reinterpret_cast<int32_t*>(host + offset(seq_of_token_));
+  auto* tables = reinterpret_cast<int32_t*>(host + offset(block_tables_));
+  if (int(batch.size()) > max_seqs_) {
+    return InvalidArgument("cuda forward: " + std::to_string(batch.size()) + " sequences in one step; sized for " +
+                           std::to_string(max_seqs_));
+  }
+  int t = 0;
+  *max_context = 0;
+  for (size_t s = 0; s < batch.size(); ++s) {
+    const ForwardSeq& seq = batch[s];
+    if (t + seq.num_tokens > max_tokens_) {
+      return InvalidArgument("cuda forward: more than " + std::to_string(max_tokens_) + " tokens in one step");
+    }
+    if (seq.num_blocks > max_blocks_per_seq_) {
+      return InvalidArgument("cuda forward: a sequence spans " + std::to_string(seq.num_blocks) +
+                             " KV blocks; sized for " + std::to_string(max_blocks_per_seq_));
+    }
+    for (int64_t j = 0; j < max_blocks_per_seq_; ++j) {
+      tables[s * max_blocks_per_seq_ + j] = j < seq.num_blocks ? seq.block_table[j] : 0;
+    }
+    for (int64_t i = 0; i < seq.num_tokens; ++i, ++t) {
+      const int64_t pos = seq.start_pos + i;
+      const int64_t block = pos / options_.block_size;
+      if (block >= seq.num_blocks) return Internal("cuda forward: position " + std::to_string(pos) + " has no KV block");
+      ids[t] = seq.tokens[i];
+      positions[t] = int32_t(pos);
+      seq_of_token[t] = int32_t(s);
+      slots[t] = int64_t(seq.block_table[block]) * options_.block_size + pos % options_.block_size;
+    }
+    *max_context = std::max<int>(*max_context, int(seq.start_pos + seq.num_tokens));
+  }
+  *tokens = t;
+  return CudaCheck(cudaMemcpyAsync(slots_, host, inputs_bytes_, cudaMemcpyHostToDevice, stream_), "copying step inputs");
+}
+
+Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
+  const ModelConfig& c = config_;
+  const DeviceLayer& w = weights_.layers[size_t(layer)];
+  const int h = int(c.hidden_size), qkv = int(c.q_size() + 2 * c.kv_size()), inter = int(c.intermediate_size);
+  const float eps = c.rms_norm_eps;
+  // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(gemm_->Linear(normed_, w.qkv, tokens, qkv, h, qkv_, stream_));
+
+  kc::QkvPrepareParams prep;
+  prep.qkv = qkv_;
+  prep.bias = w.qkv_bias;
+  prep.q_norm = w.q_norm;
+  prep.k_norm = w.k_norm;
+  prep.eps = eps;
+  prep.positions = positions_;
+  prep.inv_freq = inv_freq_;
+  prep.slots = slots_;
+  prep.q_out = q_;
+  prep.k_cache = KCache(layer);
+  prep.v_cache = VCache(layer);
+  prep.tokens = tokens;
+  prep.num_q_heads = int(c.num_heads);
+  prep.num_kv_heads = int(c.num_kv_heads);
+  prep.head_dim = int(c.head_dim);
+  VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
+
+  // Every token of the step, prefill or decode, is a query over its own sequence's pages up to
+  // its position: one attention call covers mixed batches.
+  kc::PrefillAttentionParams att;
+  att.q = q_;
+  att.k_cache = KCache(layer);
+  att.v_cache = VCache(layer);
+  att.seq_of_token = seq_of_token_;
+  att.positions = positions_;
+  att.block_tables = block_tables_;
+  att.out = attn_;
+  att.tokens = tokens;
+  att.num_q_heads = int(c.num_heads);
+  att.num_kv_heads = int(c.num_kv_heads);
+  att.head_dim = int(c.head_dim);
+  att.block_size = options_.block_size;
+  att.max_blocks_per_seq = max_blocks_per_seq_;
+  att.max_context = max_context;
+  att.scale = 1.0f / std::sqrt(float(c.head_dim));
+  const kc::DecodeShape shape{tokens, att.num_q_heads, att.num_kv_heads, att.head_dim, att.block_size, max_context};
+  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
+  if (!plan.ok()) return plan.status();
+  if (kc::PrefillWorkspaceBytes(att, *plan) > attention_ws_bytes_) {
+    return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
+  }
+  VT_RETURN_IF_ERROR(kc::RunPrefillAttention(att, *plan, attention_ws_, stream_));
+
+  VT_RETURN_IF_ERROR(gemm_->Linear(attn_, w.o_proj, tokens, h, int(c.q_size()), delta_, stream_));
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(gemm_->Linear(normed_, w.gate_up, tokens, 2 * inter, h, gate_up_, stream_));
+  VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
+  return gemm_->Linear(act_, w.down_proj, tokens, h, inter, delta_, stream_);
+}
+
+Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
+  const ModelConfig& c = config_;
+  int tokens = 0, max_context = 0;
+  VT_RETURN_IF_ERROR(StageInputs(batch, &tokens, &max_context));
+  if (tokens == 0) return Status::Ok();
+  const int h = int(c.hidden_size), vocab = int(c.vocab_size);
+  VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
+  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, tokens, max_context));
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));
+
+  // lm_head only on the rows that sample: each such sequence's last token.
+  int rows = 0, first_token = 0;
+  for (const ForwardSeq& s : batch) {
+    if (s.want_logits) {
+      const int last = first_token + int(s.num_tokens) - 1;
+      VT_RETURN_IF_ERROR(CudaCheck(cudaMemcpyAsync(last_rows_ + size_t(rows) * h, normed_ + size_t(last) * h,
+                                                   size_t(h) * 2, cudaMemcpyDeviceToDevice, stream_),
+                                   "gathering the sampled rows"));
+      ++rows;
+    }
+    first_token += int(s.num_tokens);
+  }
+  logits->clear();
+  if (rows > 0) {
+    VT_RETURN_IF_ERROR(gemm_->Linear(last_rows_, weights_.lm_head, rows, vocab, h, logits_dev_, stream_));
+    VT_RETURN_IF_ERROR(CudaCheck(cudaMemcpyAsync(logits_host_.as<uint16_t>(), logits_dev_, size_t(rows) * vocab * 2,
+                                                 cudaMemcpyDeviceToHost, stream_),
+                                 "copying logits"));
+  }
+  VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "running the forward"));
+  logits->resize(size_t(rows) * vocab);
+  const uint16_t* bits = logits_host_.as<uint16_t>();
+  for (size_t i = 0; i < logits->size(); ++i) (*logits)[i] = Bf16ToFloat(bf16{bits[i]});
+  return Status::Ok();
+}
+
+Result<double> CudaModelRunner::MeasureCopyBandwidth() {
+  // 1 GiB each way: far past the 60 MiB L2, so this is HBM. Best of five after a warm-up.
+  constexpr size_t kBytes = 1u << 30;
+  Result<DeviceBuffer> src = DeviceBuffer::Allocate(kBytes, "the bandwidth probe");
+  if (!src.ok()) return src.status();
+  Result<DeviceBuffer> dst = DeviceBuffer::Allocate(kBytes, "the bandwidth probe");
+  if (!dst.ok()) return dst.status();
+  cudaEvent_t start, stop;
+  VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreate(&start), "creating an event"));
+  VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreate(&stop), "creating an event"));
+  double best = 0.0;
+  Status status;
+  for (int i = 0; i < 6 && status.ok(); ++i) {
+    cudaEventRecord(start, stream_);
+    cudaMemcpyAsync(dst->as<void>(), src->as<void>(), kBytes, cudaMemcpyDeviceToDevice, stream_);
+    cudaEventRecord(stop, stream_);
+    status = CudaCheck(cudaEventSynchronize(stop), "timing a device copy");
+    float ms = 0.f;
+    if (status.ok()) cudaEventElapsedTime(&ms, start, stop);
+    // Read and write both count, as in ../shared/anchors.
+    if (i > 0 && ms > 0.f) best = std::max(best, 2.0 * double(kBytes) / (ms / 1e3));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!status.ok()) return status;
+  return best;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
+                                                           const CudaRunnerOptions& options) {
+  auto runner = std::make_unique<CudaModelRunner>(config, options);
+  VT_RETURN_IF_ERROR(runner->Init(weights));
+  return std::unique_ptr<ModelRunner>(std::move(runner));
+}
+
+}  // namespace vt

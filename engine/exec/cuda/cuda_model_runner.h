@@ -1,0 +1,30 @@
+// The CUDA backend: the layer plan of DecoderModel on the GPU in bf16 (fp32 accumulation), with
+// the paged KV pool in device memory. Everything is allocated at creation (weights, the KV pool
+// sized from free memory, activations for the largest step, attention and GEMM workspaces); a
+// step only launches kernels and copies its inputs in and its logits out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/config/model_config.h"
+#include "engine/core/status.h"
+#include "engine/exec/model_runner.h"
+#include "engine/model/model_weights.h"
+
+namespace vt {
+
+struct CudaRunnerOptions {
+  double gpu_memory_utilization = 0.9;  // of the device's total memory, counting what others hold
+  int32_t block_size = 16;
+  int32_t max_num_seqs = 64;
+  int64_t max_model_len = 4096;
+  int64_t max_num_batched_tokens = 512;  // the largest step the activations are sized for
+};
+
+// Errors: Unavailable without a usable GPU, Unimplemented for shapes the kernels do not cover,
+// ResourceExhausted when weights, workspaces and one full-length sequence's KV do not fit.
+Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
+                                                           const CudaRunnerOptions& options);
+
+}  // namespace vt

@@ -1,0 +1,38 @@
+// What the engine's step loop runs a batch on. The scheduler, the KV block bookkeeping and the
+// sampler are backend-agnostic; a runner owns the weights as its backend stores them and the
+// memory behind the KV block ids, and turns one scheduled batch into logits rows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/config/model_config.h"
+#include "engine/core/status.h"
+#include "engine/model/decoder_model.h"
+
+namespace vt {
+
+class ModelRunner {
+ public:
+  virtual ~ModelRunner() = default;
+
+  virtual const ModelConfig& config() const = 0;
+  virtual std::string backend() const = 0;  // "cpu" or "cuda"
+  virtual uint64_t weight_bytes() const = 0;
+
+  // The KV pool the runner holds: block ids the engine hands out index into it.
+  virtual int32_t num_kv_blocks() const = 0;
+  virtual int32_t kv_block_size() const = 0;
+
+  // Computes the batch, writing its K/V into the pool; `logits` receives one [vocab] row per
+  // sequence with want_logits, in batch order.
+  virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
+
+  // Bytes per second the backend's memory copies at, read and write both counted (a
+  // device-to-device copy on a GPU, one core's memcpy on the CPU): the ceiling a weights-bound
+  // decode step is compared to, as in ../shared/anchors.
+  virtual Result<double> MeasureCopyBandwidth() = 0;
+};
+
+}  // namespace vt

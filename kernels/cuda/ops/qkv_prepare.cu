@@ -1,0 +1,96 @@
+#include "kernels/cuda/ops/qkv_prepare.h"
+
+#include <cuda_bf16.h>
+
+#include <string>
+
+namespace vt::kernels::cuda {
+namespace {
+
+__device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
+__device__ __forceinline__ uint16_t ToBf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+__device__ __forceinline__ float RoundBf16(float f) { return ToFloat(ToBf16(f)); }
+
+constexpr int kWarpsPerCta = 4;
+
+// One CTA per token, one warp per head (q heads, then k heads, then v heads). Lane l holds the
+// rotate-half pairs (j, j + D/2) for j = l, l + 32, ...: RoPE needs nothing from other lanes and
+// the RMSNorm sum is one warp reduction. Rounding follows HF's bf16 path: the projection (+bias)
+// is bf16, the normalised value is rounded before the weight multiply, every output is bf16.
+template <int kPairsPerLane>
+__global__ void PrepareQkvKernel(QkvPrepareParams p) {
+  constexpr int kHalf = kPairsPerLane * 32;
+  constexpr int kHeadDim = 2 * kHalf;
+  const int token = blockIdx.x;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int total_heads = p.num_q_heads + 2 * p.num_kv_heads;
+  const int qkv_width = total_heads * kHeadDim;
+  const float position = static_cast<float>(p.positions[token]);
+  const int64_t slot = p.slots[token];
+  for (int h = warp; h < total_heads; h += kWarpsPerCta) {
+    const bool is_q = h < p.num_q_heads;
+    const bool is_k = !is_q && h < p.num_q_heads + p.num_kv_heads;
+    const uint16_t* in = p.qkv + static_cast<int64_t>(token) * qkv_width + h * kHeadDim;
+    const uint16_t* bias = p.bias ? p.bias + h * kHeadDim : nullptr;
+    float a[kPairsPerLane], b[kPairsPerLane];
+    float sum_sq = 0.f;
+    for (int i = 0; i < kPairsPerLane; ++i) {
+      const int j = lane + 32 * i;
+      a[i] = ToFloat(in[j]);
+      b[i] = ToFloat(in[j + kHalf]);
+      if (bias) a[i] = RoundBf16(a[i] + ToFloat(bias[j])), b[i] = RoundBf16(b[i] + ToFloat(bias[j + kHalf]));
+      sum_sq += a[i] * a[i] + b[i] * b[i];
+    }
+    const uint16_t* norm = is_q ? p.q_norm : (is_k ? p.k_norm : nullptr);
+    if (norm) {
+      for (int o = 16; o > 0; o /= 2) sum_sq += __shfl_xor_sync(0xffffffffu, sum_sq, o);
+      const float inv_rms = rsqrtf(sum_sq / kHeadDim + p.eps);
+      for (int i = 0; i < kPairsPerLane; ++i) {
+        const int j = lane + 32 * i;
+        a[i] = RoundBf16(RoundBf16(a[i] * inv_rms) * ToFloat(norm[j]));
+        b[i] = RoundBf16(RoundBf16(b[i] * inv_rms) * ToFloat(norm[j + kHalf]));
+      }
+    }
+    if (is_q || is_k) {
+      for (int i = 0; i < kPairsPerLane; ++i) {
+        float s, c;
+        sincosf(position * p.inv_freq[lane + 32 * i], &s, &c);
+        const float x = a[i], y = b[i];
+        a[i] = x * c - y * s;
+        b[i] = y * c + x * s;
+      }
+    }
+    uint16_t* out;
+    if (is_q) {
+      out = p.q_out + (static_cast<int64_t>(token) * p.num_q_heads + h) * kHeadDim;
+    } else {
+      if (slot < 0) continue;
+      const int kv_head = is_k ? h - p.num_q_heads : h - p.num_q_heads - p.num_kv_heads;
+      out = (is_k ? p.k_cache : p.v_cache) + (slot * p.num_kv_heads + kv_head) * kHeadDim;
+    }
+    for (int i = 0; i < kPairsPerLane; ++i) {
+      const int j = lane + 32 * i;
+      out[j] = ToBf16(a[i]);
+      out[j + kHalf] = ToBf16(b[i]);
+    }
+  }
+}
+
+}  // namespace
+
+Status PrepareQkv(const QkvPrepareParams& p, cudaStream_t stream) {
+  if ((p.q_norm == nullptr) != (p.k_norm == nullptr)) return InvalidArgument("qkv prepare: q_norm and k_norm go together");
+  if (p.tokens == 0) return Status::Ok();
+  const dim3 grid(p.tokens), block(32 * kWarpsPerCta);
+  switch (p.head_dim) {
+    case 64: PrepareQkvKernel<1><<<grid, block, 0, stream>>>(p); break;
+    case 128: PrepareQkvKernel<2><<<grid, block, 0, stream>>>(p); break;
+    case 256: PrepareQkvKernel<4><<<grid, block, 0, stream>>>(p); break;
+    default: return Unimplemented("qkv prepare: head_dim " + std::to_string(p.head_dim) + " (64, 128 or 256 only)");
+  }
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("qkv prepare: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+}  // namespace vt::kernels::cuda

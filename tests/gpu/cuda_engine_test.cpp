@@ -1,0 +1,202 @@
+// The CUDA backend end to end, against independent references:
+// - the embedded model's transformers fixtures, token for token up to the first step whose top-2
+//   margin is below 1e-3, once per decode arm (the model-level gate an arm must pass before it
+//   may become a default; the verdict per arm is this test's result);
+// - the CPU backend's logits on dummy qwen3-1.7b and its head_dim-256 variant, teacher-forced over
+//   256 decode steps, within a bf16 bound;
+// - batch invariance (a prompt alone and inside a batch of 8 gives the same tokens);
+// - no device allocation once the engine is built.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/exec/cpu_model_runner.h"
+#include "engine/exec/cuda/cuda_model_runner.h"
+#include "engine/exec/llm_engine.h"
+#include "engine/loader/model_source.h"
+#include "engine/sample/sampler.h"
+#include "tests/gpu/gpu_test_support.h"
+
+namespace vt {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kMarginFloor = 1e-3;
+// bf16 activations round at every op (relative 2^-9 each, ~10 per layer); the error of the
+// whole forward against the fp32 CPU reference, as ||cuda - cpu||_2 / ||cpu||_2 per logits row.
+constexpr double kBf16LogitsBound = 5e-2;
+
+const fs::path kModelDir = fs::path(VT_SOURCE_DIR) / "assets/models/fortune-qwen3-7m";
+
+nlohmann::json ReadExpected() {
+  std::ifstream in(fs::path(VT_SOURCE_DIR) / "tests/fixtures/embedded_model/expected.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+// A CUDA runner with VT_ATTN_DECODE set to `arm` while it reads its overrides.
+std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const std::string& arm, int32_t max_num_seqs = 16) {
+  setenv("VT_ATTN_DECODE", arm.c_str(), 1);
+  CudaRunnerOptions o;
+  o.gpu_memory_utilization = 0.5;
+  o.max_num_seqs = max_num_seqs;
+  o.max_model_len = std::min<int64_t>(m.config.max_position_embeddings, 2048);
+  Result<std::unique_ptr<ModelRunner>> r = CreateCudaModelRunner(m.config, m.weights, o);
+  unsetenv("VT_ATTN_DECODE");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : nullptr;
+}
+
+class ArmGate : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ArmGate, ReproducesTransformersGreedyOnTheEmbeddedModel) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const nlohmann::json expected = ReadExpected();
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, GetParam());
+  ASSERT_NE(runner, nullptr);
+  LlmEngine engine(std::move(runner), EngineConfig{});
+
+  const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
+  const auto greedy = expected["greedy"].get<std::vector<std::vector<int32_t>>>();
+  const auto margins = expected["margins"].get<std::vector<std::vector<double>>>();
+  SamplingParams params;
+  params.temperature = 0.0f;
+  params.ignore_eos = true;
+  params.max_tokens = static_cast<int64_t>(greedy[0].size());
+  std::vector<RequestId> ids;
+  for (const auto& p : prompts) ids.push_back(engine.AddRequest(p, params).value());
+  while (engine.HasUnfinished()) ASSERT_TRUE(engine.Step().ok());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::vector<int32_t> out = engine.TakeFinished(ids[i])->output;
+    ASSERT_EQ(out.size(), greedy[i].size());
+    for (size_t s = 0; s < greedy[i].size(); ++s) {
+      ASSERT_EQ(out[s], greedy[i][s]) << "arm " << GetParam() << ", prompt " << i << ", step " << s << " (margin "
+                                      << margins[i][s] << ")";
+      if (margins[i][s] < kMarginFloor) break;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DecodeArms, ArmGate, ::testing::Values("block", "warp", "warp2", "gqa"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+
+double RelativeL2(const float* a, const float* ref, int64_t n) {
+  double diff = 0.0, norm = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    diff += (double(a[i]) - ref[i]) * (double(a[i]) - ref[i]);
+    norm += double(ref[i]) * ref[i];
+  }
+  return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
+// Teacher-forced: both runners see the CPU's greedy tokens, so an early near-tie cannot send
+// the two down different continuations and the comparison stays about the forward itself.
+void CompareLogits(const std::string& preset, int steps) {
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> cpu_model = LoadModel("preset:" + preset, LoadFormat::kDummy, pool, /*dummy_seed=*/7);
+  ASSERT_TRUE(cpu_model.ok()) << cpu_model.status().message();
+  std::unique_ptr<ModelRunner> cuda = CudaRunner(*cpu_model, "auto", 1);
+  ASSERT_NE(cuda, nullptr);
+  const int32_t block_size = cuda->kv_block_size();
+  const int64_t vocab = cpu_model->config.vocab_size;
+  const std::vector<int32_t> prompt = {791, 7290, 315, 2324, 374, 220, 17, 13, 578, 4320, 374};
+  const int64_t total = int64_t(prompt.size()) + steps;
+  std::vector<int32_t> table;
+  for (int32_t b = 0; b < (total + block_size - 1) / block_size; ++b) table.push_back(b);
+  CpuModelRunner cpu(std::make_unique<DecoderModel>(cpu_model->config, std::move(cpu_model->weights), &pool),
+                     int32_t(table.size()), block_size);
+
+  std::vector<int32_t> tokens = prompt;
+  double worst = 0.0;
+  for (int step = 0; step <= steps; ++step) {
+    const int64_t start = step == 0 ? 0 : int64_t(tokens.size()) - 1;
+    ForwardSeq seq{tokens.data() + start, int64_t(tokens.size()) - start, start, table.data(), int64_t(table.size()), true};
+    std::vector<float> cpu_logits, cuda_logits;
+    ASSERT_TRUE(cpu.Forward({seq}, &cpu_logits).ok());
+    Status s = cuda->Forward({seq}, &cuda_logits);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cuda_logits.size(), size_t(vocab));
+    const double rel = RelativeL2(cuda_logits.data(), cpu_logits.data(), vocab);
+    worst = std::max(worst, rel);
+    ASSERT_LT(rel, kBf16LogitsBound) << preset << " step " << step;
+    tokens.push_back(Argmax(cpu_logits.data(), vocab));
+  }
+  std::printf("[ logits   ] %s: worst relative L2 error over %d decode steps: %.3g (bound %.3g)\n", preset.c_str(),
+              steps, worst, kBf16LogitsBound);
+}
+
+TEST(CudaEngine, LogitsMatchTheCpuBackendOnQwen3_1_7B) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  CompareLogits("qwen3-1.7b", 256);
+}
+
+TEST(CudaEngine, LogitsMatchTheCpuBackendAtHeadDim256) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  CompareLogits("qwen3-1.7b-hd256", 256);
+}
+
+TEST(CudaEngine, APromptAloneAndInABatchOfEightGivesTheSameTokensWithoutAllocating) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  LlmEngine engine(CudaRunner(*loaded, "auto"), EngineConfig{});
+  SamplingParams params;
+  params.temperature = 0.0f;
+  params.ignore_eos = true;
+  params.max_tokens = 48;
+  const std::vector<int32_t> probe = ReadExpected()["prompts"][0].get<std::vector<int32_t>>();
+  auto run = [&](int companions) {
+    const RequestId id = engine.AddRequest(probe, params).value();
+    for (int i = 0; i < companions; ++i) {
+      std::vector<int32_t> other = probe;
+      other.push_back(100 + i);  // different prompts, different lengths in the same steps
+      engine.AddRequest(other, params).value();
+    }
+    while (engine.HasUnfinished()) EXPECT_TRUE(engine.Step().ok());
+    return engine.TakeFinished(id)->output;
+  };
+  const std::vector<int32_t> alone = run(0);
+  size_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  const std::vector<int32_t> batched = run(7);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+  EXPECT_EQ(alone, batched);
+  EXPECT_EQ(free_before, free_after) << "the step path allocated device memory";
+}
+
+TEST(CudaEngine, TooLittleMemoryIsAClearError) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok());
+  CudaRunnerOptions o;
+  o.gpu_memory_utilization = 0.0001;
+  Result<std::unique_ptr<ModelRunner>> r = CreateCudaModelRunner(loaded->config, loaded->weights, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("--gpu-memory-utilization"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace vt
