@@ -1,12 +1,15 @@
-// `vt bench`: benchmarks users compare against other engines. `attention` times the
-// paged decode-attention arms, `w4a16` the int4 GEMM against cuBLAS; `decode` comes with the
-// CUDA backend.
+// `vt bench`: benchmarks users compare against other engines. `decode` sweeps end-to-end decode
+// throughput over concurrency on any backend (so it exists in every build); `attention` times the
+// paged decode-attention arms and `w4a16` the int4 GEMM against cuBLAS, both CUDA-only.
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "engine/bench/decode_bench.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/default_model.h"
 
 #ifdef VT_HAVE_CUDA
 #include "kernels/cuda/bench/attention_bench.h"
@@ -15,11 +18,59 @@
 
 namespace vt::cli {
 
+namespace {
+
+int RunDecode(bench::DecodeBenchOptions options) {
+  if (options.model.empty()) options.model = DefaultModelDir();
+  try {
+    const Status status = bench::RunDecodeBench(options);
+    if (status.ok()) return 0;
+    std::fprintf(stderr, "vt bench decode: %s\n", status.message().c_str());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "vt bench decode: out of memory; try fewer or shorter requests\n");
+  }
+  return 1;
+}
+
+std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
+  auto o = std::make_shared<bench::DecodeBenchOptions>();
+  decode->add_option("--model", o->model,
+                     "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
+  decode->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  decode->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  decode->add_option("--gpu-memory-utilization", o->gpu_memory_utilization,
+                     "cuda: the fraction of device memory vt may hold");
+  // CLI11 would read an empty item as 0; it is a missing level instead.
+  const CLI::Validator non_empty([](std::string& item) { return item.empty() ? "an empty level" : ""; }, "");
+  decode->add_option("--concurrency", o->concurrencies, "Concurrency levels: requests decoded at once")
+      ->delimiter(',')
+      ->check(non_empty)
+      ->capture_default_str();
+  decode->add_option("--input-len", o->input_len, "Prompt tokens per request (random ids)")->capture_default_str();
+  decode->add_option("--output-len", o->output_len, "Output tokens per request (greedy, EOS ignored)")
+      ->capture_default_str();
+  decode->add_option("--seed", o->seed, "Seed of the random prompts")->capture_default_str();
+  decode->add_flag("--json", o->json, "Print JSON instead of a table");
+  decode->add_option("--plot", o->plot_path, "Write an SVG of tok/s and the roofline against concurrency");
+  decode->add_option("--ab", o->ab,
+                     "Same-binary A/B: two NAME=VALUE environment settings; reruns this command alternately "
+                     "under each and reports the B/A tok/s ratios (--plot is ignored)")
+      ->expected(2);
+  decode->add_option("--ab-rounds", o->ab_rounds, "A/B pairs to run")->capture_default_str();
+  return o;
+}
+
+}  // namespace
+
 Command AddBenchCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("bench", "Benchmark decode, attention kernels and GEMMs");
   app->require_subcommand(1);
+  CLI::App* decode =
+      app->add_subcommand("decode", "Decode throughput, TTFT and TPOT over concurrency, beside the weights roofline");
   CLI::App* attention = app->add_subcommand("attention", "Time the paged decode-attention arms (CUDA graphs)");
   CLI::App* w4a16 = app->add_subcommand("w4a16", "Time the W4A16 GEMM against cuBLAS bf16 (CUDA graphs)");
+  std::shared_ptr<bench::DecodeBenchOptions> decode_options = AddDecodeOptions(decode);
 #ifdef VT_HAVE_CUDA
   auto w4 = std::make_shared<kernels::cuda::W4A16BenchOptions>();
   w4a16->add_option("--shapes", w4->shapes, "Weight shapes KxN")->delimiter(',');
@@ -38,14 +89,16 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");
-  return {app, [attention, options, w4] {
+  return {app, [decode, decode_options, attention, options, w4] {
+    if (decode->parsed()) return RunDecode(*decode_options);
     if (attention->parsed()) return kernels::cuda::RunAttentionBench(*options);
     return kernels::cuda::RunW4A16Bench(*w4);
   }};
 #else
   (void)attention;
   (void)w4a16;
-  return {app, [app] {
+  return {app, [app, decode, decode_options] {
+    if (decode->parsed()) return RunDecode(*decode_options);
     std::fprintf(stderr, "vt bench %s: this vt was built without CUDA (VT_CUDA=OFF or no nvcc)\n",
                  app->get_subcommands().front()->get_name().c_str());
     return 1;

@@ -1,0 +1,32 @@
+// `vt bench decode`: loads a model once, sweeps decode throughput over concurrency levels and
+// prints a table or JSON, optionally an SVG plot; with --ab, compares two environment settings
+// of this same binary by re-running it alternately under each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+
+namespace vt::bench {
+
+struct DecodeBenchOptions {
+  std::string model;  // a directory or preset:NAME
+  std::string load_format = "auto";
+  std::string backend = "cpu";
+  double gpu_memory_utilization = 0.9;
+  std::vector<int32_t> concurrencies = {1, 2, 4, 8};
+  int32_t input_len = 32;
+  int32_t output_len = 128;
+  uint64_t seed = 0;
+  bool json = false;
+  std::string plot_path;        // empty: no plot
+  std::vector<std::string> ab;  // empty, or the A and B settings as NAME=VALUE
+  int32_t ab_rounds = 3;
+};
+
+// Writes the results to stdout and progress to stderr.
+Status RunDecodeBench(const DecodeBenchOptions& options);
+
+}  // namespace vt::bench

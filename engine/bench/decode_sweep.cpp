@@ -1,0 +1,180 @@
+#include "engine/bench/decode_sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+
+namespace vt::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Beyond this a level's prompts are prefilled in chunks: a larger step budget would only grow the
+// backend's activation buffers, while prefill is not what this benchmark measures.
+constexpr int64_t kMaxPrefillTokensPerStep = 16384;
+// Enough to run prefill and a few decode steps (and, on CUDA, whatever is built on first use).
+constexpr int64_t kWarmupOutputTokens = 4;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::vector<int32_t> RandomPrompt(std::mt19937& rng, int32_t length, int64_t vocab) {
+  std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(vocab - 1));
+  std::vector<int32_t> prompt(static_cast<size_t>(length));
+  for (int32_t& t : prompt) t = token(rng);
+  return prompt;
+}
+
+SamplingParams GreedyFixedLength(int64_t tokens) {
+  SamplingParams params;
+  params.temperature = 0.0f;
+  params.ignore_eos = true;
+  params.max_tokens = tokens;
+  return params;
+}
+
+// Steps until the engine is idle, calling on_step with each step's sampled tokens.
+template <typename OnStep>
+Status Drain(LlmEngine& engine, OnStep on_step) {
+  while (engine.HasUnfinished()) {
+    Result<StepResult> step = engine.Step();
+    if (!step.ok()) return step.status();
+    on_step(*step);
+  }
+  return Status::Ok();
+}
+
+Status Warmup(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o) {
+  const int64_t vocab = engine.model_config().vocab_size;
+  Result<RequestId> id =
+      engine.AddRequest(RandomPrompt(rng, o.input_len, vocab),
+                        GreedyFixedLength(std::min<int64_t>(o.output_len, kWarmupOutputTokens)));
+  if (!id.ok()) return id.status();
+  VT_RETURN_IF_ERROR(Drain(engine, [](const StepResult&) {}));
+  engine.TakeFinished(*id);
+  return Status::Ok();
+}
+
+struct TokenTimes {
+  Clock::time_point first, last;
+  int64_t count = 0;
+};
+
+Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o,
+                                   int32_t concurrency, const SweepProgress& progress) {
+  VT_RETURN_IF_ERROR(Warmup(engine, rng, o));
+  const int64_t vocab = engine.model_config().vocab_size;
+  std::vector<std::vector<int32_t>> prompts;
+  for (int32_t i = 0; i < concurrency; ++i) prompts.push_back(RandomPrompt(rng, o.input_len, vocab));
+
+  const int64_t total = static_cast<int64_t>(concurrency) * o.output_len;
+  std::map<RequestId, TokenTimes> times;
+  const Clock::time_point start = Clock::now();
+  for (std::vector<int32_t>& prompt : prompts) {
+    Result<RequestId> id = engine.AddRequest(std::move(prompt), GreedyFixedLength(o.output_len));
+    if (!id.ok()) return id.status();
+    times.emplace(*id, TokenTimes{});
+  }
+  int64_t done = 0;
+  VT_RETURN_IF_ERROR(Drain(engine, [&](const StepResult& step) {
+    const Clock::time_point now = Clock::now();
+    for (const SampledResult& sampled : step.tokens) {
+      TokenTimes& t = times[sampled.id];
+      if (t.count++ == 0) t.first = now;
+      t.last = now;
+    }
+    done += static_cast<int64_t>(step.tokens.size());
+    if (progress) progress(concurrency, done, total);
+  }));
+  const Clock::time_point end = Clock::now();
+
+  DecodeLevelResult level;
+  level.concurrency = concurrency;
+  level.seconds = std::chrono::duration<double>(end - start).count();
+  std::vector<double> ttft, tpot;
+  for (const auto& [id, t] : times) {
+    engine.TakeFinished(id);
+    level.output_tokens += t.count;
+    if (t.count == 0) continue;
+    ttft.push_back(Ms(t.first - start));
+    if (t.count > 1) tpot.push_back(Ms(t.last - t.first) / static_cast<double>(t.count - 1));
+  }
+  level.output_tokens_per_s = level.seconds > 0 ? static_cast<double>(level.output_tokens) / level.seconds : 0.0;
+  level.ttft_ms = Summarize(ttft);
+  level.tpot_ms = Summarize(tpot);
+  return level;
+}
+
+}  // namespace
+
+Result<DecodeSweepOptions> NormalizeSweepOptions(DecodeSweepOptions o) {
+  if (o.concurrencies.empty()) return InvalidArgument("--concurrency: give at least one level, e.g. 1,2,4,8");
+  for (int32_t c : o.concurrencies) {
+    if (c < 1) return InvalidArgument("--concurrency " + std::to_string(c) + ": levels must be at least 1");
+  }
+  if (o.input_len < 1) return InvalidArgument("--input-len " + std::to_string(o.input_len) + ": must be at least 1");
+  if (o.output_len < 1) return InvalidArgument("--output-len " + std::to_string(o.output_len) + ": must be at least 1");
+  std::sort(o.concurrencies.begin(), o.concurrencies.end());
+  o.concurrencies.erase(std::unique(o.concurrencies.begin(), o.concurrencies.end()), o.concurrencies.end());
+  return o;
+}
+
+Status CheckSweepFitsModel(const DecodeSweepOptions& o, const ModelConfig& model) {
+  const int64_t length = static_cast<int64_t>(o.input_len) + o.output_len;
+  if (length > model.max_position_embeddings) {
+    return InvalidArgument("--input-len " + std::to_string(o.input_len) + " + --output-len " +
+                           std::to_string(o.output_len) + " = " + std::to_string(length) +
+                           " tokens exceeds the model's context of " + std::to_string(model.max_position_embeddings));
+  }
+  return Status::Ok();
+}
+
+EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& model) {
+  const int64_t max_concurrency = o.concurrencies.empty() ? 1 : o.concurrencies.back();
+  const int64_t length = static_cast<int64_t>(o.input_len) + o.output_len;
+  EngineConfig config;
+  config.scheduler.max_num_seqs = static_cast<int32_t>(max_concurrency);
+  config.scheduler.max_model_len = length;
+  config.scheduler.max_num_batched_tokens =
+      std::clamp<int64_t>(max_concurrency * o.input_len, 512, kMaxPrefillTokensPerStep);
+  config.scheduler.eos_token_ids = model.eos_token_ids;
+  const int64_t blocks_per_sequence = (length + config.block_size - 1) / config.block_size;
+  // One sequence's worth beyond the largest level, so that a warm-up request left in the prefix
+  // cache never forces an eviction in the measured run.
+  config.num_kv_blocks = static_cast<int32_t>(
+      std::min<int64_t>((max_concurrency + 1) * blocks_per_sequence, std::numeric_limits<int32_t>::max()));
+  return config;
+}
+
+double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes) {
+  if (weight_bytes == 0) return 0.0;
+  return static_cast<double>(concurrency) * copy_bandwidth_bytes_per_s / static_cast<double>(weight_bytes);
+}
+
+Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOptions& options,
+                                         const SweepProgress& progress) {
+  DecodeSweepResult result;
+  result.backend = engine.runner().backend();
+  result.weight_bytes = engine.runner().weight_bytes();
+  Result<double> bandwidth = engine.runner().MeasureCopyBandwidth();
+  if (!bandwidth.ok()) return bandwidth.status();
+  result.copy_bandwidth_bytes_per_s = *bandwidth;
+
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));
+  for (int32_t concurrency : options.concurrencies) {
+    Result<DecodeLevelResult> level = RunLevel(engine, rng, options, concurrency, progress);
+    if (!level.ok()) return level.status();
+    level->roofline_tokens_per_s =
+        RooflineTokensPerSecond(concurrency, result.copy_bandwidth_bytes_per_s, result.weight_bytes);
+    level->roofline_fraction =
+        level->roofline_tokens_per_s > 0 ? level->output_tokens_per_s / level->roofline_tokens_per_s : 0.0;
+    result.levels.push_back(std::move(*level));
+  }
+  return result;
+}
+
+}  // namespace vt::bench

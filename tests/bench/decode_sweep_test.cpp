@@ -1,0 +1,93 @@
+// The sweep on a real engine: the embedded fortune-qwen3-7m on the CPU backend.
+#include "engine/bench/decode_sweep.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/exec/backend_factory.h"
+#include "engine/loader/model_source.h"
+
+namespace vt::bench {
+namespace {
+
+constexpr const char* kModel = VT_SOURCE_DIR "/assets/models/fortune-qwen3-7m";
+
+TEST(DecodeSweep, NormalizingSortsAndDeduplicatesLevels) {
+  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{4, 1, 4, 2}, 8, 8, 0});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->concurrencies, (std::vector<int32_t>{1, 2, 4}));
+}
+
+TEST(DecodeSweep, RejectsEmptyOrNonPositiveSizes) {
+  EXPECT_FALSE(NormalizeSweepOptions({{}, 8, 8, 0}).ok());
+  EXPECT_FALSE(NormalizeSweepOptions({{1, 0}, 8, 8, 0}).ok());
+  EXPECT_FALSE(NormalizeSweepOptions({{1}, 0, 8, 0}).ok());
+  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{1}, 8, 0, 0});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("--output-len"), std::string::npos);
+}
+
+TEST(DecodeSweep, RejectsRequestsLongerThanTheContext) {
+  ModelConfig model;
+  model.max_position_embeddings = 64;
+  EXPECT_TRUE(CheckSweepFitsModel({{1}, 32, 32, 0}, model).ok());
+  const Status s = CheckSweepFitsModel({{1}, 32, 33, 0}, model);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("context of 64"), std::string::npos) << s.message();
+}
+
+TEST(DecodeSweep, EngineConfigHoldsTheLargestLevelWithoutPreemption) {
+  ModelConfig model;
+  const EngineConfig c = SweepEngineConfig({{1, 8}, 100, 28, 0}, model);
+  EXPECT_EQ(c.scheduler.max_num_seqs, 8);
+  EXPECT_EQ(c.scheduler.max_model_len, 128);
+  EXPECT_EQ(c.scheduler.max_num_batched_tokens, 800);  // all eight prompts in one step
+  EXPECT_GE(static_cast<int64_t>(c.num_kv_blocks) * c.block_size, 8 * 128);
+}
+
+TEST(DecodeSweep, RooflineIsConcurrencyTimesBandwidthOverWeights) {
+  EXPECT_DOUBLE_EQ(RooflineTokensPerSecond(4, 10e9, 1'000'000'000), 40.0);
+  EXPECT_DOUBLE_EQ(RooflineTokensPerSecond(1, 10e9, 0), 0.0);
+}
+
+TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModel, LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Result<DecodeSweepOptions> options = NormalizeSweepOptions({{3, 1}, 6, 5, 7});
+  ASSERT_TRUE(options.ok());
+  const EngineConfig config = SweepEngineConfig(*options, loaded->config);
+  Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), BackendOptions{}, config, pool);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+
+  int64_t last_done = 0, progress_calls = 0;
+  Result<DecodeSweepResult> r = RunDecodeSweep(**engine, *options, [&](int32_t, int64_t done, int64_t total) {
+    EXPECT_LE(done, total);
+    last_done = done;
+    ++progress_calls;
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->backend, "cpu");
+  EXPECT_GT(r->weight_bytes, 0u);
+  EXPECT_GT(r->copy_bandwidth_bytes_per_s, 0.0);
+  ASSERT_EQ(r->levels.size(), 2u);
+  EXPECT_EQ(last_done, 15);
+  EXPECT_GE(progress_calls, 2 * 5);  // one decode step per output token and level at least
+  for (const DecodeLevelResult& level : r->levels) {
+    SCOPED_TRACE(level.concurrency);
+    EXPECT_EQ(level.output_tokens, level.concurrency * 5);
+    EXPECT_GT(level.output_tokens_per_s, 0.0);
+    EXPECT_EQ(level.ttft_ms.count, level.concurrency);
+    EXPECT_EQ(level.tpot_ms.count, level.concurrency);
+    EXPECT_LE(level.ttft_ms.median, level.ttft_ms.p99);
+    EXPECT_LE(level.tpot_ms.median, level.tpot_ms.p99);
+    EXPECT_LE(level.ttft_ms.p99, level.seconds * 1000.0);
+    EXPECT_DOUBLE_EQ(level.roofline_tokens_per_s,
+                     RooflineTokensPerSecond(level.concurrency, r->copy_bandwidth_bytes_per_s, r->weight_bytes));
+    EXPECT_GT(level.roofline_fraction, 0.0);
+  }
+  // Every request was taken back: the engine is idle and its pool free for the next run.
+  EXPECT_FALSE((*engine)->HasUnfinished());
+}
+
+}  // namespace
+}  // namespace vt::bench
