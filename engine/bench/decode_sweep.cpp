@@ -48,14 +48,20 @@ Status Drain(LlmEngine& engine, OnStep on_step) {
   return Status::Ok();
 }
 
-Status Warmup(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o) {
+// As many requests as the level itself, so every batch size the level will step through has run
+// once (a backend that captures a CUDA graph per batch size does so here, not inside the timing).
+Status Warmup(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o, int32_t concurrency) {
   const int64_t vocab = engine.model_config().vocab_size;
-  Result<RequestId> id =
-      engine.AddRequest(RandomPrompt(rng, o.input_len, vocab),
-                        GreedyFixedLength(std::min<int64_t>(o.output_len, kWarmupOutputTokens)));
-  if (!id.ok()) return id.status();
+  std::vector<RequestId> ids;
+  for (int32_t i = 0; i < concurrency; ++i) {
+    Result<RequestId> id =
+        engine.AddRequest(RandomPrompt(rng, o.input_len, vocab),
+                          GreedyFixedLength(std::min<int64_t>(o.output_len, kWarmupOutputTokens)));
+    if (!id.ok()) return id.status();
+    ids.push_back(*id);
+  }
   VT_RETURN_IF_ERROR(Drain(engine, [](const StepResult&) {}));
-  engine.TakeFinished(*id);
+  for (RequestId id : ids) engine.TakeFinished(id);
   return Status::Ok();
 }
 
@@ -66,7 +72,7 @@ struct TokenTimes {
 
 Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o,
                                    int32_t concurrency, const SweepProgress& progress) {
-  VT_RETURN_IF_ERROR(Warmup(engine, rng, o));
+  VT_RETURN_IF_ERROR(Warmup(engine, rng, o, concurrency));
   const int64_t vocab = engine.model_config().vocab_size;
   std::vector<std::vector<int32_t>> prompts;
   for (int32_t i = 0; i < concurrency; ++i) prompts.push_back(RandomPrompt(rng, o.input_len, vocab));
@@ -143,8 +149,8 @@ EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& m
       std::clamp<int64_t>(max_concurrency * o.input_len, 512, kMaxPrefillTokensPerStep);
   config.scheduler.eos_token_ids = model.eos_token_ids;
   const int64_t blocks_per_sequence = (length + config.block_size - 1) / config.block_size;
-  // One sequence's worth beyond the largest level, so that a warm-up request left in the prefix
-  // cache never forces an eviction in the measured run.
+  // The largest level at full length plus one sequence: nothing is preempted in a measured run, and
+  // the blocks warm-up requests leave in the prefix cache are free ones, reused without recompute.
   config.num_kv_blocks = static_cast<int32_t>(
       std::min<int64_t>((max_concurrency + 1) * blocks_per_sequence, std::numeric_limits<int32_t>::max()));
   return config;
