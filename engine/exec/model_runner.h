@@ -10,6 +10,7 @@
 #include "engine/config/model_config.h"
 #include "engine/core/status.h"
 #include "engine/model/decoder_model.h"
+#include "engine/sample/sampler.h"
 
 namespace vt {
 
@@ -28,6 +29,18 @@ class ModelRunner {
   // Computes the batch, writing its K/V into the pool; `logits` receives one [vocab] row per
   // sequence with want_logits, in batch order.
   virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
+
+  // The argmax of each of those rows instead of the rows (ties to the lowest id): what a step
+  // needs when every sampling row is greedy without logprobs. A device backend computes it where
+  // the logits are and sends only token ids to the host.
+  virtual Status ForwardArgmax(const std::vector<ForwardSeq>& batch, std::vector<int32_t>* tokens) {
+    std::vector<float> logits;
+    VT_RETURN_IF_ERROR(Forward(batch, &logits));
+    const int64_t vocab = config().vocab_size;
+    tokens->clear();
+    for (size_t row = 0; row * vocab < logits.size(); ++row) tokens->push_back(Argmax(logits.data() + row * vocab, vocab));
+    return Status::Ok();
+  }
 
   // Bytes per second the backend's memory copies at, read and write both counted (a
   // device-to-device copy on a GPU, one core's memcpy on the CPU): the ceiling a weights-bound

@@ -34,7 +34,7 @@ class DeviceBuffer {
     const cudaError_t err = cudaMalloc(&b.ptr_, bytes);
     if (err != cudaSuccess) {
       b.ptr_ = nullptr;
-      cudaGetLastError();  // clear the sticky-free error state of a failed cudaMalloc
+      cudaGetLastError();  // consume the error, so the next launch check does not report it again
       return ResourceExhausted("out of GPU memory allocating " + what + " (" + std::to_string(bytes >> 20) +
                                " MiB): " + cudaGetErrorString(err));
     }

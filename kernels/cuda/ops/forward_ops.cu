@@ -82,14 +82,18 @@ __global__ void SiluMulKernel(const uint16_t* gate_up, int inter, uint16_t* out)
   }
 }
 
-__global__ void ArgmaxKernel(const float* logits, int vocab, int32_t* out) {
+__device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
+__device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return ToFloat(row[c]); }
+
+template <typename Logit>
+__global__ void ArgmaxKernel(const Logit* logits, int vocab, int32_t* out) {
   __shared__ float best_v[32];
   __shared__ int best_i[32];
-  const float* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
+  const Logit* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
   float v = -FLT_MAX;
   int idx = 0;  // all-NaN or all -inf rows give token 0, never an index past the vocabulary
   for (int c = threadIdx.x; c < vocab; c += blockDim.x) {
-    const float x = row[c];
+    const float x = LogitAt(row, c);
     if (x > v) v = x, idx = c;  // strided per thread: the first maximum this thread sees
   }
   for (int o = 16; o > 0; o /= 2) {
@@ -139,6 +143,12 @@ Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cuda
 }
 
 Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
+  if (rows == 0) return Status::Ok();
+  ArgmaxKernel<<<rows, 256, 0, stream>>>(logits, vocab, out);
+  return Launched("argmax");
+}
+
+Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
   ArgmaxKernel<<<rows, 256, 0, stream>>>(logits, vocab, out);
   return Launched("argmax");

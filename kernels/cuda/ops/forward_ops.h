@@ -33,5 +33,7 @@ Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cuda
 // out[r] = argmax over logits[r, :vocab] (float32), the lowest index on ties: greedy sampling on
 // the device, so only token ids cross to the host.
 Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream);
+// The same over bf16 logits, as the lm_head GEMM writes them.
+Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda
