@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <string_view>
 
 namespace vt {
 
@@ -70,11 +71,18 @@ const std::map<std::string, std::function<ModelConfig()>>& Presets() {
 }  // namespace
 
 Result<ModelConfig> PresetConfig(const std::string& name) {
+  constexpr std::string_view kGptqSuffix = "-gptq";
+  if (name.size() > kGptqSuffix.size() && name.ends_with(kGptqSuffix)) {
+    Result<ModelConfig> base = PresetConfig(name.substr(0, name.size() - kGptqSuffix.size()));
+    if (!base.ok()) return base.status();
+    base->gptq = GptqConfig{};  // 4 bits, group 128, symmetric, no act-order
+    return base;
+  }
   auto it = Presets().find(name);
   if (it == Presets().end()) {
     std::string known;
     for (const std::string& n : PresetNames()) known += (known.empty() ? "" : ", ") + n;
-    return NotFound("unknown preset '" + name + "' (known: " + known + ")");
+    return NotFound("unknown preset '" + name + "' (known: " + known + "; each also as NAME-gptq)");
   }
   return it->second();
 }

@@ -1,6 +1,7 @@
 // Named model shapes for `--model preset:NAME --load-format dummy`: the real
 // configurations of published checkpoints, so benchmarks see real shapes
-// without the weights.
+// without the weights. NAME-gptq is the same shape with its decoder projections GPTQ int4
+// (group 128), as a W4A16 checkpoint of it would be.
 #pragma once
 
 #include <string>

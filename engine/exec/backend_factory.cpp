@@ -37,7 +37,7 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
     cuda.max_num_seqs = resolved.scheduler.max_num_seqs;
     cuda.max_model_len = resolved.scheduler.max_model_len;
     cuda.max_num_batched_tokens = resolved.scheduler.max_num_batched_tokens;
-    Result<std::unique_ptr<ModelRunner>> runner = CreateCudaModelRunner(loaded.config, loaded.weights, cuda);
+    Result<std::unique_ptr<ModelRunner>> runner = CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);
     if (!runner.ok()) return runner.status();
     return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
   }

@@ -70,6 +70,7 @@ Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernel
     if (!w.ok()) return w.status();
     Prefault(**store);
     m.weights = std::move(*w);
+    m.store = *store;
   }
   m.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return m;

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "engine/config/model_config.h"
 #include "engine/core/status.h"
+#include "engine/loader/tensor_store.h"
 #include "engine/model/model_weights.h"
 #include "kernels/cpu/thread_pool.h"
 
@@ -18,6 +20,9 @@ struct LoadedModel {
   ModelConfig config;
   ModelWeights weights;
   std::string dir;  // the model directory; empty for a preset
+  // The checkpoint's tensors, GPTQ's raw int4 ones included (the CUDA backend reads those instead
+  // of the dequantised copies); null for dummy weights.
+  std::shared_ptr<const TensorStore> store;
   double load_seconds = 0.0;
 };
 

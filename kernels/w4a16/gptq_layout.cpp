@@ -116,4 +116,54 @@ int PackedNibble(const W4A16Weights& w, int k, int n) {
   return static_cast<int>((w.packed[at.word] >> (4 * at.nibble)) & 0xfu);
 }
 
+Result<W4A16Weights> ConcatColumns(std::span<const W4A16Weights* const> parts) {
+  if (parts.empty()) return InvalidArgument("W4A16 concat: no parts");
+  W4A16Weights out;
+  out.k = parts[0]->k;
+  out.group_size = parts[0]->group_size;
+  for (const W4A16Weights* p : parts) {
+    if (p->k != out.k || p->group_size != out.group_size) {
+      return InvalidArgument("W4A16 concat: parts differ in K or group size (" + std::to_string(p->k) + "/" +
+                             std::to_string(p->group_size) + " vs " + std::to_string(out.k) + "/" +
+                             std::to_string(out.group_size) + ")");
+    }
+    if (p->n % 16 != 0) return InvalidArgument("W4A16 concat: a part's N (" + std::to_string(p->n) + ") is not a multiple of 16");
+    out.n += p->n;
+    out.packed.insert(out.packed.end(), p->packed.begin(), p->packed.end());
+  }
+  const int groups = out.k / out.group_size;
+  out.scales.reserve(static_cast<size_t>(groups) * out.n);
+  for (int g = 0; g < groups; ++g) {
+    for (const W4A16Weights* p : parts) {
+      const auto row = p->scales.begin() + static_cast<ptrdiff_t>(g) * p->n;
+      out.scales.insert(out.scales.end(), row, row + p->n);
+    }
+  }
+  return out;
+}
+
+W4A16Weights RandomW4A16Weights(int k, int n, int group_size, uint64_t seed) {
+  W4A16Weights w;
+  w.k = k;
+  w.n = n;
+  w.group_size = group_size;
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  w.packed.resize(static_cast<size_t>(k) * n / 8);
+  for (uint32_t& word : w.packed) word = static_cast<uint32_t>(next());
+  // q - 8 is uniform on [-8, 7]: variance 21.25, so a scale of 1 / sqrt(21.25 k) gives 1/k.
+  const float scale = 1.0f / std::sqrt(21.25f * static_cast<float>(k));
+  w.scales.resize(static_cast<size_t>(k / group_size) * n);
+  for (uint16_t& s : w.scales) {
+    const float jitter = 0.75f + 0.5f * static_cast<float>(next() >> 40) / static_cast<float>(1ull << 24);
+    s = FloatToBf16(scale * jitter).bits;
+  }
+  return w;
+}
+
 }  // namespace vt::kernels

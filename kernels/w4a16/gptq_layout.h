@@ -66,6 +66,15 @@ Result<W4A16Weights> RepackGptq(const GptqTensors& t);
 // The quantised value q (0..15) of weight (k, n) in vt's tile layout.
 int PackedNibble(const W4A16Weights& w, int k, int n);
 
+// The parts side by side along N, as one [k, sum n] weight: a fused projection (q|k|v, gate|up) is
+// then one GEMM. The tile layout is 16-column-block major, so the packed words simply follow
+// each other; the scale rows interleave. Parts must agree on k and group size.
+Result<W4A16Weights> ConcatColumns(std::span<const W4A16Weights* const> parts);
+
+// Seeded random weights of a shape, for `--load-format dummy` of a GPTQ preset: uniform q and
+// scales giving a weight variance of about 1/k, so activations stay of order one through depth.
+W4A16Weights RandomW4A16Weights(int k, int n, int group_size, uint64_t seed);
+
 // fp16 bits -> float (scales of GPTQ checkpoints are fp16).
 float HalfToFloat(uint16_t h);
 

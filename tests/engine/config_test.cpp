@@ -168,5 +168,16 @@ TEST(Presets, RealShapes) {
   EXPECT_NE(unknown.status().message().find("qwen3-0.6b"), std::string::npos);
 }
 
+TEST(Presets, GptqSuffixQuantisesTheSameShape) {
+  Result<ModelConfig> q = PresetConfig("llama3-8b-gptq");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_TRUE(q->gptq.has_value());
+  EXPECT_EQ(q->gptq->group_size, 128);
+  EXPECT_EQ(q->hidden_size, PresetConfig("llama3-8b")->hidden_size);
+  EXPECT_FALSE(PresetConfig("llama3-8b")->gptq.has_value());
+  EXPECT_FALSE(PresetConfig("gpt-5-gptq").ok());
+  EXPECT_FALSE(PresetConfig("-gptq").ok());
+}
+
 }  // namespace
 }  // namespace vt

@@ -33,12 +33,19 @@ inline uint64_t Fnv1a(const std::string& bytes, uint64_t h) {
   return h;
 }
 
+// The source tree: $VT_SOURCE_DIR when set (GPU test binaries run from a copy of the tree at
+// another path), else where this build was configured.
+inline std::filesystem::path SourceRoot() {
+  const char* env = std::getenv("VT_SOURCE_DIR");
+  return env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::path(VT_SOURCE_DIR);
+}
+
 inline GptqFixture MakeGptqFixture() {
   namespace fs = std::filesystem;
   const std::string python = VT_PYTHON3;
   if (python.empty()) return {{}, "no python3 interpreter was found at configure time"};
-  const fs::path script = fs::path(VT_SOURCE_DIR) / "tools/make_gptq_checkpoint.py";
-  const fs::path model = fs::path(VT_SOURCE_DIR) / "assets/models/fortune-qwen3-7m";
+  const fs::path script = SourceRoot() / "tools/make_gptq_checkpoint.py";
+  const fs::path model = SourceRoot() / "assets/models/fortune-qwen3-7m";
   uint64_t key = 14695981039346656037ull;
   for (const fs::path& p : {script, model / "config.json", model / "model.safetensors"}) {
     key = Fnv1a(ReadAllBytes(p), key);

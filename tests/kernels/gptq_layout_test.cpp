@@ -99,5 +99,39 @@ TEST(GptqLayout, ReferenceDequantisesFromTheDiskLayout) {
   EXPECT_EQ(cpu::MatmulReference(x, m, 1, 2, 2, 4), (std::vector<float>{7.f, 10.f}));
 }
 
+TEST(GptqLayout, ConcatenatedColumnsKeepEveryValueAndScale) {
+  const W4A16Weights a = RandomW4A16Weights(256, 64, 128, 1), b = RandomW4A16Weights(256, 32, 128, 2),
+                     c = RandomW4A16Weights(256, 16, 128, 3);
+  const W4A16Weights* parts[] = {&a, &b, &c};
+  Result<W4A16Weights> fused = ConcatColumns(parts);
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  ASSERT_EQ(fused->n, 112);
+  int offset = 0;
+  for (const W4A16Weights* p : parts) {
+    for (int k = 0; k < p->k; ++k) {
+      for (int n = 0; n < p->n; ++n) ASSERT_EQ(PackedNibble(*fused, k, offset + n), PackedNibble(*p, k, n)) << k << "," << n;
+    }
+    for (int g = 0; g < 2; ++g) {
+      for (int n = 0; n < p->n; ++n) ASSERT_EQ(fused->scales[size_t(g) * 112 + offset + n], p->scales[size_t(g) * p->n + n]);
+    }
+    offset += p->n;
+  }
+  const W4A16Weights other_k = RandomW4A16Weights(128, 16, 128, 4);
+  const W4A16Weights* mismatched[] = {&a, &other_k};
+  EXPECT_FALSE(ConcatColumns(mismatched).ok());
+}
+
+TEST(GptqLayout, RandomWeightsHaveVarianceOneOverK) {
+  const W4A16Weights w = RandomW4A16Weights(1024, 256, 128, 9);
+  double sum_sq = 0.0;
+  for (int k = 0; k < w.k; ++k) {
+    for (int n = 0; n < w.n; ++n) {
+      const double v = (PackedNibble(w, k, n) - 8) * Bf16ToFloat(bf16{w.scales[size_t(k / 128) * w.n + n]});
+      sum_sq += v * v;
+    }
+  }
+  EXPECT_NEAR(sum_sq / (double(w.k) * w.n) * w.k, 1.0, 0.15);  // scale jitter adds ~2% on average
+}
+
 }  // namespace
 }  // namespace vt::kernels

@@ -1,4 +1,5 @@
-// The CUDA backend: the layer plan of DecoderModel on the GPU in bf16 (fp32 accumulation), with
+// The CUDA backend: the layer plan of DecoderModel on the GPU in bf16 (fp32 accumulation; int4
+// decoder projections through the W4A16 GEMM for GPTQ checkpoints), with
 // the paged KV pool in device memory. Everything is allocated at creation (weights, the KV pool
 // sized from free memory, activations for the largest step, attention and GEMM workspaces); a
 // step only launches kernels and copies its inputs in and its logits out.
@@ -10,6 +11,7 @@
 #include "engine/config/model_config.h"
 #include "engine/core/status.h"
 #include "engine/exec/model_runner.h"
+#include "engine/loader/tensor_store.h"
 #include "engine/model/model_weights.h"
 
 namespace vt {
@@ -24,7 +26,9 @@ struct CudaRunnerOptions {
 
 // Errors: Unavailable without a usable GPU, Unimplemented for shapes the kernels do not cover,
 // ResourceExhausted when weights, workspaces and one full-length sequence's KV do not fit.
+// `store` is the checkpoint's (for GPTQ's int4 tensors); null for dummy weights.
 Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
+                                                           const std::shared_ptr<const TensorStore>& store,
                                                            const CudaRunnerOptions& options);
 
 }  // namespace vt

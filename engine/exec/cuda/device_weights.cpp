@@ -1,52 +1,72 @@
 #include "engine/exec/cuda/device_weights.h"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "engine/loader/gptq_weights.h"
 #include "kernels/bf16.h"
+#include "kernels/w4a16/gptq_layout.h"
 
 namespace vt {
 namespace {
 
 using kernels::cpu::DType;
+using kernels::W4A16Weights;
 
-size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+constexpr size_t kAlignment = 256;
 
-// Lays tensors out in one allocation: a first pass sizes it, a second copies into it.
+// Lays tensors out in one allocation: a first pass (null base) sizes it, a second copies into it.
 class Uploader {
  public:
-  explicit Uploader(uint16_t* base) : base_(base) {}
+  explicit Uploader(unsigned char* base) : base_(base) {}
 
-  // Appends the rows of `m` (converted to bf16 unless already bf16); returns where they start.
-  const uint16_t* Matrix(const WeightMatrix& m) { return Append(m.dtype, m.data, m.rows * m.cols); }
-  // Appends the matrices one after another, as one [sum rows, cols] matrix.
-  const uint16_t* Fused(std::initializer_list<const WeightMatrix*> parts) {
-    const uint16_t* start = Cursor();
-    for (const WeightMatrix* m : parts) Append(m->dtype, m->data, m->rows * m->cols, /*pad=*/false);
-    Pad();
+  // Appends the rows of the matrices one after another, as one [sum rows, cols] bf16 matrix.
+  const uint16_t* Dense(std::initializer_list<const WeightMatrix*> parts) {
+    const auto* start = reinterpret_cast<const uint16_t*>(Cursor());
+    for (const WeightMatrix* m : parts) AppendBf16(m->dtype, m->data, m->rows * m->cols);
+    Align();
     return start;
   }
-  const uint16_t* Vector(const std::vector<float>& v) {
-    if (v.empty()) return nullptr;
-    return Append(DType::kF32, v.data(), static_cast<int64_t>(v.size()));
-  }
-  const uint16_t* FusedVector(std::initializer_list<const std::vector<float>*> parts) {
+  // Appends the vectors one after another as bf16; null when the first is empty (absent).
+  const uint16_t* Vectors(std::initializer_list<const std::vector<float>*> parts) {
     if ((*parts.begin())->empty()) return nullptr;
-    const uint16_t* start = Cursor();
-    for (const auto* v : parts) Append(DType::kF32, v->data(), static_cast<int64_t>(v->size()), /*pad=*/false);
-    Pad();
+    const auto* start = reinterpret_cast<const uint16_t*>(Cursor());
+    for (const auto* v : parts) AppendBf16(DType::kF32, v->data(), static_cast<int64_t>(v->size()));
+    Align();
     return start;
   }
+  // Room for a [k, n] int4 weight; `w` holds it when uploading and is ignored when measuring.
+  DeviceMatrix Quantised(int k, int n, int group_size, const W4A16Weights* w) {
+    DeviceMatrix m;
+    m.k = k;
+    m.n = n;
+    m.group_size = group_size;
+    const size_t words = size_t(k) * n / 8, scales = size_t(k / group_size) * n;
+    m.packed = reinterpret_cast<const uint32_t*>(AppendBytes(w ? w->packed.data() : nullptr, words * 4));
+    m.scales = reinterpret_cast<const uint16_t*>(AppendBytes(w ? w->scales.data() : nullptr, scales * 2));
+    return m;
+  }
+  bool measuring() const { return base_ == nullptr; }
 
-  size_t used_bytes() const { return offset_ * 2; }
+  size_t used_bytes() const { return offset_; }
   const Status& status() const { return status_; }
 
  private:
-  const uint16_t* Cursor() const { return base_ ? base_ + offset_ : nullptr; }
-  void Pad() { offset_ = Aligned(offset_ * 2) / 2; }
+  const unsigned char* Cursor() const { return base_ ? base_ + offset_ : nullptr; }
+  void Align() { offset_ = (offset_ + kAlignment - 1) / kAlignment * kAlignment; }
 
-  const uint16_t* Append(DType type, const void* data, int64_t n, bool pad = true) {
-    const uint16_t* start = Cursor();
+  const unsigned char* AppendBytes(const void* data, size_t bytes) {
+    const unsigned char* start = Cursor();
+    if (base_ != nullptr && status_.ok()) {
+      status_ = CudaCheck(cudaMemcpy(base_ + offset_, data, bytes, cudaMemcpyHostToDevice), "uploading weights");
+    }
+    offset_ += bytes;
+    Align();
+    return start;
+  }
+
+  void AppendBf16(DType type, const void* data, int64_t n) {
     if (base_ != nullptr && status_.ok()) {
       const void* src = data;
       if (type != DType::kBF16) {
@@ -57,34 +77,112 @@ class Uploader {
       status_ = CudaCheck(cudaMemcpy(base_ + offset_, src, static_cast<size_t>(n) * 2, cudaMemcpyHostToDevice),
                           "uploading weights");
     }
-    offset_ += static_cast<size_t>(n);
-    if (pad) Pad();
-    return start;
+    offset_ += static_cast<size_t>(n) * 2;
   }
 
-  uint16_t* base_;
-  size_t offset_ = 0;  // in bf16 elements
+  unsigned char* base_;
+  size_t offset_ = 0;
   std::vector<uint16_t> staging_;
   Status status_;
 };
 
+// Where a GPTQ model's int4 projections come from: the checkpoint, or seeded random values.
+class QuantisedSource {
+ public:
+  QuantisedSource(const ModelConfig& config, const std::shared_ptr<const TensorStore>& store)
+      : config_(config), store_(store), projections_(DecoderProjections(config)) {}
+
+  // Whether every one of layer `layer`'s projections first..first + count - 1 (DecoderProjections
+  // order) is int4: a quantiser may leave some dense, and then the group stays dense.
+  bool IsQuantised(int64_t layer, int first, int count) const {
+    if (store_ == nullptr) return true;
+    for (int i = first; i < first + count; ++i) {
+      if (store_->Find(At(layer, i).name + ".qweight") == nullptr) return false;
+    }
+    return true;
+  }
+
+  int GroupSize(int k) const { return config_.gptq->group_size == -1 ? k : config_.gptq->group_size; }
+
+  // Those projections' int4 weights side by side along N.
+  Result<W4A16Weights> Fused(int64_t layer, int first, int count) const {
+    std::vector<W4A16Weights> parts;
+    for (int i = first; i < first + count; ++i) {
+      const Projection& p = At(layer, i);
+      if (store_ == nullptr) {
+        const uint64_t seed = static_cast<uint64_t>(layer * kPerLayer + i);
+        parts.push_back(kernels::RandomW4A16Weights(int(p.cols), int(p.rows), GroupSize(int(p.cols)), seed));
+        continue;
+      }
+      Result<kernels::GptqTensors> t = FindGptqProjection(*store_, p, *config_.gptq);
+      if (!t.ok()) return t.status();
+      Result<W4A16Weights> w = kernels::RepackGptq(*t);
+      if (!w.ok()) return Status(w.status().code(), p.name + ": " + w.status().message());
+      parts.push_back(std::move(*w));
+    }
+    if (parts.size() == 1) return std::move(parts[0]);
+    std::vector<const W4A16Weights*> views;
+    for (const W4A16Weights& w : parts) views.push_back(&w);
+    return kernels::ConcatColumns(views);
+  }
+
+ private:
+  static constexpr int64_t kPerLayer = 7;  // q, k, v, o, gate, up, down
+  const Projection& At(int64_t layer, int i) const { return projections_[static_cast<size_t>(layer * kPerLayer + i)]; }
+  const ModelConfig& config_;
+  std::shared_ptr<const TensorStore> store_;
+  std::vector<Projection> projections_;
+};
+
+// A projection group as int4 when the model has it so, dense bf16 otherwise.
+Result<DeviceMatrix> Group(Uploader& up, const QuantisedSource* quantised, int64_t layer, int first,
+                           std::initializer_list<const WeightMatrix*> dense) {
+  const int k = int((*dense.begin())->cols);
+  int n = 0;
+  for (const WeightMatrix* part : dense) n += int(part->rows);
+  if (quantised != nullptr && quantised->IsQuantised(layer, first, int(dense.size()))) {
+    if (up.measuring()) return up.Quantised(k, n, quantised->GroupSize(k), nullptr);
+    Result<W4A16Weights> w = quantised->Fused(layer, first, int(dense.size()));
+    if (!w.ok()) return w.status();
+    return up.Quantised(k, n, w->group_size, &*w);
+  }
+  DeviceMatrix m;
+  m.k = k;
+  m.n = n;
+  m.dense = up.Dense(dense);
+  return m;
+}
+
 // Binds every tensor through `up`; with a null base it only measures.
-DeviceWeights Bind(const ModelConfig& config, const ModelWeights& w, Uploader& up) {
+Result<DeviceWeights> Bind(const ModelConfig& config, const ModelWeights& w, Uploader& up,
+                           const std::shared_ptr<const TensorStore>& store) {
+  std::optional<QuantisedSource> quantised;
+  if (config.gptq) quantised.emplace(config, store);
+  const QuantisedSource* q = quantised ? &*quantised : nullptr;
   DeviceWeights d;
-  d.embed_tokens = up.Matrix(w.embed_tokens);
-  d.lm_head = config.tie_word_embeddings || w.lm_head.data == w.embed_tokens.data ? d.embed_tokens : up.Matrix(w.lm_head);
-  d.final_norm = up.Vector(w.final_norm);
-  for (const LayerWeights& l : w.layers) {
+  d.embed_tokens = up.Dense({&w.embed_tokens});
+  d.lm_head = config.tie_word_embeddings || w.lm_head.data == w.embed_tokens.data ? d.embed_tokens : up.Dense({&w.lm_head});
+  d.final_norm = up.Vectors({&w.final_norm});
+  for (int64_t i = 0; i < int64_t(w.layers.size()); ++i) {
+    const LayerWeights& l = w.layers[size_t(i)];
     DeviceLayer dl;
-    dl.qkv = up.Fused({&l.q_proj, &l.k_proj, &l.v_proj});
-    dl.qkv_bias = up.FusedVector({&l.q_bias, &l.k_bias, &l.v_bias});
-    dl.o_proj = up.Matrix(l.o_proj);
-    dl.gate_up = up.Fused({&l.gate_proj, &l.up_proj});
-    dl.down_proj = up.Matrix(l.down_proj);
-    dl.q_norm = up.Vector(l.q_norm);
-    dl.k_norm = up.Vector(l.k_norm);
-    dl.input_norm = up.Vector(l.input_norm);
-    dl.post_attention_norm = up.Vector(l.post_attention_norm);
+    Result<DeviceMatrix> qkv = Group(up, q, i, 0, {&l.q_proj, &l.k_proj, &l.v_proj});
+    if (!qkv.ok()) return qkv.status();
+    Result<DeviceMatrix> o = Group(up, q, i, 3, {&l.o_proj});
+    if (!o.ok()) return o.status();
+    Result<DeviceMatrix> gate_up = Group(up, q, i, 4, {&l.gate_proj, &l.up_proj});
+    if (!gate_up.ok()) return gate_up.status();
+    Result<DeviceMatrix> down = Group(up, q, i, 6, {&l.down_proj});
+    if (!down.ok()) return down.status();
+    dl.qkv = *qkv;
+    dl.o_proj = *o;
+    dl.gate_up = *gate_up;
+    dl.down_proj = *down;
+    dl.qkv_bias = up.Vectors({&l.q_bias, &l.k_bias, &l.v_bias});
+    dl.q_norm = up.Vectors({&l.q_norm});
+    dl.k_norm = up.Vectors({&l.k_norm});
+    dl.input_norm = up.Vectors({&l.input_norm});
+    dl.post_attention_norm = up.Vectors({&l.post_attention_norm});
     d.layers.push_back(dl);
   }
   return d;
@@ -92,23 +190,26 @@ DeviceWeights Bind(const ModelConfig& config, const ModelWeights& w, Uploader& u
 
 }  // namespace
 
-Result<DeviceWeights> UploadWeights(const ModelConfig& config, const ModelWeights& weights) {
+Result<DeviceWeights> UploadWeights(const ModelConfig& config, const ModelWeights& weights,
+                                    const std::shared_ptr<const TensorStore>& store) {
   Uploader measure(nullptr);
-  Bind(config, weights, measure);
+  Result<DeviceWeights> measured = Bind(config, weights, measure, store);
+  if (!measured.ok()) return measured.status();
   const size_t bytes = measure.used_bytes();
   Result<DeviceBuffer> storage = DeviceBuffer::Allocate(bytes, "the model's weights");
   if (!storage.ok()) {
     size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
-    return ResourceExhausted("the model's bf16 weights need " + std::to_string(bytes >> 20) + " MiB; the GPU has " +
+    return ResourceExhausted("the model's weights need " + std::to_string(bytes >> 20) + " MiB on the GPU; it has " +
                              std::to_string(free_bytes >> 20) + " MiB free of " + std::to_string(total_bytes >> 20));
   }
-  Uploader upload(storage->as<uint16_t>());
-  DeviceWeights d = Bind(config, weights, upload);
+  Uploader upload(storage->as<unsigned char>());
+  Result<DeviceWeights> d = Bind(config, weights, upload, store);
+  if (!d.ok()) return d.status();
   VT_RETURN_IF_ERROR(upload.status());
-  d.bytes = bytes;
-  d.storage = std::move(*storage);
-  return d;
+  d->bytes = bytes;
+  d->storage = std::move(*storage);
+  return std::move(*d);
 }
 
 }  // namespace vt
