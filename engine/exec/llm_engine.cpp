@@ -27,7 +27,12 @@ namespace {
 EngineConfig WithRunnersPool(const ModelRunner& runner, EngineConfig config) {
   config.num_kv_blocks = runner.num_kv_blocks();
   config.block_size = runner.kv_block_size();
-  return ResolveEngineConfig(runner.config(), std::move(config));
+  config = ResolveEngineConfig(runner.config(), std::move(config));
+  SchedulerConfig& s = config.scheduler;
+  s.max_num_seqs = std::min(s.max_num_seqs, runner.max_num_seqs());
+  s.max_num_batched_tokens = std::min(s.max_num_batched_tokens, runner.max_num_batched_tokens());
+  s.max_model_len = std::min(s.max_model_len, runner.max_model_len());
+  return config;
 }
 
 std::unique_ptr<ModelRunner> CpuRunner(std::unique_ptr<DecoderModel> model, const EngineConfig& config) {

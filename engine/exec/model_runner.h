@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ class ModelRunner {
   // The KV pool the runner holds: block ids the engine hands out index into it.
   virtual int32_t num_kv_blocks() const = 0;
   virtual int32_t kv_block_size() const = 0;
+
+  // The largest step a runner with fixed-size buffers was built for; the engine keeps its
+  // scheduler within them.
+  virtual int32_t max_num_seqs() const { return std::numeric_limits<int32_t>::max(); }
+  virtual int64_t max_num_batched_tokens() const { return std::numeric_limits<int64_t>::max(); }
+  virtual int64_t max_model_len() const { return std::numeric_limits<int64_t>::max(); }
 
   // Computes the batch, writing its K/V into the pool; `logits` receives one [vocab] row per
   // sequence with want_logits, in batch order.

@@ -19,6 +19,7 @@
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt {
 namespace {
@@ -64,17 +65,22 @@ class CudaModelRunner final : public ModelRunner {
  public:
   CudaModelRunner(ModelConfig config, CudaRunnerOptions options) : config_(std::move(config)), options_(options) {}
   ~CudaModelRunner() override {
+    if (stream_ != nullptr) cudaStreamSynchronize(stream_);
     for (cudaGraphExec_t g : graphs_) cudaGraphExecDestroy(g);
+    gemm_.reset();  // its cuBLAS handle is bound to the stream
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
 
-  Status Init(const ModelWeights& weights);
+  Status Init(const ModelWeights& weights, const std::shared_ptr<const TensorStore>& store);
 
   const ModelConfig& config() const override { return config_; }
   std::string backend() const override { return "cuda"; }
   uint64_t weight_bytes() const override { return weights_.bytes; }
   int32_t num_kv_blocks() const override { return num_blocks_; }
   int32_t kv_block_size() const override { return options_.block_size; }
+  int32_t max_num_seqs() const override { return max_seqs_; }
+  int64_t max_num_batched_tokens() const override { return max_tokens_; }
+  int64_t max_model_len() const override { return options_.max_model_len; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
   Status ForwardArgmax(const std::vector<ForwardSeq>& batch, std::vector<int32_t>* tokens) override;
   Result<double> MeasureCopyBandwidth() override;
@@ -82,7 +88,7 @@ class CudaModelRunner final : public ModelRunner {
  private:
   // What one step's inputs came to once staged.
   struct Staged {
-    int tokens = 0;       // including padding up to a graph's batch size
+    int tokens = 0;       // of the batch, before any padding to a graph's batch size
     int rows = 0;         // sequences that want logits
     int max_context = 0;
     bool decode_only = false;  // one token per sequence, every one sampling: a graph can run it
@@ -94,10 +100,13 @@ class CudaModelRunner final : public ModelRunner {
   Status CaptureDecodeGraphs();
   Status StageInputs(const std::vector<ForwardSeq>& batch, Staged* staged);
   Status PadInputs(int from, int to);
-  Status CopyInputs();
+  Status CopyInputs(int table_rows);
   Status Run(const std::vector<ForwardSeq>& batch, Staged* staged);
+  Status Enqueue(const std::vector<ForwardSeq>& batch, const Staged& staged);
   Status EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context);
   Status Layer(int layer, int tokens, int max_context);
+  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
+  size_t W4A16WorkspaceBytes() const;
   int GraphBucket(int tokens) const;
   // The pinned host copy of a step-input buffer: same layout, so one copy moves them all.
   template <typename T>
@@ -125,6 +134,9 @@ class CudaModelRunner final : public ModelRunner {
   float* inv_freq_ = nullptr;
   void* attention_ws_ = nullptr;
   size_t attention_ws_bytes_ = 0;
+  float* w4a16_ws_ = nullptr;  // split-K partial sums of the int4 GEMMs
+  size_t w4a16_ws_bytes_ = 0;
+  int num_sms_ = 0;
   // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
   size_t inputs_bytes_ = 0;
   int64_t* slots_ = nullptr;
@@ -157,7 +169,7 @@ Status CudaModelRunner::CheckSupported() const {
   return Status::Ok();
 }
 
-Status CudaModelRunner::Init(const ModelWeights& weights) {
+Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<const TensorStore>& store) {
   const kc::DeviceProbe probe = kc::ProbeDevice();
   if (!probe.available) return Unavailable("--backend cuda: " + probe.reason);
   VT_RETURN_IF_ERROR(CheckSupported());
@@ -168,7 +180,8 @@ Status CudaModelRunner::Init(const ModelWeights& weights) {
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create();
   if (!gemm.ok()) return gemm.status();
   gemm_.reset(*gemm);
-  Result<DeviceWeights> uploaded = UploadWeights(config_, weights);
+  num_sms_ = probe.multiprocessors;
+  Result<DeviceWeights> uploaded = UploadWeights(config_, weights, store);
   if (!uploaded.ok()) return uploaded.status();
   weights_ = std::move(*uploaded);
   VT_RETURN_IF_ERROR(AllocateWorkspaces());
@@ -211,6 +224,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
                attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes_),
                argmax_at = a.Reserve(size_t(max_seqs_) * 4);
+  w4a16_ws_bytes_ = W4A16WorkspaceBytes();
+  const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
   Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
   if (!work.ok()) return work.status();
   work_ = std::move(*work);
@@ -229,6 +244,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   inv_freq_ = reinterpret_cast<float*>(base + freq_at);
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
+  w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
   unsigned char* in = base + inputs_at;
   slots_ = reinterpret_cast<int64_t*>(in + slots_at);
   token_ids_ = reinterpret_cast<int32_t*>(in + ids_at);
@@ -251,7 +267,10 @@ Status CudaModelRunner::AllocateKvPool() {
   VT_RETURN_IF_ERROR(CudaCheck(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free GPU memory"));
   const double allowed = options_.gpu_memory_utilization * double(total_bytes);
   const double held = double(total_bytes - free_bytes);  // ours so far, plus every other process's
-  const double budget = std::min(allowed - held, double(free_bytes) - double(64u << 20));
+  // Left free whatever the utilisation: the decode graphs, modules cuBLAS loads lazily and the
+  // bandwidth probe of `vt bench decode` are allocated after the pool.
+  constexpr double kHeadroom = double(768u << 20);
+  const double budget = std::min(allowed - held, double(free_bytes) - kHeadroom);
   const int64_t needed = max_blocks_per_seq_;  // one sequence of max_model_len
   const int64_t blocks = budget > 0 ? std::min<int64_t>(int64_t(budget / double(block_bytes)), INT32_MAX) : 0;
   auto mib = [](double b) { return std::to_string(int64_t(b / (1 << 20))); };
@@ -296,13 +315,25 @@ Status CudaModelRunner::StageInputs(const std::vector<ForwardSeq>& batch, Staged
       return InvalidArgument("cuda forward: a sequence spans " + std::to_string(seq.num_blocks) +
                              " KV blocks; sized for " + std::to_string(max_blocks_per_seq_));
     }
+    if (seq.num_tokens < 1 || seq.start_pos < 0) {
+      return InvalidArgument("cuda forward: sequence " + std::to_string(s) + " has " + std::to_string(seq.num_tokens) +
+                             " tokens from position " + std::to_string(seq.start_pos));
+    }
     for (int64_t j = 0; j < max_blocks_per_seq_; ++j) {
-      tables[s * max_blocks_per_seq_ + j] = j < seq.num_blocks ? seq.block_table[j] : 0;
+      const int32_t block = j < seq.num_blocks ? seq.block_table[j] : 0;
+      if (block < 0 || block >= num_blocks_) {
+        return InvalidArgument("cuda forward: KV block " + std::to_string(block) + " is outside the pool of " +
+                               std::to_string(num_blocks_));
+      }
+      tables[s * max_blocks_per_seq_ + j] = block;
     }
     for (int64_t i = 0; i < seq.num_tokens; ++i, ++t) {
       const int64_t pos = seq.start_pos + i;
       const int64_t block = pos / options_.block_size;
       if (block >= seq.num_blocks) return Internal("cuda forward: position " + std::to_string(pos) + " has no KV block");
+      if (seq.tokens[i] < 0 || seq.tokens[i] >= config_.vocab_size) {
+        return InvalidArgument("cuda forward: token id " + std::to_string(seq.tokens[i]) + " is outside the vocabulary");
+      }
       ids[t] = seq.tokens[i];
       positions[t] = int32_t(pos);
       seq_of_token[t] = int32_t(s);
@@ -335,8 +366,11 @@ Status CudaModelRunner::PadInputs(int from, int to) {
   return Status::Ok();
 }
 
-Status CudaModelRunner::CopyInputs() {
-  return CudaCheck(cudaMemcpyAsync(slots_, inputs_host_.as<void>(), inputs_bytes_, cudaMemcpyHostToDevice, stream_),
+// The block tables come last in the inputs: only the rows this step uses are copied.
+Status CudaModelRunner::CopyInputs(int table_rows) {
+  const size_t tables_at = size_t(reinterpret_cast<unsigned char*>(block_tables_) - reinterpret_cast<unsigned char*>(slots_));
+  const size_t bytes = tables_at + size_t(table_rows) * max_blocks_per_seq_ * 4;
+  return CudaCheck(cudaMemcpyAsync(slots_, inputs_host_.as<void>(), bytes, cudaMemcpyHostToDevice, stream_),
                    "copying step inputs");
 }
 
@@ -347,14 +381,46 @@ int CudaModelRunner::GraphBucket(int tokens) const {
   return -1;
 }
 
+Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
+  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
+  kc::W4A16Problem p;
+  p.x = x;
+  p.packed = w.packed;
+  p.scales = w.scales;
+  p.y = y;
+  p.m = m;
+  p.k = w.k;
+  p.n = w.n;
+  p.group_size = w.group_size;
+  const kc::W4A16Split split = kc::ChooseW4A16Split(m, w.k, w.n, num_sms_);
+  if (kc::W4A16WorkspaceBytes(m, w.n, split) > w4a16_ws_bytes_) {
+    return Internal("cuda forward: the W4A16 split needs more workspace than was sized at start-up");
+  }
+  return kc::RunW4A16Gemm(p, split, w4a16_ws_, stream_);
+}
+
+// The largest split-K workspace any int4 GEMM of any step size can ask for.
+size_t CudaModelRunner::W4A16WorkspaceBytes() const {
+  size_t most = 0;
+  for (const DeviceLayer& l : weights_.layers) {
+    for (const DeviceMatrix* w : {&l.qkv, &l.o_proj, &l.gate_up, &l.down_proj}) {
+      if (w->packed == nullptr) continue;
+      for (int m = 1; m <= max_tokens_; ++m) {
+        most = std::max(most, kc::W4A16WorkspaceBytes(m, w->n, kc::ChooseW4A16Split(m, w->k, w->n, num_sms_)));
+      }
+    }
+  }
+  return most;
+}
+
 Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
   const ModelConfig& c = config_;
   const DeviceLayer& w = weights_.layers[size_t(layer)];
-  const int h = int(c.hidden_size), qkv = int(c.q_size() + 2 * c.kv_size()), inter = int(c.intermediate_size);
+  const int h = int(c.hidden_size), inter = int(c.intermediate_size);
   const float eps = c.rms_norm_eps;
   // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(gemm_->Linear(normed_, w.qkv, tokens, qkv, h, qkv_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
 
   kc::QkvPrepareParams prep;
   prep.qkv = qkv_;
@@ -400,11 +466,11 @@ Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
   }
   VT_RETURN_IF_ERROR(kc::RunPrefillAttention(att, *plan, attention_ws_, stream_));
 
-  VT_RETURN_IF_ERROR(gemm_->Linear(attn_, w.o_proj, tokens, h, int(c.q_size()), delta_, stream_));
+  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(gemm_->Linear(normed_, w.gate_up, tokens, 2 * inter, h, gate_up_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  return gemm_->Linear(act_, w.down_proj, tokens, h, inter, delta_, stream_);
+  return Linear(act_, w.down_proj, tokens, delta_);
 }
 
 // The whole forward for `tokens` staged rows, ending in bf16 logits and their argmax for the
@@ -452,7 +518,7 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
   const int max_context = int(options_.max_model_len);
   for (int bucket : graph_buckets_) {
     VT_RETURN_IF_ERROR(PadInputs(0, bucket));
-    VT_RETURN_IF_ERROR(CopyInputs());
+    VT_RETURN_IF_ERROR(CopyInputs(bucket));
     // One eager run first: modules load and cuBLAS picks its kernels outside the capture.
     VT_RETURN_IF_ERROR(EnqueueForward(nullptr, bucket, max_context));
     VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "warming up a decode graph"));
@@ -461,8 +527,11 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
     const Status enqueued = EnqueueForward(nullptr, bucket, max_context);
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
-    VT_RETURN_IF_ERROR(enqueued);
-    VT_RETURN_IF_ERROR(CudaCheck(ended, "capturing a decode graph"));
+    if (!enqueued.ok() || ended != cudaSuccess) {
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      VT_RETURN_IF_ERROR(enqueued);
+      return CudaCheck(ended, "capturing a decode graph");
+    }
     cudaGraphExec_t exec = nullptr;
     const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
@@ -475,14 +544,22 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
 Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, Staged* staged) {
   VT_RETURN_IF_ERROR(StageInputs(batch, staged));
   if (staged->tokens == 0) return Status::Ok();
-  const int bucket = staged->decode_only ? GraphBucket(staged->tokens) : -1;
+  Status launched = Enqueue(batch, *staged);
+  // Work already queued may still read the pinned inputs: the next step must not overwrite them.
+  if (!launched.ok()) cudaStreamSynchronize(stream_);
+  return launched;
+}
+
+Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const Staged& staged) {
+  const int bucket = staged.decode_only ? GraphBucket(staged.tokens) : -1;
   if (bucket >= 0 && size_t(bucket) < graphs_.size()) {
-    VT_RETURN_IF_ERROR(PadInputs(staged->tokens, graph_buckets_[size_t(bucket)]));
-    VT_RETURN_IF_ERROR(CopyInputs());
+    const int padded = graph_buckets_[size_t(bucket)];
+    VT_RETURN_IF_ERROR(PadInputs(staged.tokens, padded));
+    VT_RETURN_IF_ERROR(CopyInputs(padded));
     return CudaCheck(cudaGraphLaunch(graphs_[size_t(bucket)], stream_), "replaying a decode graph");
   }
-  VT_RETURN_IF_ERROR(CopyInputs());
-  return EnqueueForward(&batch, staged->tokens, staged->max_context);
+  VT_RETURN_IF_ERROR(CopyInputs(int(batch.size())));
+  return EnqueueForward(&batch, staged.tokens, staged.max_context);
 }
 
 Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
@@ -515,16 +592,19 @@ Status CudaModelRunner::ForwardArgmax(const std::vector<ForwardSeq>& batch, std:
 }
 
 Result<double> CudaModelRunner::MeasureCopyBandwidth() {
-  // 512 MiB each way: far past the 60 MiB L2, so this is HBM, and small enough to fit beside a
-  // KV pool sized at the default utilisation. Best of five after a warm-up.
-  constexpr size_t kBytes = 512u << 20;
+  // 256 MiB each way: four times the 60 MiB L2, so this is HBM, and within the headroom the KV
+  // pool leaves. Best of five after a warm-up.
+  constexpr size_t kBytes = 256u << 20;
   Result<DeviceBuffer> src = DeviceBuffer::Allocate(kBytes, "the bandwidth probe");
   if (!src.ok()) return src.status();
   Result<DeviceBuffer> dst = DeviceBuffer::Allocate(kBytes, "the bandwidth probe");
   if (!dst.ok()) return dst.status();
   cudaEvent_t start, stop;
   VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreate(&start), "creating an event"));
-  VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreate(&stop), "creating an event"));
+  if (Status s = CudaCheck(cudaEventCreate(&stop), "creating an event"); !s.ok()) {
+    cudaEventDestroy(start);
+    return s;
+  }
   double best = 0.0;
   Status status;
   for (int i = 0; i < 6 && status.ok(); ++i) {
@@ -546,9 +626,10 @@ Result<double> CudaModelRunner::MeasureCopyBandwidth() {
 }  // namespace
 
 Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
+                                                           const std::shared_ptr<const TensorStore>& store,
                                                            const CudaRunnerOptions& options) {
   auto runner = std::make_unique<CudaModelRunner>(config, options);
-  VT_RETURN_IF_ERROR(runner->Init(weights));
+  VT_RETURN_IF_ERROR(runner->Init(weights, store));
   return std::unique_ptr<ModelRunner>(std::move(runner));
 }
 

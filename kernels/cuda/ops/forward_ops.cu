@@ -54,7 +54,8 @@ __global__ void AddRmsNormKernel(const uint16_t* x, uint16_t* residual, const ui
   }
   const float inv_rms = rsqrtf(BlockSum(sum_sq, scratch) / dim + eps);
   for (int c = threadIdx.x; c < dim; c += blockDim.x) {
-    out[base + c] = ToBf16(ToFloat(residual[base + c]) * inv_rms * ToFloat(weight[c]));
+    // As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
+    out[base + c] = ToBf16(ToFloat(ToBf16(ToFloat(residual[base + c]) * inv_rms)) * ToFloat(weight[c]));
   }
 }
 
@@ -78,7 +79,8 @@ __global__ void SiluMulKernel(const uint16_t* gate_up, int inter, uint16_t* out)
   for (int c = threadIdx.x; c < inter; c += blockDim.x) {
     const float g = ToFloat(gate_up[row * 2 * inter + c]);
     const float u = ToFloat(gate_up[row * 2 * inter + inter + c]);
-    out[row * inter + c] = ToBf16(g / (1.f + __expf(-g)) * u);
+    // As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
+    out[row * inter + c] = ToBf16(ToFloat(ToBf16(g / (1.f + expf(-g)))) * u);
   }
 }
 

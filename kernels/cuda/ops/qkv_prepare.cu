@@ -15,8 +15,9 @@ constexpr int kWarpsPerCta = 4;
 
 // One CTA per token, one warp per head (q heads, then k heads, then v heads). Lane l holds the
 // rotate-half pairs (j, j + D/2) for j = l, l + 32, ...: RoPE needs nothing from other lanes and
-// the RMSNorm sum is one warp reduction. Rounding follows HF's bf16 path: the projection (+bias)
-// is bf16, the normalised value is rounded before the weight multiply, every output is bf16.
+// the RMSNorm sum is one warp reduction. Rounding follows HF's bf16 path: the normalised value is
+// rounded before the weight multiply, and RoPE's terms are bf16 (below). One difference: a bias
+// is added to the GEMM's bf16 output and rounded again, where HF's addmm rounds once.
 template <int kPairsPerLane>
 __global__ void PrepareQkvKernel(QkvPrepareParams p) {
   constexpr int kHalf = kPairsPerLane * 32;
@@ -52,12 +53,16 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
       }
     }
     if (is_q || is_k) {
+      // HF's bf16 RoPE: cos and sin are cast to bf16, and q * cos, rotate_half(q) * sin and their
+      // sum are each a bf16 tensor.
       for (int i = 0; i < kPairsPerLane; ++i) {
         float s, c;
         sincosf(position * p.inv_freq[lane + 32 * i], &s, &c);
+        c = RoundBf16(c);
+        s = RoundBf16(s);
         const float x = a[i], y = b[i];
-        a[i] = x * c - y * s;
-        b[i] = y * c + x * s;
+        a[i] = RoundBf16(RoundBf16(x * c) - RoundBf16(y * s));
+        b[i] = RoundBf16(RoundBf16(y * c) + RoundBf16(x * s));
       }
     }
     uint16_t* out;

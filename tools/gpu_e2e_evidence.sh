@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# CUDA-backend evidence on a GPU machine, in one job (issue #10): the end-to-end GPU gates,
+# compute-sanitizer memcheck on a short generation, and `vt bench decode` on dummy qwen3-1.7b and
+# llama3-8b (bf16 and GPTQ int4) with the A/Bs the issue asks for (graphs vs eager, each decode arm
+# vs block).
+# Writes logs and JSON under OUT_DIR and prints a summary.
+#
+# Usage: bash tools/gpu_e2e_evidence.sh BIN_DIR OUT_DIR [quick]
+#   BIN_DIR holds, from a -DVT_CUDA=ON build: vt, vt_gpu_engine_tests, and libcpp-httplib.so*
+#   (vt serve links it; the GPU machine has no Debian -dev libraries). `quick` skips llama3-8b.
+# Packing BIN_DIR here (it travels with `run`'s carry):
+#   mkdir -p .gpu && cp build-cuda/engine/vt build-cuda/tests/gpu/vt_gpu_engine_tests \
+#     /usr/lib/x86_64-linux-gnu/libcpp-httplib.so.0.11* .gpu/
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
+quick=${3:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m"
+export VT_SOURCE_DIR="$root"  # the test binaries were configured at another path
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt"
+cat "$out/gpu.txt"
+
+"$bin/vt_gpu_engine_tests" > "$out/engine_tests.log" 2>&1
+echo "engine gates rc=$?"
+grep -E '^\[  (FAILED|PASSED) |^\[ logits' "$out/engine_tests.log"
+
+compute-sanitizer --tool memcheck --leak-check full "$bin/vt" generate --backend cuda --gpu-memory-utilization 0.2 \
+  --prompt-ids 1,2,3,4,5,6,7,8 --max-tokens 8 > "$out/memcheck.log" 2>&1
+echo "memcheck rc=$?"; grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/memcheck.log"
+
+bench() {  # name, then vt bench decode arguments
+  local name=$1; shift
+  "$bin/vt" bench decode --backend cuda --load-format dummy --input-len 32 --output-len 128 --json "$@" \
+    > "$out/$name.json" 2> "$out/$name.err"
+  echo "bench $name rc=$?"; head -c 1500 "$out/$name.json"; echo
+}
+bench qwen3-1.7b --model preset:qwen3-1.7b --concurrency 1,2,4,8,16 --plot "$out/qwen3-1.7b.svg"
+bench qwen3-1.7b-graphs-ab --model preset:qwen3-1.7b --concurrency 1,8 --ab 'VT_CUDA_GRAPHS=0' 'VT_CUDA_GRAPHS=1' --ab-rounds 2
+for arm in warp warp2 gqa; do
+  bench "qwen3-1.7b-$arm-ab" --model preset:qwen3-1.7b --concurrency 1,8 \
+    --ab 'VT_ATTN_DECODE=block' "VT_ATTN_DECODE=$arm" --ab-rounds 2
+done
+if [ "$quick" != quick ]; then
+  bench llama3-8b --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
+  bench llama3-8b-gptq --model preset:llama3-8b-gptq --concurrency 1,2,4,8 --plot "$out/llama3-8b-gptq.svg"
+fi
