@@ -14,6 +14,7 @@
 #include "kernels/bf16.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/decode_plan.h"
+#include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/forward_ops.h"
@@ -103,8 +104,9 @@ class CudaModelRunner final : public ModelRunner {
   Status CopyInputs(int table_rows);
   Status Run(const std::vector<ForwardSeq>& batch, Staged* staged);
   Status Enqueue(const std::vector<ForwardSeq>& batch, const Staged& staged);
-  Status EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context);
-  Status Layer(int layer, int tokens, int max_context);
+  Status EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context, bool decode_batch);
+  Status Layer(int layer, int tokens, int max_context, bool decode_batch);
+  Status Attention(int layer, int tokens, int max_context, bool decode_batch);
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
   size_t W4A16WorkspaceBytes() const;
   int GraphBucket(int tokens) const;
@@ -140,7 +142,8 @@ class CudaModelRunner final : public ModelRunner {
   // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
   size_t inputs_bytes_ = 0;
   int64_t* slots_ = nullptr;
-  int32_t *token_ids_ = nullptr, *positions_ = nullptr, *seq_of_token_ = nullptr, *block_tables_ = nullptr;
+  int32_t *token_ids_ = nullptr, *positions_ = nullptr, *seq_of_token_ = nullptr, *context_lens_ = nullptr;
+  int32_t* block_tables_ = nullptr;  // last: a step copies only the rows it uses
   PinnedBuffer inputs_host_;
   PinnedBuffer logits_host_;
   int32_t* argmax_dev_ = nullptr;  // [max_seqs]
@@ -213,7 +216,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
 
   Arena inputs;
   const size_t slots_at = inputs.Reserve(t * 8), ids_at = inputs.Reserve(t * 4), pos_at = inputs.Reserve(t * 4),
-               seq_at = inputs.Reserve(t * 4), tables_at = inputs.Reserve(size_t(max_seqs_) * max_blocks_per_seq_ * 4);
+               seq_at = inputs.Reserve(t * 4), context_at = inputs.Reserve(t * 4), tables_at = inputs.Reserve(size_t(max_seqs_) * max_blocks_per_seq_ * 4);
   inputs_bytes_ = inputs.size();
 
   Arena a;
@@ -250,6 +253,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   token_ids_ = reinterpret_cast<int32_t*>(in + ids_at);
   positions_ = reinterpret_cast<int32_t*>(in + pos_at);
   seq_of_token_ = reinterpret_cast<int32_t*>(in + seq_at);
+  context_lens_ = reinterpret_cast<int32_t*>(in + context_at);
   block_tables_ = reinterpret_cast<int32_t*>(in + tables_at);
 
   VT_RETURN_IF_ERROR(inputs_host_.Allocate(inputs_bytes_));
@@ -298,6 +302,7 @@ Status CudaModelRunner::StageInputs(const std::vector<ForwardSeq>& batch, Staged
   auto* ids = HostView(token_ids_);
   auto* positions = HostView(positions_);
   auto* seq_of_token = HostView(seq_of_token_);
+  auto* contexts = HostView(context_lens_);
   auto* tables = HostView(block_tables_);
   if (int(batch.size()) > max_seqs_) {
     return InvalidArgument("cuda forward: " + std::to_string(batch.size()) + " sequences in one step; sized for " +
@@ -337,6 +342,7 @@ Status CudaModelRunner::StageInputs(const std::vector<ForwardSeq>& batch, Staged
       ids[t] = seq.tokens[i];
       positions[t] = int32_t(pos);
       seq_of_token[t] = int32_t(s);
+      contexts[t] = int32_t(pos + 1);
       slots[t] = int64_t(seq.block_table[block]) * options_.block_size + pos % options_.block_size;
     }
     staged->max_context = std::max<int>(staged->max_context, int(seq.start_pos + seq.num_tokens));
@@ -354,12 +360,14 @@ Status CudaModelRunner::PadInputs(int from, int to) {
   auto* ids = HostView(token_ids_);
   auto* positions = HostView(positions_);
   auto* seq_of_token = HostView(seq_of_token_);
+  auto* contexts = HostView(context_lens_);
   auto* tables = HostView(block_tables_);
   if (to > max_seqs_ || to > max_tokens_) return Internal("cuda forward: padding past the sized batch");
   for (int r = from; r < to; ++r) {
     ids[r] = 0;
     positions[r] = 0;
     seq_of_token[r] = r;
+    contexts[r] = 1;
     slots[r] = -1;
     std::fill(tables + size_t(r) * max_blocks_per_seq_, tables + size_t(r + 1) * max_blocks_per_seq_, 0);
   }
@@ -413,7 +421,59 @@ size_t CudaModelRunner::W4A16WorkspaceBytes() const {
   return most;
 }
 
-Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
+// A decode batch (row i is sequence i's one new token) calls the decode arms on the block tables
+// as they are. Any other step treats every token as a query over its own sequence's pages up to
+// its position, which is the same decode call over the tokens with their tables gathered.
+Status CudaModelRunner::Attention(int layer, int tokens, int max_context, bool decode_batch) {
+  const ModelConfig& c = config_;
+  const kc::DecodeShape shape{tokens, int(c.num_heads), int(c.num_kv_heads), int(c.head_dim), options_.block_size,
+                              max_context};
+  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
+  if (!plan.ok()) return plan.status();
+  const float scale = 1.0f / std::sqrt(float(c.head_dim));
+  if (decode_batch) {
+    if (kc::DecodeWorkspaceBytes(shape, *plan) > attention_ws_bytes_) {
+      return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
+    }
+    kc::PagedDecodeParams d;
+    d.q = q_;
+    d.k_cache = KCache(layer);
+    d.v_cache = VCache(layer);
+    d.block_tables = block_tables_;
+    d.context_lens = context_lens_;
+    d.out = attn_;
+    d.batch = tokens;
+    d.num_q_heads = shape.num_q_heads;
+    d.num_kv_heads = shape.num_kv_heads;
+    d.head_dim = shape.head_dim;
+    d.block_size = shape.block_size;
+    d.max_blocks_per_seq = max_blocks_per_seq_;
+    d.scale = scale;
+    return kc::RunPagedDecode(d, *plan, attention_ws_, stream_);
+  }
+  kc::PrefillAttentionParams att;
+  att.q = q_;
+  att.k_cache = KCache(layer);
+  att.v_cache = VCache(layer);
+  att.seq_of_token = seq_of_token_;
+  att.positions = positions_;
+  att.block_tables = block_tables_;
+  att.out = attn_;
+  att.tokens = tokens;
+  att.num_q_heads = shape.num_q_heads;
+  att.num_kv_heads = shape.num_kv_heads;
+  att.head_dim = shape.head_dim;
+  att.block_size = shape.block_size;
+  att.max_blocks_per_seq = max_blocks_per_seq_;
+  att.max_context = max_context;
+  att.scale = scale;
+  if (kc::PrefillWorkspaceBytes(att, *plan) > attention_ws_bytes_) {
+    return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
+  }
+  return kc::RunPrefillAttention(att, *plan, attention_ws_, stream_);
+}
+
+Status CudaModelRunner::Layer(int layer, int tokens, int max_context, bool decode_batch) {
   const ModelConfig& c = config_;
   const DeviceLayer& w = weights_.layers[size_t(layer)];
   const int h = int(c.hidden_size), inter = int(c.intermediate_size);
@@ -440,31 +500,7 @@ Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
   prep.head_dim = int(c.head_dim);
   VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
 
-  // Every token of the step, prefill or decode, is a query over its own sequence's pages up to
-  // its position: one attention call covers mixed batches.
-  kc::PrefillAttentionParams att;
-  att.q = q_;
-  att.k_cache = KCache(layer);
-  att.v_cache = VCache(layer);
-  att.seq_of_token = seq_of_token_;
-  att.positions = positions_;
-  att.block_tables = block_tables_;
-  att.out = attn_;
-  att.tokens = tokens;
-  att.num_q_heads = int(c.num_heads);
-  att.num_kv_heads = int(c.num_kv_heads);
-  att.head_dim = int(c.head_dim);
-  att.block_size = options_.block_size;
-  att.max_blocks_per_seq = max_blocks_per_seq_;
-  att.max_context = max_context;
-  att.scale = 1.0f / std::sqrt(float(c.head_dim));
-  const kc::DecodeShape shape{tokens, att.num_q_heads, att.num_kv_heads, att.head_dim, att.block_size, max_context};
-  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
-  if (!plan.ok()) return plan.status();
-  if (kc::PrefillWorkspaceBytes(att, *plan) > attention_ws_bytes_) {
-    return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
-  }
-  VT_RETURN_IF_ERROR(kc::RunPrefillAttention(att, *plan, attention_ws_, stream_));
+  VT_RETURN_IF_ERROR(Attention(layer, tokens, max_context, decode_batch));
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
@@ -477,11 +513,12 @@ Status CudaModelRunner::Layer(int layer, int tokens, int max_context) {
 // sampled rows. With `batch` null the rows are a decode batch (row i is sequence i's only token,
 // every one sampled), as graphs capture it; otherwise each sampling sequence's last row is
 // gathered first.
-Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context) {
+Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context,
+                                       bool decode_batch) {
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
   VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
-  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, tokens, max_context));
+  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, tokens, max_context, decode_batch));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));
   const uint16_t* head_input = normed_;
   int rows = tokens;
@@ -520,11 +557,11 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
     VT_RETURN_IF_ERROR(PadInputs(0, bucket));
     VT_RETURN_IF_ERROR(CopyInputs(bucket));
     // One eager run first: modules load and cuBLAS picks its kernels outside the capture.
-    VT_RETURN_IF_ERROR(EnqueueForward(nullptr, bucket, max_context));
+    VT_RETURN_IF_ERROR(EnqueueForward(nullptr, bucket, max_context, /*decode_batch=*/true));
     VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "warming up a decode graph"));
     VT_RETURN_IF_ERROR(CudaCheck(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
                                  "capturing a decode graph"));
-    const Status enqueued = EnqueueForward(nullptr, bucket, max_context);
+    const Status enqueued = EnqueueForward(nullptr, bucket, max_context, /*decode_batch=*/true);
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
     if (!enqueued.ok() || ended != cudaSuccess) {
@@ -559,7 +596,7 @@ Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const Stag
     return CudaCheck(cudaGraphLaunch(graphs_[size_t(bucket)], stream_), "replaying a decode graph");
   }
   VT_RETURN_IF_ERROR(CopyInputs(int(batch.size())));
-  return EnqueueForward(&batch, staged.tokens, staged.max_context);
+  return EnqueueForward(&batch, staged.tokens, staged.max_context, staged.decode_only);
 }
 
 Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
