@@ -43,7 +43,17 @@ for arm in warp warp2 gqa; do
   bench "qwen3-1.7b-$arm-ab" --model preset:qwen3-1.7b --concurrency 1,8 \
     --ab 'VT_ATTN_DECODE=block' "VT_ATTN_DECODE=$arm" --ab-rounds 2
 done
+models=qwen3-1.7b
+rows=("qwen3-1.7b bf16=$out/qwen3-1.7b.json")
 if [ "$quick" != quick ]; then
   bench llama3-8b --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
   bench llama3-8b-gptq --model preset:llama3-8b-gptq --concurrency 1,2,4,8 --plot "$out/llama3-8b-gptq.svg"
+  models=qwen3-1.7b,llama3-8b
+  rows+=("llama3-8b bf16=$out/llama3-8b.json" "llama3-8b W4A16=$out/llama3-8b-gptq.json")
 fi
+
+# The side-by-side anchor: transformers generate on the same shapes, in the same job.
+PYTHONUNBUFFERED=1 python3 "$root/tools/hf_generate_anchor.py" --models "$models" --batches 1,8 \
+  > "$out/hf_generate.json" 2> "$out/hf_generate.err"
+echo "hf anchor rc=$?"
+python3 "$root/tools/decode_table.py" "$out/hf_generate.json" "${rows[@]}" | tee "$out/table.md"
