@@ -78,33 +78,34 @@ Result<StepResult> LlmEngine::Step() {
     batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
                      static_cast<int64_t>(c.block_table.size()), c.sample});
   }
-  // Greedy rows without logprobs need only the argmax; when every sampling row is one, the
-  // runner returns token ids instead of logits rows.
-  bool argmax_suffices = true;
-  for (const ScheduledChunk& c : step.chunks) {
-    if (!c.sample) continue;
-    const SamplingParams& p = scheduler_.Find(c.id)->params;
-    argmax_suffices = argmax_suffices && (p.temperature <= 0.0f || p.top_k == 1) && p.logprobs < 0;
-  }
-  std::vector<int32_t> argmax;
-  std::vector<float> logits;
-  if (argmax_suffices) {
-    VT_RETURN_IF_ERROR(runner_->ForwardArgmax(batch, &argmax));
-  } else {
-    VT_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
-  }
-  const int64_t vocab = runner_->config().vocab_size;
-  int64_t row = 0;
+  // Without logprobs a step needs only each sampling row's token, which the runner may draw where
+  // the logits are; with them, the rows come to the host sampler.
+  std::vector<RowDraw> draws;
+  bool wants_logprobs = false;
   for (const ScheduledChunk& c : step.chunks) {
     if (!c.sample) continue;
     const Request* r = scheduler_.Find(c.id);
-    SampledToken token;
-    if (argmax_suffices) {
-      token.token = argmax[static_cast<size_t>(row++)];
-    } else {
-      token = Sample(logits.data() + row++ * vocab, vocab, r->params, r->seed, static_cast<int64_t>(r->output.size()));
+    draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size())});
+    wants_logprobs = wants_logprobs || r->params.logprobs >= 0;
+  }
+  std::vector<SampledToken> sampled(draws.size());
+  if (!wants_logprobs) {
+    std::vector<int32_t> tokens;
+    VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, &tokens));
+    if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
+    for (size_t i = 0; i < sampled.size(); ++i) sampled[i].token = tokens[i];
+  } else {
+    std::vector<float> logits;
+    VT_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
+    const int64_t vocab = runner_->config().vocab_size;
+    for (size_t i = 0; i < sampled.size(); ++i) {
+      const RowDraw& d = draws[i];
+      sampled[i] = Sample(logits.data() + i * vocab, vocab, *d.params, d.seed, d.token_index);
     }
-    result.tokens.push_back({c.id, std::move(token)});
+  }
+  size_t row = 0;
+  for (const ScheduledChunk& c : step.chunks) {
+    if (c.sample) result.tokens.push_back({c.id, std::move(sampled[row++])});
   }
   result.finished = scheduler_.Update(step, result.tokens);
   result.num_tokens = step.num_tokens;

@@ -15,6 +15,13 @@
 
 namespace vt {
 
+// How one sampling row of a step draws its token.
+struct RowDraw {
+  const SamplingParams* params = nullptr;
+  uint64_t seed = 0;
+  int64_t token_index = 0;  // the request's output index this token takes
+};
+
 class ModelRunner {
  public:
   virtual ~ModelRunner() = default;
@@ -37,15 +44,23 @@ class ModelRunner {
   // sequence with want_logits, in batch order.
   virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
 
-  // The argmax of each of those rows instead of the rows (ties to the lowest id): what a step
-  // needs when every sampling row is greedy without logprobs. A device backend computes it where
-  // the logits are and sends only token ids to the host.
-  virtual Status ForwardArgmax(const std::vector<ForwardSeq>& batch, std::vector<int32_t>* tokens) {
+  // The token each of those rows draws instead of the rows: for steps that want no logprobs. A
+  // device backend samples where the logits are and sends only token ids to the host. The default
+  // runs the host sampler on Forward's rows.
+  virtual Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
+                               std::vector<int32_t>* tokens) {
     std::vector<float> logits;
     VT_RETURN_IF_ERROR(Forward(batch, &logits));
     const int64_t vocab = config().vocab_size;
+    if (logits.size() != draws.size() * static_cast<size_t>(vocab)) {
+      return Internal("forward returned " + std::to_string(logits.size() / vocab) + " logits rows for " +
+                      std::to_string(draws.size()) + " draws");
+    }
     tokens->clear();
-    for (size_t row = 0; row * vocab < logits.size(); ++row) tokens->push_back(Argmax(logits.data() + row * vocab, vocab));
+    for (size_t row = 0; row < draws.size(); ++row) {
+      const RowDraw& d = draws[row];
+      tokens->push_back(Sample(logits.data() + row * vocab, vocab, *d.params, d.seed, d.token_index).token);
+    }
     return Status::Ok();
   }
 

@@ -20,6 +20,7 @@
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
+#include "kernels/cuda/ops/sampling.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt {
@@ -83,7 +84,8 @@ class CudaModelRunner final : public ModelRunner {
   int64_t max_num_batched_tokens() const override { return max_tokens_; }
   int64_t max_model_len() const override { return options_.max_model_len; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
-  Status ForwardArgmax(const std::vector<ForwardSeq>& batch, std::vector<int32_t>* tokens) override;
+  Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
+                       std::vector<int32_t>* tokens) override;
   Result<double> MeasureCopyBandwidth() override;
 
  private:
@@ -146,8 +148,10 @@ class CudaModelRunner final : public ModelRunner {
   int32_t* block_tables_ = nullptr;  // last: a step copies only the rows it uses
   PinnedBuffer inputs_host_;
   PinnedBuffer logits_host_;
-  int32_t* argmax_dev_ = nullptr;  // [max_seqs]
+  int32_t* argmax_dev_ = nullptr;  // [max_seqs]: the greedy tokens, or the drawn ones
   PinnedBuffer argmax_host_;
+  kc::RowSampling* sampling_dev_ = nullptr;  // [max_seqs]
+  PinnedBuffer sampling_host_;
 
   // Decode steps replay a graph captured per batch-size bucket (powers of two up to max_seqs);
   // VT_CUDA_GRAPHS=0 runs every step eagerly, for A/B and for debugging.
@@ -226,7 +230,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                act_at = a.Reserve(t * inter * 2), last_at = a.Reserve(size_t(max_seqs_) * h * 2),
                logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
                attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes_),
-               argmax_at = a.Reserve(size_t(max_seqs_) * 4);
+               argmax_at = a.Reserve(size_t(max_seqs_) * 4),
+               sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling));
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
   Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
@@ -247,6 +252,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   inv_freq_ = reinterpret_cast<float*>(base + freq_at);
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
+  sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);
   w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
   unsigned char* in = base + inputs_at;
   slots_ = reinterpret_cast<int64_t*>(in + slots_at);
@@ -259,6 +265,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   VT_RETURN_IF_ERROR(inputs_host_.Allocate(inputs_bytes_));
   VT_RETURN_IF_ERROR(logits_host_.Allocate(size_t(max_seqs_) * vocab * 2));
   VT_RETURN_IF_ERROR(argmax_host_.Allocate(size_t(max_seqs_) * 4));
+  VT_RETURN_IF_ERROR(sampling_host_.Allocate(size_t(max_seqs_) * sizeof(kc::RowSampling)));
   const std::vector<float> inv_freq = kernels::cpu::RopeInvFreq(c.head_dim, c.rope_theta, c.rope_scaling);
   return CudaCheck(cudaMemcpy(inv_freq_, inv_freq.data(), inv_freq.size() * 4, cudaMemcpyHostToDevice),
                    "uploading the rope schedule");
@@ -615,15 +622,40 @@ Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vecto
   return Status::Ok();
 }
 
-Status CudaModelRunner::ForwardArgmax(const std::vector<ForwardSeq>& batch, std::vector<int32_t>* tokens) {
+Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
+                                      std::vector<int32_t>* tokens) {
   Staged staged;
   VT_RETURN_IF_ERROR(Run(batch, &staged));
-  if (staged.rows > 0) {
-    VT_RETURN_IF_ERROR(CudaCheck(cudaMemcpyAsync(argmax_host_.as<int32_t>(), argmax_dev_, size_t(staged.rows) * 4,
-                                                 cudaMemcpyDeviceToHost, stream_),
-                                 "copying sampled tokens"));
+  if (size_t(staged.rows) != draws.size()) {
+    cudaStreamSynchronize(stream_);
+    return Internal("cuda forward: " + std::to_string(draws.size()) + " draws for " + std::to_string(staged.rows) +
+                    " sampled rows");
   }
-  VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "running the forward"));
+  // The forward ends in the rows' argmax; rows that do not sample greedily draw over the logits.
+  bool all_greedy = true;
+  auto* params = sampling_host_.as<kc::RowSampling>();
+  for (size_t i = 0; i < draws.size(); ++i) {
+    const SamplingParams& p = *draws[i].params;
+    params[i] = {p.temperature, p.top_k, p.top_p, p.min_p, draws[i].seed, draws[i].token_index};
+    all_greedy = all_greedy && (p.temperature <= 0.0f || p.top_k == 1);
+  }
+  Status status;
+  if (!all_greedy) {
+    status = CudaCheck(cudaMemcpyAsync(sampling_dev_, params, draws.size() * sizeof(kc::RowSampling),
+                                       cudaMemcpyHostToDevice, stream_),
+                       "copying sampling parameters");
+    if (status.ok()) {
+      status = kc::SampleRows(logits_dev_, staged.rows, int(config_.vocab_size), sampling_dev_, argmax_dev_, stream_);
+    }
+  }
+  if (status.ok() && staged.rows > 0) {
+    status = CudaCheck(cudaMemcpyAsync(argmax_host_.as<int32_t>(), argmax_dev_, size_t(staged.rows) * 4,
+                                       cudaMemcpyDeviceToHost, stream_),
+                       "copying sampled tokens");
+  }
+  const Status synced = CudaCheck(cudaStreamSynchronize(stream_), "running the forward");
+  VT_RETURN_IF_ERROR(status);
+  VT_RETURN_IF_ERROR(synced);
   tokens->assign(argmax_host_.as<int32_t>(), argmax_host_.as<int32_t>() + staged.rows);
   return Status::Ok();
 }

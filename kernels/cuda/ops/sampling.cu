@@ -1,0 +1,168 @@
+#include "kernels/cuda/ops/sampling.h"
+
+#include <cfloat>
+#include <string>
+
+namespace vt::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 1024;
+
+__device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
+
+// Order-preserving map of a float to uint32 (larger float, larger key; NaN above +inf).
+__device__ __forceinline__ uint32_t Key(float f) {
+  const uint32_t u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// The CPU sampler's uniform (engine/sample/sampler.cpp): a pure function of (seed, index).
+__device__ __forceinline__ uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+__device__ __forceinline__ double Uniform(uint64_t seed, int64_t index) {
+  const uint64_t z = Mix(Mix(seed + 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(index));
+  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// Block-wide reductions; every thread gets the result. `scratch` holds 32 values.
+__device__ float BlockMax(float v, float* scratch) {
+  for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+  __syncthreads();
+  float r = -FLT_MAX;
+  for (int w = 0; w < kThreads / 32; ++w) r = fmaxf(r, scratch[w]);
+  __syncthreads();
+  return r;
+}
+__device__ double BlockSum(double v, double* scratch) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+  __syncthreads();
+  double r = 0.0;
+  for (int w = 0; w < kThreads / 32; ++w) r += scratch[w];
+  __syncthreads();
+  return r;
+}
+
+// One CTA per row. weight(i) = exp((l_i - max) / T), the unnormalised probability.
+__global__ void SampleRowsKernel(const uint16_t* logits, int vocab, const RowSampling* all_params, int32_t* out) {
+  __shared__ double dscratch[32];
+  __shared__ float fscratch[32];
+  __shared__ double chunk_mass[kThreads];
+  const RowSampling p = all_params[blockIdx.x];
+  const uint16_t* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
+
+  float local_max = -FLT_MAX;
+  int local_arg = 0;
+  for (int i = threadIdx.x; i < vocab; i += kThreads) {
+    const float l = ToFloat(row[i]);
+    if (l > local_max) local_max = l, local_arg = i;
+  }
+  const float max_logit = BlockMax(local_max, fscratch);
+  if (p.temperature <= 0.f || p.top_k == 1) {
+    // Greedy: the lowest id holding the maximum, as torch.argmax and the CPU sampler.
+    __shared__ int best;
+    if (threadIdx.x == 0) best = vocab;
+    __syncthreads();
+    if (local_max == max_logit) atomicMin(&best, local_arg);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = best < vocab ? best : 0;
+    return;
+  }
+  const float inv_t = 1.f / p.temperature;
+  auto weight = [&](float l) { return expf((l - max_logit) * inv_t); };
+
+  // top-k: the largest key tau with at least k logits >= tau (bisection over the 32-bit keys).
+  uint32_t k_floor = 0;
+  if (p.top_k > 0 && p.top_k < vocab) {
+    uint32_t lo = 0, hi = 0xffffffffu;  // count(>= lo) >= k always; find the largest such
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo + 1) / 2;
+      double count = 0.0;
+      for (int i = threadIdx.x; i < vocab; i += kThreads) count += Key(ToFloat(row[i])) >= mid ? 1.0 : 0.0;
+      if (BlockSum(count, dscratch) >= p.top_k) lo = mid;
+      else hi = mid - 1;
+    }
+    k_floor = lo;
+  }
+  auto kept = [&](float l) { return Key(l) >= k_floor && weight(l) >= p.min_p; };
+
+  // top-p: the largest key tau whose kept tokens >= tau hold at least top_p of the kept mass.
+  uint32_t p_floor = 0;
+  if (p.top_p < 1.f) {
+    double mass = 0.0;
+    for (int i = threadIdx.x; i < vocab; i += kThreads) {
+      const float l = ToFloat(row[i]);
+      if (kept(l)) mass += weight(l);
+    }
+    const double target = double(p.top_p) * BlockSum(mass, dscratch);
+    uint32_t lo = k_floor, hi = 0xffffffffu;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo + 1) / 2;
+      double above = 0.0;
+      for (int i = threadIdx.x; i < vocab; i += kThreads) {
+        const float l = ToFloat(row[i]);
+        if (kept(l) && Key(l) >= mid) above += weight(l);
+      }
+      if (BlockSum(above, dscratch) >= target) lo = mid;
+      else hi = mid - 1;
+    }
+    p_floor = lo;
+  }
+  auto chosen_set = [&](float l) { return kept(l) && Key(l) >= p_floor; };
+
+  // Inverse CDF over the kept tokens in id order: thread t owns ids [t * span, (t + 1) * span).
+  const int span = (vocab + kThreads - 1) / kThreads;
+  const int begin = threadIdx.x * span, end = min(vocab, begin + span);
+  double mine = 0.0;
+  for (int i = begin; i < end; ++i) {
+    const float l = ToFloat(row[i]);
+    if (chosen_set(l)) mine += weight(l);
+  }
+  chunk_mass[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0.0;
+    for (int t = 0; t < kThreads; ++t) total += chunk_mass[t];
+    const double target = Uniform(p.seed, p.token_index) * total;
+    // The greedy token is always kept, so some chunk has mass; should rounding put the target at
+    // the very top, the last chunk with mass takes it.
+    double cumulative = 0.0, before_last = 0.0;
+    int owner = -1, last_with_mass = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      if (chunk_mass[t] > 0.0) last_with_mass = t, before_last = cumulative;
+      if (target < cumulative + chunk_mass[t]) {
+        owner = t;
+        break;
+      }
+      cumulative += chunk_mass[t];
+    }
+    if (owner < 0) owner = last_with_mass, cumulative = before_last;
+    // Walk the owner's ids; the last kept id absorbs rounding at the very top of the range.
+    int token = -1;
+    for (int i = owner * span; i < min(vocab, (owner + 1) * span); ++i) {
+      const float l = ToFloat(row[i]);
+      if (!chosen_set(l)) continue;
+      token = i;
+      cumulative += weight(l);
+      if (target < cumulative) break;
+    }
+    out[blockIdx.x] = token;
+  }
+}
+
+}  // namespace
+
+Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
+                  cudaStream_t stream) {
+  if (rows == 0) return Status::Ok();
+  SampleRowsKernel<<<rows, kThreads, 0, stream>>>(logits, vocab, params, out);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("sample rows: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+}  // namespace vt::kernels::cuda

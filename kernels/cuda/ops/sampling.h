@@ -1,0 +1,34 @@
+// Sampling on the device, so that a step sends only token ids to the host: temperature, top-k,
+// min-p and top-p over one row of bf16 logits per sequence, with each request's own seeded stream.
+//
+// The filters keep the same set as the CPU sampler (engine/sample/sampler.cpp) up to ties at a
+// cut: top-k and top-p become thresholds on the logit, found by bisection over the ordered float
+// keys, so ties at the threshold are all kept. The draw is the CPU's uniform u = Uniform(seed,
+// token_index) by inverse CDF over the kept tokens in id order (the CPU walks them by
+// probability): the distribution is the same, the token for a given u generally is not, so a seed
+// reproduces its tokens on the same backend.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "engine/core/status.h"
+
+namespace vt::kernels::cuda {
+
+struct RowSampling {
+  float temperature = 1.0f;  // <= 0: greedy
+  int32_t top_k = 0;         // <= 0: off
+  float top_p = 1.0f;
+  float min_p = 0.0f;
+  uint64_t seed = 0;
+  int64_t token_index = 0;   // which output token of the request this draws
+};
+
+// out[r] = a token drawn from row r of logits [rows, vocab] under params[r] (device memory).
+// Launch-only: safe inside CUDA graph capture.
+Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
+                  cudaStream_t stream);
+
+}  // namespace vt::kernels::cuda
