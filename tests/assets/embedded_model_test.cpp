@@ -17,6 +17,7 @@
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/assets/embedded_fixture.h"
 
 namespace vt {
 namespace {
@@ -26,14 +27,8 @@ namespace fs = std::filesystem;
 constexpr double kMarginFloor = 1e-3;
 
 const fs::path kModelDir = fs::path(VT_SOURCE_DIR) / "assets/models/fortune-qwen3-7m";
-const fs::path kExpected = fs::path(VT_SOURCE_DIR) / "tests/fixtures/embedded_model/expected.json";
 
-nlohmann::json ReadExpected() {
-  std::ifstream in(kExpected);
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
+nlohmann::json ReadExpected() { return testing::ReadEmbeddedExpected(VT_SOURCE_DIR); }
 
 TEST(EmbeddedModel, TokenizerMatchesHuggingFaceOnThePrompts) {
   const nlohmann::json expected = ReadExpected();
@@ -54,26 +49,7 @@ TEST(EmbeddedModel, CpuEngineReproducesTransformersGreedy) {
   ec.num_kv_blocks = 256;
   LlmEngine engine(std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
 
-  const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
-  const auto greedy = expected["greedy"].get<std::vector<std::vector<int32_t>>>();
-  const auto margins = expected["margins"].get<std::vector<std::vector<double>>>();
-  ASSERT_EQ(prompts.size(), 16u);
-  SamplingParams params;
-  params.temperature = 0.0f;
-  params.ignore_eos = true;
-  params.max_tokens = static_cast<int64_t>(greedy[0].size());
-  std::vector<RequestId> ids;
-  for (const auto& p : prompts) ids.push_back(engine.AddRequest(p, params).value());
-  while (engine.HasUnfinished()) ASSERT_TRUE(engine.Step().ok());
-
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const std::vector<int32_t> out = engine.TakeFinished(ids[i])->output;
-    ASSERT_EQ(out.size(), greedy[i].size());
-    for (size_t s = 0; s < greedy[i].size(); ++s) {
-      ASSERT_EQ(out[s], greedy[i][s]) << "prompt " << i << " step " << s << " (margin " << margins[i][s] << ")";
-      if (margins[i][s] < kMarginFloor) break;  // later steps may diverge legitimately
-    }
-  }
+  testing::ExpectFixtureGreedy(engine, expected, kMarginFloor, "cpu");
 }
 
 }  // namespace

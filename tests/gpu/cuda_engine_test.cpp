@@ -30,6 +30,7 @@
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
 #include "engine/sample/sampler.h"
+#include "tests/assets/embedded_fixture.h"
 #include "tests/engine/gptq_fixture.h"
 #include "tests/gpu/gpu_test_support.h"
 
@@ -49,12 +50,7 @@ constexpr double kBf16LogitsBound = 5e-2;
 
 const fs::path kModelDir = testing::SourceRoot() / "assets/models/fortune-qwen3-7m";
 
-nlohmann::json ReadExpected() {
-  std::ifstream in(testing::SourceRoot() / "tests/fixtures/embedded_model/expected.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
+nlohmann::json ReadExpected() { return testing::ReadEmbeddedExpected(testing::SourceRoot()); }
 
 // Sets environment variables for its lifetime and puts back what was there.
 class ScopedEnv {
@@ -115,25 +111,7 @@ TEST_P(ArmGate, ReproducesTransformersGreedyOnTheEmbeddedModel) {
   ASSERT_NE(runner, nullptr);
   LlmEngine engine(std::move(runner), EngineConfig{});
 
-  const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
-  const auto greedy = expected["greedy"].get<std::vector<std::vector<int32_t>>>();
-  const auto margins = expected["margins"].get<std::vector<std::vector<double>>>();
-  SamplingParams params;
-  params.temperature = 0.0f;
-  params.ignore_eos = true;
-  params.max_tokens = static_cast<int64_t>(greedy[0].size());
-  std::vector<RequestId> ids;
-  for (const auto& p : prompts) ids.push_back(engine.AddRequest(p, params).value());
-  ASSERT_TRUE(Drain(engine));
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const std::vector<int32_t> out = engine.TakeFinished(ids[i])->output;
-    ASSERT_EQ(out.size(), greedy[i].size());
-    for (size_t s = 0; s < greedy[i].size(); ++s) {
-      if (margins[i][s] < kMarginFloor) break;  // a near-tie: this step and the rest may differ
-      ASSERT_EQ(out[s], greedy[i][s]) << "arm " << GetParam() << ", prompt " << i << ", step " << s << " (margin "
-                                      << margins[i][s] << ")";
-    }
-  }
+  testing::ExpectFixtureGreedy(engine, expected, kMarginFloor, std::string("arm ") + GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(DecodeArms, ArmGate, ::testing::Values("block", "warp", "warp2", "gqa"),
