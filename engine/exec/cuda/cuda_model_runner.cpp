@@ -437,27 +437,6 @@ Status CudaModelRunner::Attention(int layer, int tokens, int max_context, bool d
                               max_context};
   Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
   if (!plan.ok()) return plan.status();
-  const float scale = 1.0f / std::sqrt(float(c.head_dim));
-  if (decode_batch) {
-    if (kc::DecodeWorkspaceBytes(shape, *plan) > attention_ws_bytes_) {
-      return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
-    }
-    kc::PagedDecodeParams d;
-    d.q = q_;
-    d.k_cache = KCache(layer);
-    d.v_cache = VCache(layer);
-    d.block_tables = block_tables_;
-    d.context_lens = context_lens_;
-    d.out = attn_;
-    d.batch = tokens;
-    d.num_q_heads = shape.num_q_heads;
-    d.num_kv_heads = shape.num_kv_heads;
-    d.head_dim = shape.head_dim;
-    d.block_size = shape.block_size;
-    d.max_blocks_per_seq = max_blocks_per_seq_;
-    d.scale = scale;
-    return kc::RunPagedDecode(d, *plan, attention_ws_, stream_);
-  }
   kc::PrefillAttentionParams att;
   att.q = q_;
   att.k_cache = KCache(layer);
@@ -473,9 +452,14 @@ Status CudaModelRunner::Attention(int layer, int tokens, int max_context, bool d
   att.block_size = shape.block_size;
   att.max_blocks_per_seq = max_blocks_per_seq_;
   att.max_context = max_context;
-  att.scale = scale;
-  if (kc::PrefillWorkspaceBytes(att, *plan) > attention_ws_bytes_) {
+  att.scale = 1.0f / std::sqrt(float(c.head_dim));
+  const size_t needed =
+      decode_batch ? kc::DecodeWorkspaceBytes(shape, *plan) : kc::PrefillWorkspaceBytes(att, *plan);
+  if (needed > attention_ws_bytes_) {
     return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
+  }
+  if (decode_batch) {
+    return kc::RunPagedDecode(kc::AsDecodeParams(att, block_tables_, context_lens_), *plan, attention_ws_, stream_);
   }
   return kc::RunPrefillAttention(att, *plan, attention_ws_, stream_);
 }

@@ -26,6 +26,25 @@ DecodeShape ShapeOf(const PrefillAttentionParams& p) {
 
 }  // namespace
 
+PagedDecodeParams AsDecodeParams(const PrefillAttentionParams& p, const int32_t* token_tables,
+                                 const int32_t* context_lens) {
+  PagedDecodeParams d;
+  d.q = p.q;
+  d.k_cache = p.k_cache;
+  d.v_cache = p.v_cache;
+  d.block_tables = token_tables;
+  d.context_lens = context_lens;
+  d.out = p.out;
+  d.batch = p.tokens;
+  d.num_q_heads = p.num_q_heads;
+  d.num_kv_heads = p.num_kv_heads;
+  d.head_dim = p.head_dim;
+  d.block_size = p.block_size;
+  d.max_blocks_per_seq = p.max_blocks_per_seq;
+  d.scale = p.scale;
+  return d;
+}
+
 size_t PrefillWorkspaceBytes(const PrefillAttentionParams& p, const DecodePlan& plan) {
   return Align(size_t(p.tokens) * p.max_blocks_per_seq * 4) + Align(size_t(p.tokens) * 4) +
          DecodeWorkspaceBytes(ShapeOf(p), plan);
@@ -44,21 +63,7 @@ Status RunPrefillAttention(const PrefillAttentionParams& p, const DecodePlan& pl
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
     return Internal(std::string("prefill attention gather: ") + cudaGetErrorString(err));
   }
-  PagedDecodeParams d;
-  d.q = p.q;
-  d.k_cache = p.k_cache;
-  d.v_cache = p.v_cache;
-  d.block_tables = token_tables;
-  d.context_lens = contexts;
-  d.out = p.out;
-  d.batch = p.tokens;
-  d.num_q_heads = p.num_q_heads;
-  d.num_kv_heads = p.num_kv_heads;
-  d.head_dim = p.head_dim;
-  d.block_size = p.block_size;
-  d.max_blocks_per_seq = p.max_blocks_per_seq;
-  d.scale = p.scale;
-  return RunPagedDecode(d, plan, decode_ws, stream);
+  return RunPagedDecode(AsDecodeParams(p, token_tables, contexts), plan, decode_ws, stream);
 }
 
 }  // namespace vt::kernels::cuda

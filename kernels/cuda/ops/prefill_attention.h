@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "engine/core/status.h"
+#include "kernels/cuda/attention/decode_params.h"
 #include "kernels/cuda/attention/decode_plan.h"
 
 namespace vt::kernels::cuda {
@@ -29,6 +30,12 @@ struct PrefillAttentionParams {
   int max_context = 0;  // the largest positions[i] + 1
   float scale = 0.f;
 };
+
+// The decode call over p's tokens with the given per-token table rows and context lengths. A
+// decode batch (token i is sequence i's only new one) can pass p's own tables and its contexts
+// straight to RunPagedDecode; a prefill chunk needs them gathered per token first.
+PagedDecodeParams AsDecodeParams(const PrefillAttentionParams& p, const int32_t* token_tables,
+                                 const int32_t* context_lens);
 
 // Workspace bytes: the gathered tables, the contexts and the decode split partials.
 size_t PrefillWorkspaceBytes(const PrefillAttentionParams& p, const DecodePlan& plan);
