@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/exec/cuda/device_buffer.h"
 #include "engine/exec/cuda/device_weights.h"
+#include "engine/exec/step_inputs.h"
 #include "kernels/bf16.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/decode_plan.h"
@@ -89,35 +92,20 @@ class CudaModelRunner final : public ModelRunner {
   Result<double> MeasureCopyBandwidth() override;
 
  private:
-  // What one step's inputs came to once staged.
-  struct Staged {
-    int tokens = 0;       // of the batch, before any padding to a graph's batch size
-    int rows = 0;         // sequences that want logits
-    int max_context = 0;
-    bool decode_only = false;  // one token per sequence, every one sampling: a graph can run it
-  };
-
   Status CheckSupported() const;
   Status AllocateWorkspaces();
   Status AllocateKvPool();
   Status CaptureDecodeGraphs();
-  Status StageInputs(const std::vector<ForwardSeq>& batch, Staged* staged);
-  Status PadInputs(int from, int to);
   Status CopyInputs(int table_rows);
-  Status Run(const std::vector<ForwardSeq>& batch, Staged* staged);
-  Status Enqueue(const std::vector<ForwardSeq>& batch, const Staged& staged);
+  Status Run(const std::vector<ForwardSeq>& batch, StagedStep* staged);
+  Status Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged);
   Status EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context, bool decode_batch);
   Status Layer(int layer, int tokens, int max_context, bool decode_batch);
   Status Attention(int layer, int tokens, int max_context, bool decode_batch);
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
   size_t W4A16WorkspaceBytes() const;
   int GraphBucket(int tokens) const;
-  // The pinned host copy of a step-input buffer: same layout, so one copy moves them all.
-  template <typename T>
-  T* HostView(T* device_ptr) const {
-    const auto offset = reinterpret_cast<unsigned char*>(device_ptr) - reinterpret_cast<unsigned char*>(slots_);
-    return reinterpret_cast<T*>(inputs_host_.as<unsigned char>() + offset);
-  }
+
   uint16_t* KCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer) * layer_kv_elems_; }
   uint16_t* VCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer + 1) * layer_kv_elems_; }
 
@@ -142,10 +130,11 @@ class CudaModelRunner final : public ModelRunner {
   size_t w4a16_ws_bytes_ = 0;
   int num_sms_ = 0;
   // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
-  size_t inputs_bytes_ = 0;
+  std::optional<StepInputs> inputs_;
+  unsigned char* inputs_dev_ = nullptr;
   int64_t* slots_ = nullptr;
   int32_t *token_ids_ = nullptr, *positions_ = nullptr, *seq_of_token_ = nullptr, *context_lens_ = nullptr;
-  int32_t* block_tables_ = nullptr;  // last: a step copies only the rows it uses
+  int32_t* block_tables_ = nullptr;
   PinnedBuffer inputs_host_;
   PinnedBuffer logits_host_;
   int32_t* argmax_dev_ = nullptr;  // [max_seqs]: the greedy tokens, or the drawn ones
@@ -218,10 +207,10 @@ Status CudaModelRunner::AllocateWorkspaces() {
   if (!plan.ok()) return plan.status();
   attention_ws_bytes_ = kc::PrefillWorkspaceBytes(worst, *plan);
 
-  Arena inputs;
-  const size_t slots_at = inputs.Reserve(t * 8), ids_at = inputs.Reserve(t * 4), pos_at = inputs.Reserve(t * 4),
-               seq_at = inputs.Reserve(t * 4), context_at = inputs.Reserve(t * 4), tables_at = inputs.Reserve(size_t(max_seqs_) * max_blocks_per_seq_ * 4);
-  inputs_bytes_ = inputs.size();
+  // The pool's block count is known only once the KV cache is allocated; Stage checks ids against
+  // it then (AllocateKvPool re-creates the inputs with it).
+  inputs_.emplace(StepCapacity{max_tokens_, max_seqs_, max_blocks_per_seq_, options_.block_size, 0, c.vocab_size});
+  const size_t inputs_bytes = inputs_->layout().bytes;
 
   Arena a;
   const size_t residual_at = a.Reserve(t * h * 2), normed_at = a.Reserve(t * h * 2), qkv_at = a.Reserve(t * qkv * 2),
@@ -229,7 +218,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
                delta_at = a.Reserve(t * h * 2), gate_up_at = a.Reserve(t * 2 * inter * 2),
                act_at = a.Reserve(t * inter * 2), last_at = a.Reserve(size_t(max_seqs_) * h * 2),
                logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
-               attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes_),
+               attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes),
                argmax_at = a.Reserve(size_t(max_seqs_) * 4),
                sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling));
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
@@ -254,15 +243,17 @@ Status CudaModelRunner::AllocateWorkspaces() {
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
   sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);
   w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
-  unsigned char* in = base + inputs_at;
-  slots_ = reinterpret_cast<int64_t*>(in + slots_at);
-  token_ids_ = reinterpret_cast<int32_t*>(in + ids_at);
-  positions_ = reinterpret_cast<int32_t*>(in + pos_at);
-  seq_of_token_ = reinterpret_cast<int32_t*>(in + seq_at);
-  context_lens_ = reinterpret_cast<int32_t*>(in + context_at);
-  block_tables_ = reinterpret_cast<int32_t*>(in + tables_at);
+  inputs_dev_ = base + inputs_at;
+  const StepInputs::Layout& in = inputs_->layout();
+  slots_ = reinterpret_cast<int64_t*>(inputs_dev_ + in.slots);
+  token_ids_ = reinterpret_cast<int32_t*>(inputs_dev_ + in.token_ids);
+  positions_ = reinterpret_cast<int32_t*>(inputs_dev_ + in.positions);
+  seq_of_token_ = reinterpret_cast<int32_t*>(inputs_dev_ + in.seq_of_token);
+  context_lens_ = reinterpret_cast<int32_t*>(inputs_dev_ + in.context_lens);
+  block_tables_ = reinterpret_cast<int32_t*>(inputs_dev_ + in.block_tables);
 
-  VT_RETURN_IF_ERROR(inputs_host_.Allocate(inputs_bytes_));
+  VT_RETURN_IF_ERROR(inputs_host_.Allocate(inputs_bytes));
+  std::memset(inputs_host_.as<void>(), 0, inputs_bytes);
   VT_RETURN_IF_ERROR(logits_host_.Allocate(size_t(max_seqs_) * vocab * 2));
   VT_RETURN_IF_ERROR(argmax_host_.Allocate(size_t(max_seqs_) * 4));
   VT_RETURN_IF_ERROR(sampling_host_.Allocate(size_t(max_seqs_) * sizeof(kc::RowSampling)));
@@ -298,94 +289,20 @@ Status CudaModelRunner::AllocateKvPool() {
   if (!kv.ok()) return kv.status();
   kv_ = std::move(*kv);
   num_blocks_ = int32_t(blocks);
+  StepCapacity capacity = inputs_->capacity();
+  capacity.num_blocks = num_blocks_;
+  inputs_.emplace(capacity);
+  inputs_->Bind(inputs_host_.as<unsigned char>());
   layer_kv_elems_ = size_t(blocks) * options_.block_size * c.kv_size();
   // Zeroed once: pages are always written before they are read, but a zeroed pool keeps
   // compute-sanitizer's initcheck meaningful.
   return CudaCheck(cudaMemsetAsync(kv_.as<void>(), 0, kv_.bytes(), stream_), "clearing the KV cache");
 }
 
-Status CudaModelRunner::StageInputs(const std::vector<ForwardSeq>& batch, Staged* staged) {
-  auto* slots = HostView(slots_);
-  auto* ids = HostView(token_ids_);
-  auto* positions = HostView(positions_);
-  auto* seq_of_token = HostView(seq_of_token_);
-  auto* contexts = HostView(context_lens_);
-  auto* tables = HostView(block_tables_);
-  if (int(batch.size()) > max_seqs_) {
-    return InvalidArgument("cuda forward: " + std::to_string(batch.size()) + " sequences in one step; sized for " +
-                           std::to_string(max_seqs_));
-  }
-  int t = 0;
-  *staged = Staged{};
-  staged->decode_only = !batch.empty();
-  for (size_t s = 0; s < batch.size(); ++s) {
-    const ForwardSeq& seq = batch[s];
-    if (t + seq.num_tokens > max_tokens_) {
-      return InvalidArgument("cuda forward: more than " + std::to_string(max_tokens_) + " tokens in one step");
-    }
-    if (seq.num_blocks > max_blocks_per_seq_) {
-      return InvalidArgument("cuda forward: a sequence spans " + std::to_string(seq.num_blocks) +
-                             " KV blocks; sized for " + std::to_string(max_blocks_per_seq_));
-    }
-    if (seq.num_tokens < 1 || seq.start_pos < 0) {
-      return InvalidArgument("cuda forward: sequence " + std::to_string(s) + " has " + std::to_string(seq.num_tokens) +
-                             " tokens from position " + std::to_string(seq.start_pos));
-    }
-    for (int64_t j = 0; j < max_blocks_per_seq_; ++j) {
-      const int32_t block = j < seq.num_blocks ? seq.block_table[j] : 0;
-      if (block < 0 || block >= num_blocks_) {
-        return InvalidArgument("cuda forward: KV block " + std::to_string(block) + " is outside the pool of " +
-                               std::to_string(num_blocks_));
-      }
-      tables[s * max_blocks_per_seq_ + j] = block;
-    }
-    for (int64_t i = 0; i < seq.num_tokens; ++i, ++t) {
-      const int64_t pos = seq.start_pos + i;
-      const int64_t block = pos / options_.block_size;
-      if (block >= seq.num_blocks) return Internal("cuda forward: position " + std::to_string(pos) + " has no KV block");
-      if (seq.tokens[i] < 0 || seq.tokens[i] >= config_.vocab_size) {
-        return InvalidArgument("cuda forward: token id " + std::to_string(seq.tokens[i]) + " is outside the vocabulary");
-      }
-      ids[t] = seq.tokens[i];
-      positions[t] = int32_t(pos);
-      seq_of_token[t] = int32_t(s);
-      contexts[t] = int32_t(pos + 1);
-      slots[t] = int64_t(seq.block_table[block]) * options_.block_size + pos % options_.block_size;
-    }
-    staged->max_context = std::max<int>(staged->max_context, int(seq.start_pos + seq.num_tokens));
-    staged->rows += seq.want_logits ? 1 : 0;
-    staged->decode_only = staged->decode_only && seq.num_tokens == 1 && seq.want_logits;
-  }
-  staged->tokens = t;
-  return Status::Ok();
-}
-
-// Rows [from, to) become padding: token 0 at position 0 of its own all-zero table row, its K/V
-// write skipped. Its attention reads page 0 and its outputs are never read.
-Status CudaModelRunner::PadInputs(int from, int to) {
-  auto* slots = HostView(slots_);
-  auto* ids = HostView(token_ids_);
-  auto* positions = HostView(positions_);
-  auto* seq_of_token = HostView(seq_of_token_);
-  auto* contexts = HostView(context_lens_);
-  auto* tables = HostView(block_tables_);
-  if (to > max_seqs_ || to > max_tokens_) return Internal("cuda forward: padding past the sized batch");
-  for (int r = from; r < to; ++r) {
-    ids[r] = 0;
-    positions[r] = 0;
-    seq_of_token[r] = r;
-    contexts[r] = 1;
-    slots[r] = -1;
-    std::fill(tables + size_t(r) * max_blocks_per_seq_, tables + size_t(r + 1) * max_blocks_per_seq_, 0);
-  }
-  return Status::Ok();
-}
-
 // The block tables come last in the inputs: only the rows this step uses are copied.
 Status CudaModelRunner::CopyInputs(int table_rows) {
-  const size_t tables_at = size_t(reinterpret_cast<unsigned char*>(block_tables_) - reinterpret_cast<unsigned char*>(slots_));
-  const size_t bytes = tables_at + size_t(table_rows) * max_blocks_per_seq_ * 4;
-  return CudaCheck(cudaMemcpyAsync(slots_, inputs_host_.as<void>(), bytes, cudaMemcpyHostToDevice, stream_),
+  return CudaCheck(cudaMemcpyAsync(inputs_dev_, inputs_host_.as<void>(), inputs_->BytesThroughTableRow(table_rows),
+                                   cudaMemcpyHostToDevice, stream_),
                    "copying step inputs");
 }
 
@@ -545,7 +462,7 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
   // included) is then the same for every step the graph replays.
   const int max_context = int(options_.max_model_len);
   for (int bucket : graph_buckets_) {
-    VT_RETURN_IF_ERROR(PadInputs(0, bucket));
+    VT_RETURN_IF_ERROR(inputs_->Pad(0, bucket));
     VT_RETURN_IF_ERROR(CopyInputs(bucket));
     // One eager run first: modules load and cuBLAS picks its kernels outside the capture.
     VT_RETURN_IF_ERROR(EnqueueForward(nullptr, bucket, max_context, /*decode_batch=*/true));
@@ -569,8 +486,8 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
   return CudaCheck(cudaStreamSynchronize(stream_), "capturing decode graphs");
 }
 
-Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, Staged* staged) {
-  VT_RETURN_IF_ERROR(StageInputs(batch, staged));
+Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, StagedStep* staged) {
+  VT_RETURN_IF_ERROR(inputs_->Stage(batch, staged));
   if (staged->tokens == 0) return Status::Ok();
   Status launched = Enqueue(batch, *staged);
   // Work already queued may still read the pinned inputs: the next step must not overwrite them.
@@ -578,11 +495,11 @@ Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, Staged* staged
   return launched;
 }
 
-Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const Staged& staged) {
+Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged) {
   const int bucket = staged.decode_only ? GraphBucket(staged.tokens) : -1;
   if (bucket >= 0 && size_t(bucket) < graphs_.size()) {
     const int padded = graph_buckets_[size_t(bucket)];
-    VT_RETURN_IF_ERROR(PadInputs(staged.tokens, padded));
+    VT_RETURN_IF_ERROR(inputs_->Pad(staged.tokens, padded));
     VT_RETURN_IF_ERROR(CopyInputs(padded));
     return CudaCheck(cudaGraphLaunch(graphs_[size_t(bucket)], stream_), "replaying a decode graph");
   }
@@ -591,7 +508,7 @@ Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const Stag
 }
 
 Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
-  Staged staged;
+  StagedStep staged;
   VT_RETURN_IF_ERROR(Run(batch, &staged));
   const size_t vocab = size_t(config_.vocab_size), n = size_t(staged.rows) * vocab;
   if (n > 0) {
@@ -608,7 +525,7 @@ Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vecto
 
 Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
                                       std::vector<int32_t>* tokens) {
-  Staged staged;
+  StagedStep staged;
   VT_RETURN_IF_ERROR(Run(batch, &staged));
   if (size_t(staged.rows) != draws.size()) {
     cudaStreamSynchronize(stream_);
