@@ -98,6 +98,9 @@ Result<StepResult> LlmEngine::Step() {
     std::vector<float> logits;
     VT_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
     const int64_t vocab = runner_->config().vocab_size;
+    if (logits.size() != draws.size() * static_cast<size_t>(vocab)) {
+      return Internal("the runner returned logits rows other than the sampled rows'");
+    }
     for (size_t i = 0; i < sampled.size(); ++i) {
       const RowDraw& d = draws[i];
       sampled[i] = Sample(logits.data() + i * vocab, vocab, *d.params, d.seed, d.token_index);

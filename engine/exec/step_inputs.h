@@ -51,6 +51,9 @@ class StepInputs {
   // Bytes from the start of the buffer through block-table row `rows`: what a step must copy.
   size_t BytesThroughTableRow(int rows) const;
 
+  // Block ids Stage accepts are [0, num_blocks); the layout does not depend on it.
+  void set_num_blocks(int32_t num_blocks) { capacity_.num_blocks = num_blocks; }
+
   // The host buffer of layout().bytes the staging writes into (pinned memory, in the CUDA runner).
   void Bind(unsigned char* host) { host_ = host; }
 

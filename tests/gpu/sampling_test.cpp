@@ -23,10 +23,11 @@ using vt::testing::Download;
 using vt::testing::SkipWithoutGpu;
 using vt::testing::Upload;
 
-// Distinct bf16 logits (no ties at any cut), shuffled over the ids.
+// Distinct bf16 logits (no ties at any cut), shuffled over the ids: 8.0 down to +0, then negative
+// values of growing size (up to 32,000 ids stay finite).
 std::vector<uint16_t> DistinctLogits(int vocab, uint32_t seed) {
   std::vector<uint16_t> bits(vocab);
-  for (int j = 0; j < vocab; ++j) bits[j] = static_cast<uint16_t>(0x4100 - j);  // 8.0 and down
+  for (int j = 0; j < vocab; ++j) bits[j] = static_cast<uint16_t>(j <= 0x4100 ? 0x4100 - j : 0x8000 + (j - 0x4100));
   std::shuffle(bits.begin(), bits.end(), std::mt19937(seed));
   return bits;
 }
@@ -85,8 +86,9 @@ TEST_P(Sampling, DrawsFollowTheFilteredDistribution) {
   if (IsSkipped()) return;
   const int vocab = GetParam(), rows = 8192;
   const std::vector<uint16_t> row = DistinctLogits(vocab, 5);
+  // top-k + top-p, top-p alone, top-k alone, min-p doing the cutting (it keeps l >= 8 + ln 0.3).
   for (const RowSampling p : {RowSampling{0.8f, 40, 0.9f, 0.02f, 11, 0}, RowSampling{1.0f, 0, 0.7f, 0.0f, 12, 0},
-                              RowSampling{1.5f, 25, 1.0f, 0.0f, 13, 0}}) {
+                              RowSampling{1.5f, 25, 1.0f, 0.0f, 13, 0}, RowSampling{1.0f, 0, 1.0f, 0.3f, 14, 0}}) {
     const std::vector<double> want = Expected(row, p);
     const std::vector<int32_t> got = Draw(row, rows, p);
     std::vector<int> counts(vocab, 0);
@@ -126,6 +128,31 @@ TEST_P(Sampling, DrawsFollowTheFilteredDistribution) {
   }
 }
 
+TEST(SamplingEdges, DegenerateSettingsGiveTheArgmaxAndTiesShareTheDraw) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  std::vector<uint16_t> row = DistinctLogits(1000, 7);
+  row[9] = 0x4110;  // 9.0, above every other value
+  // A temperature so small that 1/T overflows: only the top token has weight.
+  for (const RowSampling p : {RowSampling{1e-39f, 0, 1.0f, 0.0f, 1, 0}, RowSampling{1e-39f, 0, 0.9f, 0.1f, 1, 0}}) {
+    for (int32_t t : Draw(row, 4, p)) EXPECT_EQ(t, 9) << "top_p " << p.top_p;
+  }
+  row[3] = 0x4110;  // ids 3 and 9 tie for the maximum
+  // Greedy, top-k 1 and top-p 0 take the lowest id of the maximum, as the CPU sampler does.
+  for (const RowSampling p : {RowSampling{0.0f, 0, 1.0f, 0.0f, 1, 0}, RowSampling{0.7f, 1, 1.0f, 0.0f, 1, 0},
+                              RowSampling{1.0f, 0, 0.0f, 0.0f, 1, 0}}) {
+    for (int32_t t : Draw(row, 4, p)) EXPECT_EQ(t, 3) << "T " << p.temperature << " top_p " << p.top_p;
+  }
+  // A sampled draw splits between the tied maxima; 8.0 and below are 100 T down, out of the set.
+  int threes = 0;
+  for (int32_t t : Draw(row, 256, RowSampling{0.01f, 0, 1.0f, 0.0f, 2, 0})) {
+    EXPECT_TRUE(t == 3 || t == 9) << t;
+    threes += t == 3;
+  }
+  EXPECT_GT(threes, 80);
+  EXPECT_LT(threes, 176);
+}
+
 TEST_P(Sampling, GreedyRowsTakeTheLowestIdOfTheMaximum) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -138,7 +165,7 @@ TEST_P(Sampling, GreedyRowsTakeTheLowestIdOfTheMaximum) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Vocab, Sampling, ::testing::Values(300, 5000),
+INSTANTIATE_TEST_SUITE_P(Vocab, Sampling, ::testing::Values(300, 5000, 32000),
                          [](const ::testing::TestParamInfo<int>& info) { return "v" + std::to_string(info.param); });
 
 }  // namespace

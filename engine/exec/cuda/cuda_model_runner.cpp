@@ -207,8 +207,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   if (!plan.ok()) return plan.status();
   attention_ws_bytes_ = kc::PrefillWorkspaceBytes(worst, *plan);
 
-  // The pool's block count is known only once the KV cache is allocated; Stage checks ids against
-  // it then (AllocateKvPool re-creates the inputs with it).
+  // The pool's block count is known only once the KV cache is allocated (AllocateKvPool sets it).
   inputs_.emplace(StepCapacity{max_tokens_, max_seqs_, max_blocks_per_seq_, options_.block_size, 0, c.vocab_size});
   const size_t inputs_bytes = inputs_->layout().bytes;
 
@@ -289,9 +288,7 @@ Status CudaModelRunner::AllocateKvPool() {
   if (!kv.ok()) return kv.status();
   kv_ = std::move(*kv);
   num_blocks_ = int32_t(blocks);
-  StepCapacity capacity = inputs_->capacity();
-  capacity.num_blocks = num_blocks_;
-  inputs_.emplace(capacity);
+  inputs_->set_num_blocks(num_blocks_);
   inputs_->Bind(inputs_host_.as<unsigned char>());
   layer_kv_elems_ = size_t(blocks) * options_.block_size * c.kv_size();
   // Zeroed once: pages are always written before they are read, but a zeroed pool keeps
@@ -558,6 +555,9 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
   VT_RETURN_IF_ERROR(status);
   VT_RETURN_IF_ERROR(synced);
   tokens->assign(argmax_host_.as<int32_t>(), argmax_host_.as<int32_t>() + staged.rows);
+  for (int32_t t : *tokens) {
+    if (t < 0 || t >= config_.vocab_size) return Internal("cuda forward: drew token " + std::to_string(t));
+  }
   return Status::Ok();
 }
 

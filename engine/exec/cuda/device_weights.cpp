@@ -141,10 +141,23 @@ Result<DeviceMatrix> Group(Uploader& up, const QuantisedSource* quantised, int64
   int n = 0;
   for (const WeightMatrix* part : dense) n += int(part->rows);
   if (quantised != nullptr && quantised->IsQuantised(layer, first, int(dense.size()))) {
-    if (up.measuring()) return up.Quantised(k, n, quantised->GroupSize(k), nullptr);
+    const int group = quantised->GroupSize(k);
+    if (up.measuring()) {
+      const Status shape = kernels::CheckW4A16Shape(k, n);
+      if (!shape.ok()) {
+        return Status(shape.code(), "layer " + std::to_string(layer) + " projection group " + std::to_string(first) +
+                                        ": " + shape.message());
+      }
+      return up.Quantised(k, n, group, nullptr);
+    }
     Result<W4A16Weights> w = quantised->Fused(layer, first, int(dense.size()));
     if (!w.ok()) return w.status();
-    return up.Quantised(k, n, w->group_size, &*w);
+    // The upload must fill exactly what the measuring pass laid out.
+    if (w->k != k || w->n != n || w->group_size != group || w->packed.size() != size_t(k) * n / 8 ||
+        w->scales.size() != size_t(k / group) * n) {
+      return Internal("layer " + std::to_string(layer) + ": repacked int4 weight is not the measured shape");
+    }
+    return up.Quantised(k, n, group, &*w);
   }
   DeviceMatrix m;
   m.k = k;

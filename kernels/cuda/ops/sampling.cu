@@ -10,10 +10,24 @@ constexpr int kThreads = 1024;
 
 __device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
 
-// Order-preserving map of a float to uint32 (larger float, larger key; NaN above +inf).
+// Order-preserving map of a float to uint32 (larger float, larger key), with -0.0 and +0.0 one
+// key so that equal logits never fall on two sides of a cut. NaNs are excluded before keys matter.
 __device__ __forceinline__ uint32_t Key(float f) {
-  const uint32_t u = __float_as_uint(f);
+  uint32_t u = __float_as_uint(f);
+  if (u == 0x80000000u) u = 0;
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// The largest key tau in [lo, hi] with pred(tau), given pred(lo) and pred monotone (true up to
+// some key, false above). mid is in (lo, hi], so the loop ends and never wraps.
+template <typename Pred>
+__device__ uint32_t LargestKeyWith(uint32_t lo, uint32_t hi, Pred pred) {
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2 + 1;
+    if (pred(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 // The CPU sampler's uniform (engine/sample/sampler.cpp): a pure function of (seed, index).
@@ -62,57 +76,49 @@ __global__ void SampleRowsKernel(const uint16_t* logits, int vocab, const RowSam
     if (l > local_max) local_max = l, local_arg = i;
   }
   const float max_logit = BlockMax(local_max, fscratch);
-  if (p.temperature <= 0.f || p.top_k == 1) {
-    // Greedy: the lowest id holding the maximum, as torch.argmax and the CPU sampler.
-    __shared__ int best;
-    if (threadIdx.x == 0) best = vocab;
-    __syncthreads();
-    if (local_max == max_logit) atomicMin(&best, local_arg);
-    __syncthreads();
-    if (threadIdx.x == 0) out[blockIdx.x] = best < vocab ? best : 0;
+  // The argmax (lowest id holding the maximum, as torch.argmax and the CPU sampler): the greedy
+  // answer, and the answer whenever the row leaves nothing else to draw from.
+  __shared__ int best;
+  if (threadIdx.x == 0) best = vocab;
+  __syncthreads();
+  if (local_max == max_logit) atomicMin(&best, local_arg);
+  __syncthreads();
+  const int argmax = best < vocab ? best : 0;
+  if (p.temperature <= 0.f || p.top_k == 1 || p.top_p <= 0.f || !isfinite(max_logit)) {
+    if (threadIdx.x == 0) out[blockIdx.x] = argmax;
     return;
   }
-  const float inv_t = 1.f / p.temperature;
-  auto weight = [&](float l) { return expf((l - max_logit) * inv_t); };
+  // The CPU divides by T; so does this (a tiny T must give the greedy token, not inf * 0).
+  auto weight = [&](float l) { return expf((l - max_logit) / p.temperature); };
 
-  // top-k: the largest key tau with at least k logits >= tau (bisection over the 32-bit keys).
-  uint32_t k_floor = 0;
-  if (p.top_k > 0 && p.top_k < vocab) {
-    uint32_t lo = 0, hi = 0xffffffffu;  // count(>= lo) >= k always; find the largest such
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo + 1) / 2;
-      double count = 0.0;
-      for (int i = threadIdx.x; i < vocab; i += kThreads) count += Key(ToFloat(row[i])) >= mid ? 1.0 : 0.0;
-      if (BlockSum(count, dscratch) >= p.top_k) lo = mid;
-      else hi = mid - 1;
-    }
-    k_floor = lo;
+  // Every filter but top-p is a floor on the key. Tokens whose weight would underflow (more than
+  // 87 T below the top) carry no probability; min-p keeps weight >= min_p, i.e. l >= max + T ln(min_p).
+  uint32_t key_floor = Key(max_logit - 87.f * p.temperature);
+  if (p.min_p > 0.f) key_floor = max(key_floor, Key(max_logit + p.temperature * logf(fminf(p.min_p, 1.f))));
+  auto count_above = [&](uint32_t tau) {
+    double count = 0.0;
+    for (int i = threadIdx.x; i < vocab; i += kThreads) count += Key(ToFloat(row[i])) >= tau ? 1.0 : 0.0;
+    return BlockSum(count, dscratch);
+  };
+  if (p.top_k > 0 && p.top_k < vocab && count_above(key_floor) > p.top_k) {
+    key_floor = LargestKeyWith(key_floor, Key(max_logit), [&](uint32_t tau) { return count_above(tau) >= p.top_k; });
   }
-  auto kept = [&](float l) { return Key(l) >= k_floor && weight(l) >= p.min_p; };
+  auto kept = [&](float l) { return l == l && Key(l) >= key_floor; };
 
-  // top-p: the largest key tau whose kept tokens >= tau hold at least top_p of the kept mass.
-  uint32_t p_floor = 0;
+  // top-p: the largest key whose kept tokens at or above it hold at least top_p of the kept mass.
   if (p.top_p < 1.f) {
-    double mass = 0.0;
-    for (int i = threadIdx.x; i < vocab; i += kThreads) {
-      const float l = ToFloat(row[i]);
-      if (kept(l)) mass += weight(l);
-    }
-    const double target = double(p.top_p) * BlockSum(mass, dscratch);
-    uint32_t lo = k_floor, hi = 0xffffffffu;
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo + 1) / 2;
-      double above = 0.0;
+    auto mass_above = [&](uint32_t tau) {
+      double mass = 0.0;
       for (int i = threadIdx.x; i < vocab; i += kThreads) {
         const float l = ToFloat(row[i]);
-        if (kept(l) && Key(l) >= mid) above += weight(l);
+        if (kept(l) && Key(l) >= tau) mass += weight(l);
       }
-      if (BlockSum(above, dscratch) >= target) lo = mid;
-      else hi = mid - 1;
-    }
-    p_floor = lo;
+      return BlockSum(mass, dscratch);
+    };
+    const double target = double(p.top_p) * mass_above(key_floor);
+    key_floor = LargestKeyWith(key_floor, Key(max_logit), [&](uint32_t tau) { return mass_above(tau) >= target; });
   }
-  auto chosen_set = [&](float l) { return kept(l) && Key(l) >= p_floor; };
+  auto chosen_set = kept;
 
   // Inverse CDF over the kept tokens in id order: thread t owns ids [t * span, (t + 1) * span).
   const int span = (vocab + kThreads - 1) / kThreads;
@@ -150,7 +156,7 @@ __global__ void SampleRowsKernel(const uint16_t* logits, int vocab, const RowSam
       cumulative += weight(l);
       if (target < cumulative) break;
     }
-    out[blockIdx.x] = token;
+    out[blockIdx.x] = token >= 0 ? token : argmax;
   }
 }
 
