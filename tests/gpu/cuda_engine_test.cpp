@@ -263,6 +263,46 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   EXPECT_EQ(generate("1"), generate("0"));
 }
 
+// Sampled decoding end to end: draws happen on the device (or, with logprobs, on the host from
+// the copied rows); a seed repeats its tokens on this backend and the ids stay in the vocabulary.
+TEST(CudaEngine, SeededSamplingRepeatsAndLogprobsRequestsStillSample) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  auto generate = [&](uint64_t seed, int32_t logprobs) {
+    std::vector<std::vector<int32_t>> out;
+    std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, "auto");
+    if (runner == nullptr) return out;
+    LlmEngine engine(std::move(runner), EngineConfig{});
+    SamplingParams params;
+    params.temperature = 0.8f;
+    params.top_k = 50;
+    params.top_p = 0.9f;
+    params.seed = seed;
+    params.ignore_eos = true;
+    params.max_tokens = 24;
+    params.logprobs = logprobs;
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < 4; ++i) ids.push_back(engine.AddRequest(prompts[i], params).value());
+    if (!Drain(engine)) return out;
+    for (RequestId id : ids) out.push_back(engine.TakeFinished(id)->output);
+    return out;
+  };
+  const auto first = generate(1234, -1);
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(generate(1234, -1), first);
+  EXPECT_NE(generate(99, -1), first) << "another seed drew exactly the same 96 tokens";
+  for (const auto& continuation : first) {
+    for (int32_t t : continuation) EXPECT_TRUE(t >= 0 && t < loaded->config.vocab_size) << t;
+  }
+  const auto with_logprobs = generate(1234, 2);
+  ASSERT_EQ(with_logprobs.size(), 4u);
+  for (const auto& continuation : with_logprobs) EXPECT_EQ(continuation.size(), 24u);
+}
+
 TEST(CudaEngine, TooLittleMemoryIsAClearError) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
