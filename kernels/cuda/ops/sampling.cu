@@ -18,16 +18,47 @@ __device__ __forceinline__ uint32_t Key(float f) {
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-// The largest key tau in [lo, hi] with pred(tau), given pred(lo) and pred monotone (true up to
-// some key, false above). mid is in (lo, hi], so the loop ends and never wraps.
-template <typename Pred>
-__device__ uint32_t LargestKeyWith(uint32_t lo, uint32_t hi, Pred pred) {
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo) / 2 + 1;
-    if (pred(mid)) lo = mid;
-    else hi = mid - 1;
+// The largest key tau with measure(tokens with key >= tau) >= target, over the tokens `eligible`
+// admits: a radix select, four passes of eight bits from the top byte down. Each pass histograms
+// the measure of the eligible tokens that share the key prefix fixed so far over their next byte,
+// then walks the bins from the top, adding what lies above, to the bin where the running measure
+// first reaches the target. After the last byte tau is the key of the token where the measure from
+// the top crosses the target: measure(>= tau) >= target > measure(>= tau + 1). Every thread calls
+// it; `hist` is 256 shared doubles and `chosen` one shared int.
+template <typename Eligible, typename Measure>
+__device__ uint32_t RadixSelect(const uint16_t* row, int vocab, double target, Eligible eligible, Measure measure,
+                                double* hist, int* chosen) {
+  uint32_t prefix = 0;
+  double above = 0.0;  // the measure of eligible tokens with a key above the current prefix range
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int b = threadIdx.x; b < 256; b += kThreads) hist[b] = 0.0;
+    __syncthreads();
+    const uint32_t high_mask = shift == 24 ? 0u : ~0u << (shift + 8);
+    for (int i = threadIdx.x; i < vocab; i += kThreads) {
+      const float l = ToFloat(row[i]);
+      if (!eligible(l)) continue;
+      const uint32_t key = Key(l);
+      if ((key & high_mask) != prefix) continue;
+      atomicAdd(&hist[(key >> shift) & 0xffu], double(measure(l)));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int b = 255;
+      for (; b > 0; --b) {
+        if (above + hist[b] >= target) break;
+        above += hist[b];
+      }
+      *chosen = b;  // bin 0 when the target is only reached with everything (rounding at the bottom)
+    }
+    __syncthreads();
+    prefix |= uint32_t(*chosen) << shift;
+    // Every thread's `above` follows thread 0's walk, in the same order, so all agree.
+    if (threadIdx.x != 0) {
+      for (int b = 255; b > *chosen; --b) above += hist[b];
+    }
+    __syncthreads();
   }
-  return lo;
+  return prefix;
 }
 
 // The CPU sampler's uniform (engine/sample/sampler.cpp): a pure function of (seed, index).
@@ -62,7 +93,7 @@ __device__ double BlockSum(double v, double* scratch) {
 }
 
 // One CTA per row. weight(i) = exp((l_i - max) / T), the unnormalised probability.
-__global__ void SampleRowsKernel(const uint16_t* logits, int vocab, const RowSampling* all_params, int32_t* out) {
+__global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* logits, int vocab, const RowSampling* all_params, int32_t* out) {
   __shared__ double dscratch[32];
   __shared__ float fscratch[32];
   __shared__ double chunk_mass[kThreads];
@@ -95,28 +126,24 @@ __global__ void SampleRowsKernel(const uint16_t* logits, int vocab, const RowSam
   // 87 T below the top) carry no probability; min-p keeps weight >= min_p, i.e. l >= max + T ln(min_p).
   uint32_t key_floor = Key(max_logit - 87.f * p.temperature);
   if (p.min_p > 0.f) key_floor = max(key_floor, Key(max_logit + p.temperature * logf(fminf(p.min_p, 1.f))));
-  auto count_above = [&](uint32_t tau) {
-    double count = 0.0;
-    for (int i = threadIdx.x; i < vocab; i += kThreads) count += Key(ToFloat(row[i])) >= tau ? 1.0 : 0.0;
-    return BlockSum(count, dscratch);
-  };
-  if (p.top_k > 0 && p.top_k < vocab && count_above(key_floor) > p.top_k) {
-    key_floor = LargestKeyWith(key_floor, Key(max_logit), [&](uint32_t tau) { return count_above(tau) >= p.top_k; });
-  }
+  __shared__ double hist[256];
+  __shared__ int chosen;
   auto kept = [&](float l) { return l == l && Key(l) >= key_floor; };
+  if (p.top_k > 0 && p.top_k < vocab) {
+    // The k-th largest kept key; fewer than k kept leaves the floor as it is.
+    const uint32_t kth = RadixSelect(row, vocab, double(p.top_k), kept, [](float) { return 1.0f; }, hist, &chosen);
+    key_floor = max(key_floor, kth);
+  }
 
   // top-p: the largest key whose kept tokens at or above it hold at least top_p of the kept mass.
   if (p.top_p < 1.f) {
-    auto mass_above = [&](uint32_t tau) {
-      double mass = 0.0;
-      for (int i = threadIdx.x; i < vocab; i += kThreads) {
-        const float l = ToFloat(row[i]);
-        if (kept(l) && Key(l) >= tau) mass += weight(l);
-      }
-      return BlockSum(mass, dscratch);
-    };
-    const double target = double(p.top_p) * mass_above(key_floor);
-    key_floor = LargestKeyWith(key_floor, Key(max_logit), [&](uint32_t tau) { return mass_above(tau) >= target; });
+    double mass = 0.0;
+    for (int i = threadIdx.x; i < vocab; i += kThreads) {
+      const float l = ToFloat(row[i]);
+      if (kept(l)) mass += weight(l);
+    }
+    const double target = double(p.top_p) * BlockSum(mass, dscratch);
+    key_floor = max(key_floor, RadixSelect(row, vocab, target, kept, weight, hist, &chosen));
   }
   auto chosen_set = kept;
 

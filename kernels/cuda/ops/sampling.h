@@ -2,12 +2,11 @@
 // min-p and top-p over one row of bf16 logits per sequence, with each request's own seeded stream.
 //
 // The filters keep the same set as the CPU sampler (engine/sample/sampler.cpp) up to ties at a
-// cut: top-k and top-p become thresholds on the logit, found by bisection over the ordered float
+// cut: top-k and top-p become thresholds on the logit, found by radix select over the ordered float
 // keys, so ties at the threshold are all kept; tokens more than 87 T below the top (probability
 // under 1e-38 of the top's) are dropped. Rows with a non-finite maximum, T <= 0, top_k 1 or
-// top_p <= 0 give the argmax. Cost: each bisection step is a pass over the row (up to ~32 for
-// top-k and ~32 for top-p, with an exp per kept token) by one CTA per row; a radix select would
-// take four. The draw is the CPU's uniform u = Uniform(seed,
+// top_p <= 0 give the argmax. Cost: one CTA per row, about ten passes over it (the maximum, four
+// radix passes each for top-k and top-p, the kept mass and the draw). The draw is the CPU's uniform u = Uniform(seed,
 // token_index) by inverse CDF over the kept tokens in id order (the CPU walks them by
 // probability): the distribution is the same, the token for a given u generally is not, so a seed
 // reproduces its tokens on the same backend.
