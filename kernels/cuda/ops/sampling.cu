@@ -145,7 +145,6 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
     const double target = double(p.top_p) * BlockSum(mass, dscratch);
     key_floor = max(key_floor, RadixSelect(row, vocab, target, kept, weight, hist, &chosen));
   }
-  auto chosen_set = kept;
 
   // Inverse CDF over the kept tokens in id order: thread t owns ids [t * span, (t + 1) * span).
   const int span = (vocab + kThreads - 1) / kThreads;
@@ -153,7 +152,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   double mine = 0.0;
   for (int i = begin; i < end; ++i) {
     const float l = ToFloat(row[i]);
-    if (chosen_set(l)) mine += weight(l);
+    if (kept(l)) mine += weight(l);
   }
   chunk_mass[threadIdx.x] = mine;
   __syncthreads();
@@ -178,7 +177,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
     int token = -1;
     for (int i = owner * span; i < min(vocab, (owner + 1) * span); ++i) {
       const float l = ToFloat(row[i]);
-      if (!chosen_set(l)) continue;
+      if (!kept(l)) continue;
       token = i;
       cumulative += weight(l);
       if (target < cumulative) break;
