@@ -12,6 +12,7 @@
 #include "kernels/cpu/decode_attention_reference.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/prefill_attention.h"
+#include "kernels/cuda/ops/prefill_tc.h"
 #include "tests/gpu/paged_kv_fixture.h"
 
 namespace vt::kernels::cuda {
@@ -68,6 +69,8 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
   cudaFree(dy);
 }
 
+// Chunks of 40 tokens end at contexts 300, 45 and 1, so 16-token tiles of the tensor-core kernel
+// straddle sequences and a one-token sequence sits inside a tile.
 TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -96,7 +99,14 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   }
   uint16_t* dq = Upload(qb);
   int32_t *dseq = Upload(seq_of_token), *dpos = Upload(positions);
-  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kGqa}) {
+  // The decode-query path on two arms, then the tensor-core kernel (which has no arm).
+  struct Path {
+    DecodeArm arm;
+    bool tensor_core;
+  };
+  for (const Path path : {Path{DecodeArm::kBlock, false}, Path{DecodeArm::kGqa, false}, Path{DecodeArm::kBlock, true}}) {
+    const DecodeArm arm = path.arm;
+    const bool tensor_core = path.tensor_core;
     PrefillAttentionParams p;
     p.q = dq;
     p.k_cache = f.d_k_cache();
@@ -120,7 +130,7 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
     CheckCuda(cudaMalloc(&ws, PrefillWorkspaceBytes(p, *plan)), "alloc workspace");
     CheckCuda(cudaMalloc(&p.out, size_t(tokens) * row * 2), "alloc out");
     CheckCuda(cudaMemset(p.out, 0xff, size_t(tokens) * row * 2), "poison");
-    ASSERT_TRUE(RunPrefillAttention(p, *plan, ws, nullptr).ok());
+    ASSERT_TRUE((tensor_core ? RunPrefillAttentionTensorCore(p, nullptr) : RunPrefillAttention(p, *plan, ws, nullptr)).ok());
     std::vector<uint16_t> out(size_t(tokens) * row);
     CheckCuda(cudaDeviceSynchronize(), "prefill");
     CheckCuda(cudaMemcpy(out.data(), p.out, out.size() * 2, cudaMemcpyDeviceToHost), "download");
@@ -136,7 +146,7 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
         }
       }
     }
-    EXPECT_EQ(bad, 0) << DecodeArmName(arm);
+    EXPECT_EQ(bad, 0) << (tensor_core ? "tensor-core prefill" : DecodeArmName(arm));
     cudaFree(ws);
     cudaFree(p.out);
   }

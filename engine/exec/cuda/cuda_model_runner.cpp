@@ -22,6 +22,7 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
+#include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
 #include "kernels/cuda/ops/sampling.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
@@ -114,6 +115,7 @@ class CudaModelRunner final : public ModelRunner {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<kc::DenseGemm> gemm_;
   kc::DecodeOverrides attention_overrides_;
+  bool tensor_core_prefill_ = false;  // VT_ATTN_PREFILL=tc: opt-in until its GPU gate passes
   DeviceWeights weights_;
 
   // Capacities the buffers are sized for.
@@ -172,6 +174,12 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   Result<kc::DecodeOverrides> overrides = kc::DecodeOverridesFromEnvironment();
   if (!overrides.ok()) return overrides.status();
   attention_overrides_ = *overrides;
+  const char* prefill = std::getenv("VT_ATTN_PREFILL");
+  const std::string prefill_arm = prefill != nullptr ? prefill : "";
+  if (prefill_arm != "" && prefill_arm != "decode" && prefill_arm != "tc") {
+    return InvalidArgument("VT_ATTN_PREFILL=" + prefill_arm + ": expected decode or tc");
+  }
+  tensor_core_prefill_ = prefill_arm == "tc";
   VT_RETURN_IF_ERROR(CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create();
   if (!gemm.ok()) return gemm.status();
@@ -375,6 +383,7 @@ Status CudaModelRunner::Attention(int layer, int tokens, int max_context, bool d
   if (decode_batch) {
     return kc::RunPagedDecode(kc::AsDecodeParams(att, block_tables_, context_lens_), *plan, attention_ws_, stream_);
   }
+  if (tensor_core_prefill_) return kc::RunPrefillAttentionTensorCore(att, stream_);
   return kc::RunPrefillAttention(att, *plan, attention_ws_, stream_);
 }
 
