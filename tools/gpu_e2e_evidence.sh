@@ -31,23 +31,26 @@ compute-sanitizer --tool memcheck --leak-check full "$bin/vt" generate --backend
   --prompt-ids 1,2,3,4,5,6,7,8 --max-tokens 8 > "$out/memcheck.log" 2>&1
 echo "memcheck rc=$?"; grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/memcheck.log"
 
-bench() {  # name, then vt bench decode arguments
-  local name=$1; shift
-  "$bin/vt" bench decode --backend cuda --load-format dummy --input-len 32 --output-len 128 --json "$@" \
+bench() {  # name, input tokens, output tokens, then more vt bench decode arguments
+  local name=$1 input=$2 output=$3; shift 3
+  "$bin/vt" bench decode --backend cuda --load-format dummy --input-len "$input" --output-len "$output" --json "$@" \
     > "$out/$name.json" 2> "$out/$name.err"
   echo "bench $name rc=$?"; head -c 1500 "$out/$name.json"; echo
 }
-bench qwen3-1.7b --model preset:qwen3-1.7b --concurrency 1,2,4,8,16 --plot "$out/qwen3-1.7b.svg"
-bench qwen3-1.7b-graphs-ab --model preset:qwen3-1.7b --concurrency 1,8 --ab 'VT_CUDA_GRAPHS=0' 'VT_CUDA_GRAPHS=1' --ab-rounds 2
+bench qwen3-1.7b 32 128 --model preset:qwen3-1.7b --concurrency 1,2,4,8,16 --plot "$out/qwen3-1.7b.svg"
+bench qwen3-1.7b-graphs-ab 32 128 --model preset:qwen3-1.7b --concurrency 1,8 --ab 'VT_CUDA_GRAPHS=0' 'VT_CUDA_GRAPHS=1' --ab-rounds 2
 for arm in warp warp2 gqa; do
-  bench "qwen3-1.7b-$arm-ab" --model preset:qwen3-1.7b --concurrency 1,8 \
+  bench "qwen3-1.7b-$arm-ab" 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
     --ab 'VT_ATTN_DECODE=block' "VT_ATTN_DECODE=$arm" --ab-rounds 2
 done
+# Prefill-heavy (2,048 prompt tokens, 16 out): the tensor-core prefill kernel against decode queries.
+bench qwen3-1.7b-prefill-ab 2048 16 --model preset:qwen3-1.7b --concurrency 1,8 \
+  --ab 'VT_ATTN_PREFILL=decode' 'VT_ATTN_PREFILL=tc' --ab-rounds 2
 models=qwen3-1.7b
 rows=("qwen3-1.7b bf16=$out/qwen3-1.7b.json")
 if [ "$quick" != quick ]; then
-  bench llama3-8b --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
-  bench llama3-8b-gptq --model preset:llama3-8b-gptq --concurrency 1,2,4,8 --plot "$out/llama3-8b-gptq.svg"
+  bench llama3-8b 32 128 --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
+  bench llama3-8b-gptq 32 128 --model preset:llama3-8b-gptq --concurrency 1,2,4,8 --plot "$out/llama3-8b-gptq.svg"
   models=qwen3-1.7b,llama3-8b
   rows+=("llama3-8b bf16=$out/llama3-8b.json" "llama3-8b W4A16=$out/llama3-8b-gptq.json")
 fi

@@ -73,10 +73,11 @@ class ScopedEnv {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-// A CUDA runner with attention arm `arm` (unsplit) and the given VT_CUDA_GRAPHS.
+// A CUDA runner with decode arm `arm` (unsplit), the given VT_CUDA_GRAPHS and prefill path.
 std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const std::string& arm, int32_t max_num_seqs = 16,
-                                        const std::string& graphs = "1") {
-  ScopedEnv env({{"VT_ATTN_DECODE", arm}, {"VT_ATTN_SPLIT", "off"}, {"VT_CUDA_GRAPHS", graphs}});
+                                        const std::string& graphs = "1", const std::string& prefill = "decode") {
+  ScopedEnv env({{"VT_ATTN_DECODE", arm}, {"VT_ATTN_SPLIT", "off"}, {"VT_CUDA_GRAPHS", graphs},
+                 {"VT_ATTN_PREFILL", prefill}});
   CudaRunnerOptions o;
   o.gpu_memory_utilization = 0.5;
   o.max_num_seqs = max_num_seqs;
@@ -112,6 +113,19 @@ TEST_P(ArmGate, ReproducesTransformersGreedyOnTheEmbeddedModel) {
   LlmEngine engine(std::move(runner), EngineConfig{});
 
   testing::ExpectFixtureGreedy(engine, expected, kMarginFloor, std::string("arm ") + GetParam());
+}
+
+// The same gate with prefill attention on the tensor-core kernel (VT_ATTN_PREFILL=tc).
+TEST(CudaEngine, TensorCorePrefillReproducesTransformersGreedy) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, "block", 16, "1", "tc");
+  ASSERT_NE(runner, nullptr);
+  LlmEngine engine(std::move(runner), EngineConfig{});
+  testing::ExpectFixtureGreedy(engine, ReadExpected(), kMarginFloor, "tensor-core prefill");
 }
 
 INSTANTIATE_TEST_SUITE_P(DecodeArms, ArmGate, ::testing::Values("block", "warp", "warp2", "gqa"),
