@@ -87,6 +87,7 @@ Status StepInputs::Stage(const std::vector<ForwardSeq>& batch, StagedStep* stage
     staged->max_context = std::max<int>(staged->max_context, int(seq.start_pos + seq.num_tokens));
     staged->rows += seq.want_logits ? 1 : 0;
     staged->decode_only = staged->decode_only && seq.num_tokens == 1 && seq.want_logits;
+    if (staged->leading_single_tokens == t - 1 && seq.num_tokens == 1) staged->leading_single_tokens = t;
   }
   staged->tokens = t;
   return Status::Ok();

@@ -28,6 +28,7 @@ struct StagedStep {
   int rows = 0;         // sequences that want logits
   int max_context = 0;  // the longest sequence after this step
   bool decode_only = false;  // one token per sequence, every one sampling: a decode graph can run it
+  int leading_single_tokens = 0;  // tokens of the one-token sequences the step starts with (its decodes)
 };
 
 class StepInputs {

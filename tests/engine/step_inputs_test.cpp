@@ -39,6 +39,7 @@ TEST_F(Staging, PrefillAndDecodeTokensGetTheirSlotsPositionsAndRows) {
   EXPECT_EQ(staged.rows, 2);
   EXPECT_EQ(staged.max_context, 18);
   EXPECT_FALSE(staged.decode_only);
+  EXPECT_EQ(staged.leading_single_tokens, 0) << "the step starts with a prefill";
   const StepInputs::Layout& l = inputs_.layout();
   EXPECT_EQ(Array<int32_t>(l.token_ids, 4), (std::vector<int32_t>{5, 6, 7, 9}));
   EXPECT_EQ(Array<int32_t>(l.positions, 4), (std::vector<int32_t>{0, 1, 2, 17}));
@@ -56,6 +57,7 @@ TEST_F(Staging, DecodeBatchesAreMarkedAndPaddingWritesNothing) {
   StagedStep staged;
   ASSERT_TRUE(inputs_.Stage({{a.data(), 1, 4, table.data(), 2, true}, {b.data(), 1, 0, table.data(), 1, true}}, &staged).ok());
   EXPECT_TRUE(staged.decode_only);
+  EXPECT_EQ(staged.leading_single_tokens, 2);
   ASSERT_TRUE(inputs_.Pad(2, 4).ok());
   const StepInputs::Layout& l = inputs_.layout();
   EXPECT_EQ(Array<int64_t>(l.slots, 4), (std::vector<int64_t>{8 * 4, 7 * 4, -1, -1}));
@@ -64,6 +66,15 @@ TEST_F(Staging, DecodeBatchesAreMarkedAndPaddingWritesNothing) {
   EXPECT_EQ(inputs_.At<int32_t>(l.block_tables)[2 * 8], 0);
   EXPECT_EQ(inputs_.At<int32_t>(l.block_tables)[3 * 8], 0);
   EXPECT_FALSE(inputs_.Pad(2, 5).ok()) << "past max_seqs";
+
+  // Decodes first, then a prefill chunk: the two decode tokens lead.
+  const std::vector<int32_t> chunk = {3, 4, 5};
+  ASSERT_TRUE(inputs_.Stage({{a.data(), 1, 4, table.data(), 2, true}, {b.data(), 1, 0, table.data(), 1, true},
+                             {chunk.data(), 3, 0, table.data(), 1, true}},
+                            &staged)
+                  .ok());
+  EXPECT_EQ(staged.leading_single_tokens, 2);
+  EXPECT_FALSE(staged.decode_only);
 
   // A chunk that does not sample is not a decode step, even at one token.
   ASSERT_TRUE(inputs_.Stage({{a.data(), 1, 4, table.data(), 2, false}}, &staged).ok());

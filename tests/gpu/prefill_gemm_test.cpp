@@ -69,15 +69,16 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
   cudaFree(dy);
 }
 
-// Chunks of 40 tokens end at contexts 300, 45 and 1, so 16-token tiles of the tensor-core kernel
-// straddle sequences and a one-token sequence sits inside a tile.
+// Chunks of 37 tokens end at contexts 300, 45, 1 and 70, so 16-token tiles of the tensor-core
+// kernel straddle sequences inside both row halves of a tile, and one tile holds three sequences
+// (the end of one, a one-token sequence, the start of another).
 TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   const PagedKvShape shape{8, 2, 128, 16};
-  const std::vector<int> contexts = {300, 45, 1};  // each sequence's chunk ends at its context
+  const std::vector<int> contexts = {300, 45, 1, 70};  // each sequence's chunk ends at its context
   const PagedKvFixture f(shape, contexts, 3u);
-  const int chunk = 40;
+  const int chunk = 37;
   std::vector<int32_t> seq_of_token, positions;
   for (int s = 0; s < f.batch(); ++s) {
     for (int p = std::max(0, contexts[s] - chunk); p < contexts[s]; ++p) {

@@ -100,9 +100,11 @@ class CudaModelRunner final : public ModelRunner {
   Status CopyInputs(int table_rows);
   Status Run(const std::vector<ForwardSeq>& batch, StagedStep* staged);
   Status Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged);
-  Status EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context, bool decode_batch);
-  Status Layer(int layer, int tokens, int max_context, bool decode_batch);
-  Status Attention(int layer, int tokens, int max_context, bool decode_batch);
+  Status EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step);
+  Status Layer(int layer, const StagedStep& step);
+  Status Attention(int layer, const StagedStep& step);
+  Status DecodeQueryAttention(int layer, const StagedStep& step);
+  kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
   size_t W4A16WorkspaceBytes() const;
   int GraphBucket(int tokens) const;
@@ -350,44 +352,66 @@ size_t CudaModelRunner::W4A16WorkspaceBytes() const {
   return most;
 }
 
-// A decode batch (row i is sequence i's one new token) calls the decode arms on the block tables
-// as they are. Any other step treats every token as a query over its own sequence's pages up to
-// its position, which is the same decode call over the tokens with their tables gathered.
-Status CudaModelRunner::Attention(int layer, int tokens, int max_context, bool decode_batch) {
+// The attention parameters of the step's tokens [first, step.tokens) in layer `layer`.
+kc::PrefillAttentionParams CudaModelRunner::AttentionParams(int layer, const StagedStep& step, int first) const {
   const ModelConfig& c = config_;
-  const kc::DecodeShape shape{tokens, int(c.num_heads), int(c.num_kv_heads), int(c.head_dim), options_.block_size,
-                              max_context};
-  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
-  if (!plan.ok()) return plan.status();
+  const size_t row = size_t(c.num_heads) * c.head_dim;
   kc::PrefillAttentionParams att;
-  att.q = q_;
+  att.q = q_ + size_t(first) * row;
   att.k_cache = KCache(layer);
   att.v_cache = VCache(layer);
-  att.seq_of_token = seq_of_token_;
-  att.positions = positions_;
+  att.seq_of_token = seq_of_token_ + first;
+  att.positions = positions_ + first;
   att.block_tables = block_tables_;
-  att.out = attn_;
-  att.tokens = tokens;
-  att.num_q_heads = shape.num_q_heads;
-  att.num_kv_heads = shape.num_kv_heads;
-  att.head_dim = shape.head_dim;
-  att.block_size = shape.block_size;
+  att.out = attn_ + size_t(first) * row;
+  att.tokens = step.tokens - first;
+  att.num_q_heads = int(c.num_heads);
+  att.num_kv_heads = int(c.num_kv_heads);
+  att.head_dim = int(c.head_dim);
+  att.block_size = options_.block_size;
   att.max_blocks_per_seq = max_blocks_per_seq_;
-  att.max_context = max_context;
+  att.max_context = step.max_context;
   att.scale = 1.0f / std::sqrt(float(c.head_dim));
+  return att;
+}
+
+// A decode batch (row i is sequence i's one new token) calls the decode arms on the block tables
+// as they are. Any other step treats every token as a query over its own sequence's pages up to
+// its position, which is the same decode call over the tokens with their tables gathered; with
+// VT_ATTN_PREFILL=tc the prefill tokens go to the tensor-core kernel instead, after the step's
+// leading one-token sequences (its decodes) have gone the decode way.
+Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
+  if (step.decode_only || !tensor_core_prefill_) return DecodeQueryAttention(layer, step);
+  const int decodes = step.leading_single_tokens;
+  if (decodes > 0) {
+    StagedStep head = step;
+    head.tokens = decodes;
+    VT_RETURN_IF_ERROR(DecodeQueryAttention(layer, head));
+  }
+  if (decodes == step.tokens) return Status::Ok();
+  return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), stream_);
+}
+
+// Tokens [0, step.tokens) as decode queries (see Attention).
+Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step) {
+  const kc::PrefillAttentionParams att = AttentionParams(layer, step, 0);
+  const kc::DecodeShape shape{att.tokens, att.num_q_heads, att.num_kv_heads, att.head_dim, att.block_size,
+                              att.max_context};
+  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
+  if (!plan.ok()) return plan.status();
   const size_t needed =
-      decode_batch ? kc::DecodeWorkspaceBytes(shape, *plan) : kc::PrefillWorkspaceBytes(att, *plan);
+      step.decode_only ? kc::DecodeWorkspaceBytes(shape, *plan) : kc::PrefillWorkspaceBytes(att, *plan);
   if (needed > attention_ws_bytes_) {
     return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
   }
-  if (decode_batch) {
+  if (step.decode_only) {
     return kc::RunPagedDecode(kc::AsDecodeParams(att, block_tables_, context_lens_), *plan, attention_ws_, stream_);
   }
-  if (tensor_core_prefill_) return kc::RunPrefillAttentionTensorCore(att, stream_);
   return kc::RunPrefillAttention(att, *plan, attention_ws_, stream_);
 }
 
-Status CudaModelRunner::Layer(int layer, int tokens, int max_context, bool decode_batch) {
+Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
+  const int tokens = step.tokens;
   const ModelConfig& c = config_;
   const DeviceLayer& w = weights_.layers[size_t(layer)];
   const int h = int(c.hidden_size), inter = int(c.intermediate_size);
@@ -414,7 +438,7 @@ Status CudaModelRunner::Layer(int layer, int tokens, int max_context, bool decod
   prep.head_dim = int(c.head_dim);
   VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
 
-  VT_RETURN_IF_ERROR(Attention(layer, tokens, max_context, decode_batch));
+  VT_RETURN_IF_ERROR(Attention(layer, step));
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
@@ -427,12 +451,12 @@ Status CudaModelRunner::Layer(int layer, int tokens, int max_context, bool decod
 // sampled rows. With `batch` null the rows are a decode batch (row i is sequence i's only token,
 // every one sampled), as graphs capture it; otherwise each sampling sequence's last row is
 // gathered first.
-Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, int tokens, int max_context,
-                                       bool decode_batch) {
+Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step) {
+  const int tokens = step.tokens;
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
   VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
-  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, tokens, max_context, decode_batch));
+  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, step));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));
   const uint16_t* head_input = normed_;
   int rows = tokens;
@@ -471,11 +495,11 @@ Status CudaModelRunner::CaptureDecodeGraphs() {
     VT_RETURN_IF_ERROR(inputs_->Pad(0, bucket));
     VT_RETURN_IF_ERROR(CopyInputs(bucket));
     // One eager run first: modules load and cuBLAS picks its kernels outside the capture.
-    VT_RETURN_IF_ERROR(EnqueueForward(nullptr, bucket, max_context, /*decode_batch=*/true));
+    VT_RETURN_IF_ERROR(EnqueueForward(nullptr, StagedStep{bucket, bucket, max_context, /*decode_only=*/true, bucket}));
     VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "warming up a decode graph"));
     VT_RETURN_IF_ERROR(CudaCheck(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
                                  "capturing a decode graph"));
-    const Status enqueued = EnqueueForward(nullptr, bucket, max_context, /*decode_batch=*/true);
+    const Status enqueued = EnqueueForward(nullptr, StagedStep{bucket, bucket, max_context, /*decode_only=*/true, bucket});
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
     if (!enqueued.ok() || ended != cudaSuccess) {
@@ -510,7 +534,7 @@ Status CudaModelRunner::Enqueue(const std::vector<ForwardSeq>& batch, const Stag
     return CudaCheck(cudaGraphLaunch(graphs_[size_t(bucket)], stream_), "replaying a decode graph");
   }
   VT_RETURN_IF_ERROR(CopyInputs(int(batch.size())));
-  return EnqueueForward(&batch, staged.tokens, staged.max_context, staged.decode_only);
+  return EnqueueForward(&batch, staged);
 }
 
 Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {

@@ -31,25 +31,29 @@ __global__ void __launch_bounds__(32) PrefillTcKernel(PrefillAttentionParams p) 
   const int rows_valid = min(kRows, p.tokens - first);
   const int row_lo = first + q, row_hi = first + q + 8;  // this lane's two rows
   const bool lo_valid = q < rows_valid, hi_valid = q + 8 < rows_valid;
-  const int seq_lo = lo_valid ? p.seq_of_token[row_lo] : -1, seq_hi = hi_valid ? p.seq_of_token[row_hi] : -1;
   const int pos_lo = lo_valid ? p.positions[row_lo] : -1, pos_hi = hi_valid ? p.positions[row_hi] : -1;
   const uint16_t* q_lo = p.q + (static_cast<int64_t>(lo_valid ? row_lo : first) * p.num_q_heads + head) * D;
   const uint16_t* q_hi = p.q + (static_cast<int64_t>(hi_valid ? row_hi : first) * p.num_q_heads + head) * D;
 
   float o[kDimTiles][4];
+#pragma unroll
   for (int n = 0; n < kDimTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
   const float scale_log2 = p.scale * 1.4426950408889634f;  // exp(x) = exp2(x log2 e)
 
-  // Sequences appear in runs of consecutive tokens: one pass per run in this tile.
+  // One pass per run of consecutive rows of one sequence; a row takes part in its own run's pass
+  // only, and the pass reads keys up to the run's largest position.
   int run_start = 0;
   while (run_start < rows_valid) {
     const int seq = p.seq_of_token[first + run_start];
-    int run_end = run_start + 1;
-    while (run_end < rows_valid && p.seq_of_token[first + run_end] == seq) ++run_end;
-    const int last_key = p.positions[first + run_end - 1];  // positions rise along a run
+    int run_end = run_start + 1, last_key = p.positions[first + run_start];
+    while (run_end < rows_valid && p.seq_of_token[first + run_end] == seq) {
+      last_key = max(last_key, p.positions[first + run_end]);
+      ++run_end;
+    }
     const int32_t* table = p.block_tables + static_cast<int64_t>(seq) * p.max_blocks_per_seq;
-    const bool in_lo = seq_lo == seq, in_hi = seq_hi == seq;
+    const bool in_lo = lo_valid && q >= run_start && q < run_end;
+    const bool in_hi = hi_valid && q + 8 >= run_start && q + 8 < run_end;
     auto key_row = [&](const uint16_t* cache, int key) {
       const int64_t page = table[key / p.block_size];
       return cache + ((page * p.block_size + key % p.block_size) * p.num_kv_heads + kv_head) * D;
@@ -79,6 +83,7 @@ __global__ void __launch_bounds__(32) PrefillTcKernel(PrefillAttentionParams p) 
           block_hi = fmaxf(block_hi, s[nt][2 + j]);
         }
       }
+#pragma unroll
       for (int off = 1; off < 4; off *= 2) {  // the four lanes of a row
         block_lo = fmaxf(block_lo, __shfl_xor_sync(0xffffffffu, block_lo, off));
         block_hi = fmaxf(block_hi, __shfl_xor_sync(0xffffffffu, block_hi, off));
@@ -98,6 +103,7 @@ __global__ void __launch_bounds__(32) PrefillTcKernel(PrefillAttentionParams p) 
           sum_hi += s[nt][2 + j];
         }
       }
+#pragma unroll
       for (int off = 1; off < 4; off *= 2) {
         sum_lo += __shfl_xor_sync(0xffffffffu, sum_lo, off);
         sum_hi += __shfl_xor_sync(0xffffffffu, sum_hi, off);

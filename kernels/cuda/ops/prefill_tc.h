@@ -4,7 +4,10 @@
 // MMAs with fp32 accumulation and an online softmax per row, so each 16-key block of K and V is
 // read once per 16 queries instead of once per query as the decode-query path does. A tile that
 // spans several sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per
-// sequence with the other rows masked.
+// sequence with the other rows masked, so one-token sequences (decode tokens in a mixed step) are
+// better left to the decode arms: the CUDA runner sends a step's leading one-token sequences there.
+// Performance still to do: K/V tiles through shared memory shared by several warps (ldmatrix), Q
+// kept in registers, one page lookup per 16-key block.
 //
 // The opt-in arm until its gate passes on a GPU: VT_ATTN_PREFILL=tc in the CUDA runner.
 #pragma once
