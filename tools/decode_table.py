@@ -43,11 +43,12 @@ def main(argv):
             goal = GOALS.get(name, {}).get(c)
             verdict = "" if goal is None else (f"≥ {goal:,}: " + ("met" if r["output_tokens_per_s"] >= goal else "not met"))
             tok_s = r["output_tokens_per_s"]
-            tpot = r["tpot_ms"]["median"]
+            tpot, ttft = r["tpot_ms"]["median"], r["ttft_ms"]["median"]
             tpot_text = "-" if tpot is None else f"{tpot:.2f}"
+            ttft_text = "-" if ttft is None else f"{ttft:.1f}"
             hf_text = "-" if base is None else f"{base:,.1f}"
             ratio_text = "-" if base is None else f"{tok_s / base:.1f}x"
-            print(f"| {name} | {c} | {tok_s:,.0f} | {100 * r['roofline_fraction']:.0f}% | {r['ttft_ms']['median']:.1f} "
+            print(f"| {name} | {c} | {tok_s:,.0f} | {100 * r['roofline_fraction']:.0f}% | {ttft_text} "
                   f"| {tpot_text} | {hf_text} | {ratio_text} | {verdict} |")
 
 

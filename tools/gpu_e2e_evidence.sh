@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# CUDA-backend evidence on a GPU machine, in one job (issue #10): the end-to-end GPU gates,
-# compute-sanitizer memcheck on a short generation, and `vt bench decode` on dummy qwen3-1.7b and
-# llama3-8b (bf16 and GPTQ int4) with the A/Bs the issue asks for (graphs vs eager, each decode arm
-# vs block).
-# Writes logs and JSON under OUT_DIR and prints a summary.
+# CUDA-backend evidence on a GPU machine (issue #10): every GPU test suite, compute-sanitizer
+# memcheck on a short generation, and `vt bench decode` on dummy qwen3-1.7b and llama3-8b (bf16 and
+# GPTQ int4) with the A/Bs the issue asks for (graphs vs eager, each decode arm vs block, the
+# tensor-core prefill vs decode queries), beside transformers `generate` in the same job.
+# Logs and JSON go under OUT_DIR; stdout gets a compact summary.
 #
 # Usage: bash tools/gpu_e2e_evidence.sh BIN_DIR OUT_DIR [PARTS]
-#   PARTS: comma-separated gates,memcheck,qwen,llama (default all four; a device call is limited to
-#   10 minutes, so split them over two calls if one does not fit).
-#   BIN_DIR holds, from a -DVT_CUDA=ON build: vt, the vt_gpu_*_tests, and libcpp-httplib.so*
-#   (vt serve links it; the GPU machine has no Debian -dev libraries).
-# Packing BIN_DIR here (it travels with `run`'s carry):
-#   mkdir -p .gpu && cp build-cuda/engine/vt build-cuda/tests/gpu/vt_gpu_*_tests \
-#     /usr/lib/x86_64-linux-gnu/libcpp-httplib.so.0.11* .gpu/
+#   PARTS: comma-separated gates,memcheck,qwen,llama (default all four). A device call is limited to
+#   10 minutes and brings back few files, so run two calls and archive OUT_DIR:
+#     mkdir -p /tmp/ev && timeout -k 10 560 bash tools/gpu_e2e_evidence.sh .gpu /tmp/ev gates,memcheck; \
+#       tar czf "$OUT/ev.tgz" -C /tmp ev
+#     (then the same with qwen,llama)
+#   BIN_DIR holds, from a -DVT_CUDA=ON build: vt, the vt_gpu_*_tests, libcpp-httplib.so.0.11* (vt serve
+#   links it; the GPU machine has no Debian -dev libraries) and, in BIN_DIR/fallback, the brotli
+#   libraries httplib needs, used only where the machine lacks them. Packing it here:
+#     rm -rf .gpu && mkdir -p .gpu/fallback && cp build-cuda/engine/vt build-cuda/tests/gpu/vt_gpu_*_tests \
+#       /usr/lib/x86_64-linux-gnu/libcpp-httplib.so.0.11* .gpu/ && \
+#       cp /lib/x86_64-linux-gnu/libbrotli{common,dec,enc}.so.1* .gpu/fallback/
 set -uo pipefail
 shopt -s nullglob
 bin=$(cd "$1" && pwd)
@@ -20,34 +24,65 @@ out=$(mkdir -p "$2" && cd "$2" && pwd)
 parts=",${3:-gates,memcheck,qwen,llama},"
 want() { [[ $parts == *",$1,"* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+chmod +x "$bin"/vt "$bin"/vt_gpu_*_tests 2>/dev/null
+
+# Shared libraries: the machine's own first; BIN's fallback copies and a cuBLAS found elsewhere
+# only for what is missing. Python (torch) keeps the environment it came with.
+python_env=(env "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}")
+export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}"
+if ldd "$bin/vt" | grep -q 'not found'; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$bin/fallback"; fi
+if ldd "$bin/vt" | grep -q 'libcublas.so.13 => not found'; then
+  cublas=$(find / -xdev -name libcublas.so.13 2>/dev/null | head -1)
+  [ -n "$cublas" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
+fi
+echo "missing libraries: $(ldd "$bin/vt" | grep 'not found' | tr -s ' \t' ' ' || true)"
 export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m"
 export VT_SOURCE_DIR="$root"  # the test binaries were configured at another path
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt"
-cat "$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 
-# Every GPU suite in BIN: the kernels (attention, forward ops and sampling, prefill, W4A16) and the
-# engine gates; a failing kernel suite explains a failing engine gate.
-for suite in "$bin"/vt_gpu_*_tests; do
-  want gates || break
-  name=$(basename "$suite")
-  "$suite" > "$out/$name.log" 2>&1
-  echo "$name rc=$?"
-  grep -E '^\[  (FAILED|PASSED) |^\[ logits' "$out/$name.log"
-done
+# Every GPU suite in BIN, the smoke test first (if it skips, nothing below ran on a GPU); the
+# kernel suites explain a failing engine gate.
+if want gates; then
+  for suite in "$bin"/vt_gpu_smoke_tests "$bin"/vt_gpu_*_tests; do
+    name=$(basename "$suite")
+    [ -e "$out/$name.log" ] && continue
+    limit=120
+    [ "$name" = vt_gpu_engine_tests ] && limit=300
+    timeout -k 5 "$limit" "$suite" > "$out/$name.log" 2>&1
+    echo "$name rc=$?"
+    grep -E '^\[  (FAILED|PASSED|SKIPPED) |^\[ logits' "$out/$name.log" | head -20
+  done
+fi
 
 if want memcheck; then
-  compute-sanitizer --tool memcheck --leak-check full "$bin/vt" generate --backend cuda --gpu-memory-utilization 0.2 \
-    --prompt-ids 1,2,3,4,5,6,7,8 --max-tokens 8 > "$out/memcheck.log" 2>&1
+  timeout -k 5 240 "$sanitizer" --tool memcheck --leak-check full "$bin/vt" generate --backend cuda \
+    --gpu-memory-utilization 0.2 --prompt-ids 1,2,3,4,5,6,7,8 --max-tokens 8 > "$out/memcheck.log" 2>&1
   echo "memcheck rc=$?"; grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/memcheck.log"
 fi
 
+# One line per run: tok/s per concurrency, or the median B/A ratio per concurrency of an A/B.
+summarize() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except Exception as e:
+    sys.exit(f"  (no JSON: {e})")
+if "results" in j:
+    print("  " + "  ".join(f"c={r['concurrency']}: {r['output_tokens_per_s']:.0f} tok/s "
+                           f"({100 * r['roofline_fraction']:.0f}% of roofline)" for r in j["results"]))
+else:
+    print("  " + json.dumps(j)[:400])
+PY
+}
 bench() {  # name, input tokens, output tokens, then more vt bench decode arguments
   local name=$1 input=$2 output=$3; shift 3
-  "$bin/vt" bench decode --backend cuda --load-format dummy --input-len "$input" --output-len "$output" --json "$@" \
-    > "$out/$name.json" 2> "$out/$name.err"
-  echo "bench $name rc=$?"; head -c 1500 "$out/$name.json"; echo
+  timeout -k 5 180 "$bin/vt" bench decode --backend cuda --load-format dummy --input-len "$input" \
+    --output-len "$output" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
+  echo "bench $name rc=$?"
+  summarize "$out/$name.json"
 }
 models=()
 rows=()
@@ -74,8 +109,8 @@ fi
 
 # The side-by-side anchor: transformers generate on the same shapes, in the same job.
 if [ ${#models[@]} -gt 0 ]; then
-  PYTHONUNBUFFERED=1 python3 "$root/tools/hf_generate_anchor.py" --models "$(IFS=,; echo "${models[*]}")" \
-    --batches 1,8 > "$out/hf_generate.json" 2> "$out/hf_generate.err"
+  PYTHONUNBUFFERED=1 timeout -k 5 240 "${python_env[@]}" python3 "$root/tools/hf_generate_anchor.py" \
+    --models "$(IFS=,; echo "${models[*]}")" --batches 1,8 > "$out/hf_generate.json" 2> "$out/hf_generate.err"
   echo "hf anchor rc=$?"
   python3 "$root/tools/decode_table.py" "$out/hf_generate.json" "${rows[@]}" | tee "$out/table.md"
 fi

@@ -39,7 +39,7 @@ def main():
         shape = dict(SHAPES[name])
         config = AutoConfig.for_model(shape.pop("model_type"), **shape)
         with torch.device("cuda"):
-            model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.bfloat16)
+            model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
         model.eval()
         for batch in (int(b) for b in args.batches.split(",")):
             ids = torch.randint(0, config.vocab_size, (batch, 32), device="cuda")
