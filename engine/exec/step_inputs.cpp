@@ -3,19 +3,16 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/device_alignment.h"
+
 namespace vt {
-namespace {
-
-size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-}  // namespace
 
 StepInputs::StepInputs(const StepCapacity& capacity) : capacity_(capacity) {
   const size_t t = size_t(capacity.max_tokens);
   size_t at = 0;
   auto reserve = [&at](size_t bytes) {
     const size_t start = at;
-    at += Aligned(bytes);
+    at += kernels::AlignToDevice(bytes);
     return start;
   };
   layout_.slots = reserve(t * 8);

@@ -4,21 +4,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "kernels/seeded_uniform.h"
+
 namespace vt {
 
 namespace {
-
-uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Uniform in [0, 1) with 53 bits, a pure function of (seed, index).
-double Uniform(uint64_t seed, int64_t index) {
-  const uint64_t z = Mix(Mix(seed + 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(index));
-  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-}
 
 void FillLogprobs(const float* logits, int64_t vocab, int32_t n, SampledToken* out) {
   const float max = *std::max_element(logits, logits + vocab);
@@ -93,7 +83,7 @@ SampledToken Sample(const float* logits, int64_t vocab, const SamplingParams& pa
   if (params.temperature <= 0.0f || params.top_k == 1) {
     out.token = Argmax(logits, vocab);
   } else {
-    out.token = SampleFiltered(logits, vocab, params, Uniform(seed, token_index));
+    out.token = SampleFiltered(logits, vocab, params, kernels::SeededUniform(seed, token_index));
   }
   if (params.logprobs >= 0) FillLogprobs(logits, vocab, params.logprobs, &out);
   return out;

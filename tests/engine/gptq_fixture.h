@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/source_root.h"
+
 namespace vt::testing {
 
 struct GptqFixture {
@@ -31,13 +33,6 @@ inline std::string ReadAllBytes(const std::filesystem::path& path) {
 inline uint64_t Fnv1a(const std::string& bytes, uint64_t h) {
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
   return h;
-}
-
-// The source tree: $VT_SOURCE_DIR when set (GPU test binaries run from a copy of the tree at
-// another path), else where this build was configured.
-inline std::filesystem::path SourceRoot() {
-  const char* env = std::getenv("VT_SOURCE_DIR");
-  return env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::path(VT_SOURCE_DIR);
 }
 
 inline GptqFixture MakeGptqFixture() {

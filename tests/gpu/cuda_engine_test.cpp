@@ -33,6 +33,7 @@
 #include "tests/assets/embedded_fixture.h"
 #include "tests/engine/gptq_fixture.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/source_root.h"
 
 namespace vt {
 namespace {
@@ -49,6 +50,10 @@ constexpr double kMarginFloor = 0.25;
 constexpr double kBf16LogitsBound = 5e-2;
 
 const fs::path kModelDir = testing::SourceRoot() / "assets/models/fortune-qwen3-7m";
+
+Result<LoadedModel> LoadEmbedded() {
+  return LoadModel(kModelDir.string(), LoadFormat::kAuto, kernels::cpu::DefaultThreadPool());
+}
 
 nlohmann::json ReadExpected() { return testing::ReadEmbeddedExpected(testing::SourceRoot()); }
 
@@ -105,8 +110,7 @@ TEST_P(ArmGate, ReproducesTransformersGreedyOnTheEmbeddedModel) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
   const nlohmann::json expected = ReadExpected();
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, GetParam());
   ASSERT_NE(runner, nullptr);
@@ -119,8 +123,7 @@ TEST_P(ArmGate, ReproducesTransformersGreedyOnTheEmbeddedModel) {
 TEST(CudaEngine, TensorCorePrefillReproducesTransformersGreedy) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, "block", 16, "1", "tc");
   ASSERT_NE(runner, nullptr);
@@ -199,8 +202,7 @@ TEST(CudaEngine, LogitsMatchTheCpuBackendAtHeadDim256) {
 TEST(CudaEngine, APromptAloneAndInABatchOfEightGivesTheSameTokensWithoutAllocating) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, "auto");
   ASSERT_NE(runner, nullptr);
@@ -256,8 +258,7 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   if (IsSkipped()) return;
   const nlohmann::json expected = ReadExpected();
   const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   auto generate = [&](const char* graphs) {
     std::vector<std::vector<int32_t>> out;
@@ -283,8 +284,7 @@ TEST(CudaEngine, SeededSamplingRepeatsAndLogprobsRequestsStillSample) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
   const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   auto generate = [&](uint64_t seed, int32_t logprobs) {
     std::vector<std::vector<int32_t>> out;
@@ -320,8 +320,7 @@ TEST(CudaEngine, SeededSamplingRepeatsAndLogprobsRequestsStillSample) {
 TEST(CudaEngine, TooLittleMemoryIsAClearError) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(kModelDir.string(), LoadFormat::kAuto, pool);
+  Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok());
   CudaRunnerOptions o;
   o.gpu_memory_utilization = 0.0001;

@@ -3,11 +3,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +15,7 @@
 #include "engine/exec/cuda/device_weights.h"
 #include "engine/exec/step_inputs.h"
 #include "kernels/bf16.h"
+#include "kernels/device_alignment.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/decode_plan.h"
 #include "kernels/cuda/attention/paged_decode.h"
@@ -32,14 +33,12 @@ namespace {
 
 namespace kc = kernels::cuda;
 
-size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // Carves one allocation into aligned pieces: sizes are added first, pointers taken after.
 class Arena {
  public:
   size_t Reserve(size_t bytes) {
     const size_t at = size_;
-    size_ += Aligned(bytes);
+    size_ += kernels::AlignToDevice(bytes);
     return at;
   }
   size_t size() const { return size_; }
@@ -338,15 +337,18 @@ Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, 
   return kc::RunW4A16Gemm(p, split, w4a16_ws_, stream_);
 }
 
-// The largest split-K workspace any int4 GEMM of any step size can ask for.
+// The largest split-K workspace any int4 GEMM of any step size can ask for (each distinct shape once).
 size_t CudaModelRunner::W4A16WorkspaceBytes() const {
-  size_t most = 0;
+  std::set<std::pair<int, int>> shapes;
   for (const DeviceLayer& l : weights_.layers) {
     for (const DeviceMatrix* w : {&l.qkv, &l.o_proj, &l.gate_up, &l.down_proj}) {
-      if (w->packed == nullptr) continue;
-      for (int m = 1; m <= max_tokens_; ++m) {
-        most = std::max(most, kc::W4A16WorkspaceBytes(m, w->n, kc::ChooseW4A16Split(m, w->k, w->n, num_sms_)));
-      }
+      if (w->packed != nullptr) shapes.insert({w->k, w->n});
+    }
+  }
+  size_t most = 0;
+  for (const auto& [k, n] : shapes) {
+    for (int m = 1; m <= max_tokens_; ++m) {
+      most = std::max(most, kc::W4A16WorkspaceBytes(m, n, kc::ChooseW4A16Split(m, k, n, num_sms_)));
     }
   }
   return most;

@@ -6,6 +6,7 @@
 
 #include "engine/loader/gptq_weights.h"
 #include "kernels/bf16.h"
+#include "kernels/device_alignment.h"
 #include "kernels/w4a16/gptq_layout.h"
 
 namespace vt {
@@ -13,8 +14,6 @@ namespace {
 
 using kernels::cpu::DType;
 using kernels::W4A16Weights;
-
-constexpr size_t kAlignment = 256;
 
 // Lays tensors out in one allocation: a first pass (null base) sizes it, a second copies into it.
 class Uploader {
@@ -54,7 +53,7 @@ class Uploader {
 
  private:
   const unsigned char* Cursor() const { return base_ ? base_ + offset_ : nullptr; }
-  void Align() { offset_ = (offset_ + kAlignment - 1) / kAlignment * kAlignment; }
+  void Align() { offset_ = kernels::AlignToDevice(offset_); }
 
   const unsigned char* AppendBytes(const void* data, size_t bytes) {
     const unsigned char* start = Cursor();

@@ -8,18 +8,12 @@
 #include <cstdint>
 
 #include "kernels/cuda/attention/decode_params.h"
+#include "kernels/cuda/bf16.cuh"
 
 namespace vt::kernels::cuda::attention {
 
 // log2(e): scores are kept in the log2 domain so the softmax uses exp2f.
 constexpr float kLog2e = 1.4426950408889634f;
-
-__device__ __forceinline__ float Bf16BitsToFloat(uint32_t bits16) { return __uint_as_float(bits16 << 16); }
-
-__device__ __forceinline__ uint16_t FloatToBf16Bits(float f) {
-  __nv_bfloat16 h = __float2bfloat16_rn(f);
-  return *reinterpret_cast<uint16_t*>(&h);
-}
 
 // The page ids a CTA's key range needs, copied once into shared memory so the key loop does
 // not wait on a global page-table read before each K/V load. Ranges longer than

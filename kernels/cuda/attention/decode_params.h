@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "kernels/host_device.h"
+
 namespace vt::kernels::cuda {
 
 struct PagedDecodeParams {
@@ -43,11 +45,6 @@ struct PagedDecodeParams {
   int chunks_per_cta = 0;
 };
 
-#if defined(__CUDACC__)
-#define VT_HOST_DEVICE __host__ __device__
-#else
-#define VT_HOST_DEVICE
-#endif
 
 // chunk_tokens value: each request's chunk length follows from its own context alone, so its
 // reduction order never depends on the other requests of the batch.

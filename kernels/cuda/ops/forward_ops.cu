@@ -1,15 +1,12 @@
 #include "kernels/cuda/ops/forward_ops.h"
 
-#include <cuda_bf16.h>
-
 #include <cfloat>
 #include <string>
 
+#include "kernels/cuda/bf16.cuh"
+
 namespace vt::kernels::cuda {
 namespace {
-
-__device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
-__device__ __forceinline__ uint16_t ToBf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
 
 Status Launched(const char* what) {
   const cudaError_t err = cudaGetLastError();
@@ -43,19 +40,19 @@ __global__ void AddRmsNormKernel(const uint16_t* x, uint16_t* residual, const ui
   const int64_t base = static_cast<int64_t>(blockIdx.x) * dim;
   float sum_sq = 0.f;
   for (int c = threadIdx.x; c < dim; c += blockDim.x) {
-    float r = ToFloat(residual[base + c]);
+    float r = Bf16BitsToFloat(residual[base + c]);
     if (x != nullptr) {
-      r += ToFloat(x[base + c]);
-      const uint16_t rounded = ToBf16(r);
+      r += Bf16BitsToFloat(x[base + c]);
+      const uint16_t rounded = FloatToBf16Bits(r);
       residual[base + c] = rounded;
-      r = ToFloat(rounded);
+      r = Bf16BitsToFloat(rounded);
     }
     sum_sq += r * r;
   }
   const float inv_rms = rsqrtf(BlockSum(sum_sq, scratch) / dim + eps);
   for (int c = threadIdx.x; c < dim; c += blockDim.x) {
     // As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
-    out[base + c] = ToBf16(ToFloat(ToBf16(ToFloat(residual[base + c]) * inv_rms)) * ToFloat(weight[c]));
+    out[base + c] = FloatToBf16Bits(Bf16BitsToFloat(FloatToBf16Bits(Bf16BitsToFloat(residual[base + c]) * inv_rms)) * Bf16BitsToFloat(weight[c]));
   }
 }
 
@@ -68,24 +65,24 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
     float s, c;
     sincosf(angle, &s, &c);
     uint16_t* head = x + (static_cast<int64_t>(row) * heads + h) * head_dim;
-    const float a = ToFloat(head[j]), b = ToFloat(head[j + half]);
-    head[j] = ToBf16(a * c - b * s);
-    head[j + half] = ToBf16(b * c + a * s);
+    const float a = Bf16BitsToFloat(head[j]), b = Bf16BitsToFloat(head[j + half]);
+    head[j] = FloatToBf16Bits(a * c - b * s);
+    head[j + half] = FloatToBf16Bits(b * c + a * s);
   }
 }
 
 __global__ void SiluMulKernel(const uint16_t* gate_up, int inter, uint16_t* out) {
   const int64_t row = blockIdx.x;
   for (int c = threadIdx.x; c < inter; c += blockDim.x) {
-    const float g = ToFloat(gate_up[row * 2 * inter + c]);
-    const float u = ToFloat(gate_up[row * 2 * inter + inter + c]);
+    const float g = Bf16BitsToFloat(gate_up[row * 2 * inter + c]);
+    const float u = Bf16BitsToFloat(gate_up[row * 2 * inter + inter + c]);
     // As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
-    out[row * inter + c] = ToBf16(ToFloat(ToBf16(g / (1.f + expf(-g)))) * u);
+    out[row * inter + c] = FloatToBf16Bits(Bf16BitsToFloat(FloatToBf16Bits(g / (1.f + expf(-g)))) * u);
   }
 }
 
 __device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
-__device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return ToFloat(row[c]); }
+__device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return Bf16BitsToFloat(row[c]); }
 
 template <typename Logit>
 __global__ void ArgmaxKernel(const Logit* logits, int vocab, int32_t* out) {

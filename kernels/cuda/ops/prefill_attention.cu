@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -17,8 +18,6 @@ __global__ void GatherTablesKernel(const int32_t* seq_of_token, const int32_t* p
   }
   if (threadIdx.x == 0) contexts[t] = positions[t] + 1;
 }
-
-size_t Align(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 DecodeShape ShapeOf(const PrefillAttentionParams& p) {
   return {p.tokens, p.num_q_heads, p.num_kv_heads, p.head_dim, p.block_size, p.max_context};
@@ -46,7 +45,7 @@ PagedDecodeParams AsDecodeParams(const PrefillAttentionParams& p, const int32_t*
 }
 
 size_t PrefillWorkspaceBytes(const PrefillAttentionParams& p, const DecodePlan& plan) {
-  return Align(size_t(p.tokens) * p.max_blocks_per_seq * 4) + Align(size_t(p.tokens) * 4) +
+  return AlignToDevice(size_t(p.tokens) * p.max_blocks_per_seq * 4) + AlignToDevice(size_t(p.tokens) * 4) +
          DecodeWorkspaceBytes(ShapeOf(p), plan);
 }
 
@@ -56,8 +55,8 @@ Status RunPrefillAttention(const PrefillAttentionParams& p, const DecodePlan& pl
   if (workspace == nullptr) return InvalidArgument("prefill attention needs a workspace");
   auto* base = static_cast<unsigned char*>(workspace);
   auto* token_tables = reinterpret_cast<int32_t*>(base);
-  auto* contexts = reinterpret_cast<int32_t*>(base + Align(size_t(p.tokens) * p.max_blocks_per_seq * 4));
-  void* decode_ws = base + Align(size_t(p.tokens) * p.max_blocks_per_seq * 4) + Align(size_t(p.tokens) * 4);
+  auto* contexts = reinterpret_cast<int32_t*>(base + AlignToDevice(size_t(p.tokens) * p.max_blocks_per_seq * 4));
+  void* decode_ws = base + AlignToDevice(size_t(p.tokens) * p.max_blocks_per_seq * 4) + AlignToDevice(size_t(p.tokens) * 4);
   GatherTablesKernel<<<p.tokens, 128, 0, stream>>>(p.seq_of_token, p.positions, p.block_tables, p.max_blocks_per_seq,
                                                    token_tables, contexts);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {

@@ -4,11 +4,13 @@
 
 #include <string>
 
+#include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
 namespace vt::kernels::cuda {
 namespace {
 
+using attention::kLog2e;
 using attention::MmaBf16;
 using attention::PackBf16x2;
 using attention::SplitBf16x2;
@@ -39,7 +41,7 @@ __global__ void __launch_bounds__(32) PrefillTcKernel(PrefillAttentionParams p) 
 #pragma unroll
   for (int n = 0; n < kDimTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
   float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
-  const float scale_log2 = p.scale * 1.4426950408889634f;  // exp(x) = exp2(x log2 e)
+  const float scale_log2 = p.scale * kLog2e;  // exp(x) = exp2(x log2 e)
 
   // One pass per run of consecutive rows of one sequence; a row takes part in its own run's pass
   // only, and the pass reads keys up to the run's largest position.

@@ -1,15 +1,11 @@
 #include "kernels/cuda/ops/qkv_prepare.h"
 
-#include <cuda_bf16.h>
-
 #include <string>
+
+#include "kernels/cuda/bf16.cuh"
 
 namespace vt::kernels::cuda {
 namespace {
-
-__device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
-__device__ __forceinline__ uint16_t ToBf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
-__device__ __forceinline__ float RoundBf16(float f) { return ToFloat(ToBf16(f)); }
 
 constexpr int kWarpsPerCta = 4;
 
@@ -37,9 +33,9 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
     float sum_sq = 0.f;
     for (int i = 0; i < kPairsPerLane; ++i) {
       const int j = lane + 32 * i;
-      a[i] = ToFloat(in[j]);
-      b[i] = ToFloat(in[j + kHalf]);
-      if (bias) a[i] = RoundBf16(a[i] + ToFloat(bias[j])), b[i] = RoundBf16(b[i] + ToFloat(bias[j + kHalf]));
+      a[i] = Bf16BitsToFloat(in[j]);
+      b[i] = Bf16BitsToFloat(in[j + kHalf]);
+      if (bias) a[i] = RoundToBf16(a[i] + Bf16BitsToFloat(bias[j])), b[i] = RoundToBf16(b[i] + Bf16BitsToFloat(bias[j + kHalf]));
       sum_sq += a[i] * a[i] + b[i] * b[i];
     }
     const uint16_t* norm = is_q ? p.q_norm : (is_k ? p.k_norm : nullptr);
@@ -48,8 +44,8 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
       const float inv_rms = rsqrtf(sum_sq / kHeadDim + p.eps);
       for (int i = 0; i < kPairsPerLane; ++i) {
         const int j = lane + 32 * i;
-        a[i] = RoundBf16(RoundBf16(a[i] * inv_rms) * ToFloat(norm[j]));
-        b[i] = RoundBf16(RoundBf16(b[i] * inv_rms) * ToFloat(norm[j + kHalf]));
+        a[i] = RoundToBf16(RoundToBf16(a[i] * inv_rms) * Bf16BitsToFloat(norm[j]));
+        b[i] = RoundToBf16(RoundToBf16(b[i] * inv_rms) * Bf16BitsToFloat(norm[j + kHalf]));
       }
     }
     if (is_q || is_k) {
@@ -58,11 +54,11 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
       for (int i = 0; i < kPairsPerLane; ++i) {
         float s, c;
         sincosf(position * p.inv_freq[lane + 32 * i], &s, &c);
-        c = RoundBf16(c);
-        s = RoundBf16(s);
+        c = RoundToBf16(c);
+        s = RoundToBf16(s);
         const float x = a[i], y = b[i];
-        a[i] = RoundBf16(RoundBf16(x * c) - RoundBf16(y * s));
-        b[i] = RoundBf16(RoundBf16(y * c) + RoundBf16(x * s));
+        a[i] = RoundToBf16(RoundToBf16(x * c) - RoundToBf16(y * s));
+        b[i] = RoundToBf16(RoundToBf16(y * c) + RoundToBf16(x * s));
       }
     }
     uint16_t* out;
@@ -75,8 +71,8 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
     }
     for (int i = 0; i < kPairsPerLane; ++i) {
       const int j = lane + 32 * i;
-      out[j] = ToBf16(a[i]);
-      out[j + kHalf] = ToBf16(b[i]);
+      out[j] = FloatToBf16Bits(a[i]);
+      out[j + kHalf] = FloatToBf16Bits(b[i]);
     }
   }
 }

@@ -3,12 +3,13 @@
 #include <cfloat>
 #include <string>
 
+#include "kernels/cuda/bf16.cuh"
+#include "kernels/seeded_uniform.h"
+
 namespace vt::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 1024;
-
-__device__ __forceinline__ float ToFloat(uint16_t bits) { return __uint_as_float(uint32_t(bits) << 16); }
 
 // Order-preserving map of a float to uint32 (larger float, larger key), with -0.0 and +0.0 one
 // key so that equal logits never fall on two sides of a cut. NaNs are excluded before keys matter.
@@ -35,7 +36,7 @@ __device__ uint32_t RadixSelect(const uint16_t* row, int vocab, double target, E
     __syncthreads();
     const uint32_t high_mask = shift == 24 ? 0u : ~0u << (shift + 8);
     for (int i = threadIdx.x; i < vocab; i += kThreads) {
-      const float l = ToFloat(row[i]);
+      const float l = Bf16BitsToFloat(row[i]);
       if (!eligible(l)) continue;
       const uint32_t key = Key(l);
       if ((key & high_mask) != prefix) continue;
@@ -59,17 +60,6 @@ __device__ uint32_t RadixSelect(const uint16_t* row, int vocab, double target, E
     __syncthreads();
   }
   return prefix;
-}
-
-// The CPU sampler's uniform (engine/sample/sampler.cpp): a pure function of (seed, index).
-__device__ __forceinline__ uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-__device__ __forceinline__ double Uniform(uint64_t seed, int64_t index) {
-  const uint64_t z = Mix(Mix(seed + 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(index));
-  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
 // Block-wide reductions; every thread gets the result. `scratch` holds 32 values.
@@ -103,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   float local_max = -FLT_MAX;
   int local_arg = 0;
   for (int i = threadIdx.x; i < vocab; i += kThreads) {
-    const float l = ToFloat(row[i]);
+    const float l = Bf16BitsToFloat(row[i]);
     if (l > local_max) local_max = l, local_arg = i;
   }
   const float max_logit = BlockMax(local_max, fscratch);
@@ -139,7 +129,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   if (p.top_p < 1.f) {
     double mass = 0.0;
     for (int i = threadIdx.x; i < vocab; i += kThreads) {
-      const float l = ToFloat(row[i]);
+      const float l = Bf16BitsToFloat(row[i]);
       if (kept(l)) mass += weight(l);
     }
     const double target = double(p.top_p) * BlockSum(mass, dscratch);
@@ -151,7 +141,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   const int begin = threadIdx.x * span, end = min(vocab, begin + span);
   double mine = 0.0;
   for (int i = begin; i < end; ++i) {
-    const float l = ToFloat(row[i]);
+    const float l = Bf16BitsToFloat(row[i]);
     if (kept(l)) mine += weight(l);
   }
   chunk_mass[threadIdx.x] = mine;
@@ -159,7 +149,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   if (threadIdx.x == 0) {
     double total = 0.0;
     for (int t = 0; t < kThreads; ++t) total += chunk_mass[t];
-    const double target = Uniform(p.seed, p.token_index) * total;
+    const double target = SeededUniform(p.seed, p.token_index) * total;
     // The greedy token is always kept, so some chunk has mass; should rounding put the target at
     // the very top, the last chunk with mass takes it.
     double cumulative = 0.0, before_last = 0.0;
@@ -176,7 +166,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
     // Walk the owner's ids; the last kept id absorbs rounding at the very top of the range.
     int token = -1;
     for (int i = owner * span; i < min(vocab, (owner + 1) * span); ++i) {
-      const float l = ToFloat(row[i]);
+      const float l = Bf16BitsToFloat(row[i]);
       if (!kept(l)) continue;
       token = i;
       cumulative += weight(l);
