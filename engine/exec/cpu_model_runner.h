@@ -20,8 +20,6 @@ class CpuModelRunner final : public ModelRunner {
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
   Result<double> MeasureCopyBandwidth() override;
 
-  const DecoderModel& model() const { return *model_; }
-
  private:
   std::unique_ptr<DecoderModel> model_;
   int32_t num_kv_blocks_, block_size_;

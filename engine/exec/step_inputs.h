@@ -48,7 +48,6 @@ class StepInputs {
   explicit StepInputs(const StepCapacity& capacity);
 
   const Layout& layout() const { return layout_; }
-  const StepCapacity& capacity() const { return capacity_; }
   // Bytes from the start of the buffer through block-table row `rows`: what a step must copy.
   size_t BytesThroughTableRow(int rows) const;
 
