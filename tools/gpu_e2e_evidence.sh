@@ -70,7 +70,9 @@ try:
     j = json.load(open(sys.argv[1]))
 except Exception as e:
     sys.exit(f"  (no JSON: {e})")
-if "results" in j:
+if "a" in j:
+    print("  " + "  ".join(f"c={r['concurrency']}: B/A {r['median_ratio']:.3f}" for r in j["results"]))
+elif "results" in j:
     print("  " + "  ".join(f"c={r['concurrency']}: {r['output_tokens_per_s']:.0f} tok/s "
                            f"({100 * r['roofline_fraction']:.0f}% of roofline)" for r in j["results"]))
 else:
@@ -94,6 +96,8 @@ if want qwen; then
     bench "qwen3-1.7b-$arm-ab" 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
       --ab 'VT_ATTN_DECODE=block' "VT_ATTN_DECODE=$arm" --ab-rounds 2
   done
+  bench qwen3-1.7b-gemm-ab 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
+    --ab 'VT_DENSE_GEMM=cublas' 'VT_DENSE_GEMM=auto' --ab-rounds 2
   # Prefill-heavy (2,048 prompt tokens, 16 out): the tensor-core prefill kernel against decode queries.
   bench qwen3-1.7b-prefill-ab 2048 16 --model preset:qwen3-1.7b --concurrency 1,8 \
     --ab 'VT_ATTN_PREFILL=decode' 'VT_ATTN_PREFILL=tc' --ab-rounds 2
@@ -102,6 +106,8 @@ if want qwen; then
 fi
 if want llama; then
   bench llama3-8b 32 128 --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
+  bench llama3-8b-gemm-ab 32 128 --model preset:llama3-8b --concurrency 1,8 \
+    --ab 'VT_DENSE_GEMM=cublas' 'VT_DENSE_GEMM=auto' --ab-rounds 2
   bench llama3-8b-gptq 32 128 --model preset:llama3-8b-gptq --concurrency 1,2,4,8 --plot "$out/llama3-8b-gptq.svg"
   models+=(llama3-8b)
   rows+=("llama3-8b bf16=$out/llama3-8b.json" "llama3-8b W4A16=$out/llama3-8b-gptq.json")

@@ -146,14 +146,14 @@ double RelativeL2(const float* a, const float* ref, int64_t n) {
 // Teacher-forced: both runners see the CPU's greedy tokens, so an early near-tie cannot send
 // the two down different continuations and the comparison stays about the forward itself.
 // `cpu_model` runs on the CPU and `cuda_model` on the GPU (the same model, or a GPTQ checkpoint
-// and its dequantised twin).
-void CompareLogits(const std::string& name, LoadedModel cpu_model, const LoadedModel& cuda_model, int steps) {
+// and its dequantised twin), both from `prompt` (ids within the model's vocabulary).
+void CompareLogits(const std::string& name, LoadedModel cpu_model, const LoadedModel& cuda_model,
+                   const std::vector<int32_t>& prompt, int steps) {
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   std::unique_ptr<ModelRunner> cuda = CudaRunner(cuda_model, "auto", 1);
   ASSERT_NE(cuda, nullptr);
   const int32_t block_size = cuda->kv_block_size();
   const int64_t vocab = cpu_model.config.vocab_size;
-  const std::vector<int32_t> prompt = {791, 7290, 315, 2324, 374, 220, 17, 13, 578, 4320, 374};
   const int64_t total = int64_t(prompt.size()) + steps;
   std::vector<int32_t> table;
   for (int32_t b = 0; b < (total + block_size - 1) / block_size; ++b) table.push_back(b);
@@ -166,7 +166,8 @@ void CompareLogits(const std::string& name, LoadedModel cpu_model, const LoadedM
     const int64_t start = step == 0 ? 0 : int64_t(tokens.size()) - 1;
     ForwardSeq seq{tokens.data() + start, int64_t(tokens.size()) - start, start, table.data(), int64_t(table.size()), true};
     std::vector<float> cpu_logits, cuda_logits;
-    ASSERT_TRUE(cpu.Forward({seq}, &cpu_logits).ok());
+    const Status on_cpu = cpu.Forward({seq}, &cpu_logits);
+    ASSERT_TRUE(on_cpu.ok()) << on_cpu.message();
     Status s = cuda->Forward({seq}, &cuda_logits);
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_EQ(cuda_logits.size(), size_t(vocab));
@@ -184,7 +185,8 @@ void ComparePresetLogits(const std::string& preset, int steps) {
   Result<LoadedModel> model = LoadModel("preset:" + preset, LoadFormat::kDummy, pool, /*dummy_seed=*/7);
   ASSERT_TRUE(model.ok()) << model.status().message();
   const LoadedModel for_cuda = *model;  // weights are views with shared storage: a cheap copy
-  CompareLogits(preset, std::move(*model), for_cuda, steps);
+  const std::vector<int32_t> prompt = {791, 7290, 315, 2324, 374, 220, 17, 13, 578, 4320, 374};
+  CompareLogits(preset, std::move(*model), for_cuda, prompt, steps);
 }
 
 TEST(CudaEngine, LogitsMatchTheCpuBackendOnQwen3_1_7B) {
@@ -247,7 +249,8 @@ TEST(CudaEngine, GptqCheckpointsRunTheW4A16GemmAndMatchTheirDequantisedTwin) {
     Result<LoadedModel> twin =
         LoadModel((testing::GetGptqFixture().root / (std::string(group) + "-fp32")).string(), LoadFormat::kAuto, pool);
     ASSERT_TRUE(twin.ok()) << twin.status().message();
-    CompareLogits(std::string("fortune GPTQ ") + group, std::move(*twin), *int4, 64);
+    CompareLogits(std::string("fortune GPTQ ") + group, std::move(*twin), *int4,
+                  ReadExpected()["prompts"][0].get<std::vector<int32_t>>(), 64);
   }
 }
 

@@ -59,23 +59,36 @@ void ExpectCloseBf16(const std::vector<uint16_t>& got, const std::vector<float>&
   EXPECT_EQ(bad, 0) << what;
 }
 
+// 2048 and 4096 take the vectorised kernel (one thread per eight values); 100 the strided one.
 TEST(ForwardOps, AddRmsNormMatchesTheCpuOp) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  const int rows = 7, dim = 2048;
-  const Bf16Data x = Random(size_t(rows) * dim, 1.f, 1), residual = Random(size_t(rows) * dim, 1.f, 2),
-                 weight = Random(dim, 1.f, 3);
-  std::vector<float> sum(x.values.size());
-  for (size_t i = 0; i < sum.size(); ++i) sum[i] = RoundToBf16(x.values[i] + residual.values[i]);
-  std::vector<float> want(sum.size());
-  cpu::RmsNorm(sum.data(), weight.values.data(), rows, dim, 1e-6f, want.data());
-  uint16_t *dx = Upload(x.bits), *dres = Upload(residual.bits), *dw = Upload(weight.bits), *dout = Poisoned(sum.size());
-  ASSERT_TRUE(AddRmsNorm(dx, dres, dw, rows, dim, 1e-6f, dout, nullptr).ok());
-  ExpectCloseBf16(Download(dout, sum.size()), want, 1e-3f, "rms_norm");
-  std::vector<uint16_t> sum_bits;
-  for (float v : sum) sum_bits.push_back(FloatToBf16(v).bits);
-  EXPECT_EQ(Download(dres, sum.size()), sum_bits) << "the residual stream holds x + residual in bf16";
-  for (void* p : {static_cast<void*>(dx), static_cast<void*>(dres), static_cast<void*>(dw), static_cast<void*>(dout)}) cudaFree(p);
+  const int rows = 7;
+  for (int dim : {2048, 4096, 100}) {
+    SCOPED_TRACE("dim " + std::to_string(dim));
+    const Bf16Data x = Random(size_t(rows) * dim, 1.f, 1), residual = Random(size_t(rows) * dim, 1.f, 2),
+                   weight = Random(dim, 1.f, 3);
+    std::vector<float> sum(x.values.size());
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] = RoundToBf16(x.values[i] + residual.values[i]);
+    std::vector<float> want(sum.size());
+    cpu::RmsNorm(sum.data(), weight.values.data(), rows, dim, 1e-6f, want.data());
+    uint16_t *dx = Upload(x.bits), *dres = Upload(residual.bits), *dw = Upload(weight.bits),
+             *dout = Poisoned(sum.size());
+    ASSERT_TRUE(AddRmsNorm(dx, dres, dw, rows, dim, 1e-6f, dout, nullptr).ok());
+    ExpectCloseBf16(Download(dout, sum.size()), want, 1e-3f, "rms_norm");
+    std::vector<uint16_t> sum_bits;
+    for (float v : sum) sum_bits.push_back(FloatToBf16(v).bits);
+    EXPECT_EQ(Download(dres, sum.size()), sum_bits) << "the residual stream holds x + residual in bf16";
+    // Without x (the first layer's norm) the residual is read, not written.
+    uint16_t* dout2 = Poisoned(sum.size());
+    ASSERT_TRUE(AddRmsNorm(nullptr, dres, dw, rows, dim, 1e-6f, dout2, nullptr).ok());
+    ExpectCloseBf16(Download(dout2, sum.size()), want, 1e-3f, "rms_norm without add");
+    EXPECT_EQ(Download(dres, sum.size()), sum_bits);
+    for (void* p : {static_cast<void*>(dx), static_cast<void*>(dres), static_cast<void*>(dw),
+                    static_cast<void*>(dout), static_cast<void*>(dout2)}) {
+      cudaFree(p);
+    }
+  }
 }
 
 TEST(ForwardOps, RopeMatchesTheCpuOpForBothSchedules) {
@@ -106,16 +119,20 @@ TEST(ForwardOps, RopeMatchesTheCpuOpForBothSchedules) {
 TEST(ForwardOps, SiluMulAndEmbeddingMatch) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  const int rows = 3, inter = 4864;
-  const Bf16Data gate_up = Random(size_t(rows) * 2 * inter, 4.f, 5);
-  std::vector<float> want(size_t(rows) * inter);
-  for (int r = 0; r < rows; ++r) {
-    cpu::SiluMul(gate_up.values.data() + size_t(r) * 2 * inter, gate_up.values.data() + size_t(r) * 2 * inter + inter,
-                 inter, want.data() + size_t(r) * inter);
+  const int rows = 3;
+  for (int inter : {4864, 1001}) {  // eight values a thread, and one
+    const Bf16Data gate_up = Random(size_t(rows) * 2 * inter, 4.f, 5);
+    std::vector<float> want(size_t(rows) * inter);
+    for (int r = 0; r < rows; ++r) {
+      cpu::SiluMul(gate_up.values.data() + size_t(r) * 2 * inter,
+                   gate_up.values.data() + size_t(r) * 2 * inter + inter, inter, want.data() + size_t(r) * inter);
+    }
+    uint16_t *dgu = Upload(gate_up.bits), *dout = Poisoned(want.size());
+    ASSERT_TRUE(SiluMul(dgu, rows, inter, dout, nullptr).ok());
+    ExpectCloseBf16(Download(dout, want.size()), want, 1e-3f, ("silu_mul " + std::to_string(inter)).c_str());
+    cudaFree(dgu);
+    cudaFree(dout);
   }
-  uint16_t *dgu = Upload(gate_up.bits), *dout = Poisoned(want.size());
-  ASSERT_TRUE(SiluMul(dgu, rows, inter, dout, nullptr).ok());
-  ExpectCloseBf16(Download(dout, want.size()), want, 1e-3f, "silu_mul");
 
   const int vocab = 50, hidden = 96;
   const Bf16Data table = Random(size_t(vocab) * hidden, 1.f, 6);
@@ -130,8 +147,7 @@ TEST(ForwardOps, SiluMulAndEmbeddingMatch) {
       ASSERT_EQ(emb[i * hidden + c], want_bits) << "row " << i;
     }
   }
-  for (void* p : {static_cast<void*>(dgu), static_cast<void*>(dout), static_cast<void*>(dtab), static_cast<void*>(demb),
-                  static_cast<void*>(dids)}) {
+  for (void* p : {static_cast<void*>(dtab), static_cast<void*>(demb), static_cast<void*>(dids)}) {
     cudaFree(p);
   }
 }
@@ -164,6 +180,33 @@ TEST(ForwardOps, ArgmaxTakesTheLowestIndexOnTies) {
   EXPECT_EQ(want[1], 70000);
   cudaFree(dlog);
   cudaFree(dout);
+}
+
+// The bf16 path reads eight logits a load where the vocabulary allows; 1003 leaves a tail.
+TEST(ForwardOps, Bf16ArgmaxTakesTheLowestIndexOnTiesWithAndWithoutATail) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (int vocab : {151936, 1003}) {
+    SCOPED_TRACE("vocab " + std::to_string(vocab));
+    const int rows = 3;
+    Bf16Data logits = Random(size_t(rows) * vocab, 10.f, 11);
+    auto set = [&](int r, int c, float v) {
+      logits.bits[size_t(r) * vocab + c] = FloatToBf16(v).bits;
+      logits.values[size_t(r) * vocab + c] = v;
+    };
+    set(0, vocab - 2, 50.f);  // a tie in the tail (or the last chunk): the lower index wins
+    set(0, vocab - 1, 50.f);
+    set(1, 7, 60.f);
+    set(1, 9, 60.f);
+    set(2, vocab - 1, 70.f);
+    uint16_t* dlog = Upload(logits.bits);
+    int32_t* dout = nullptr;
+    CheckCuda(cudaMalloc(&dout, rows * 4), "alloc");
+    ASSERT_TRUE(ArgmaxRowsBf16(dlog, rows, vocab, dout, nullptr).ok());
+    EXPECT_EQ(Download(dout, rows), (std::vector<int32_t>{vocab - 2, 7, vocab - 1}));
+    cudaFree(dlog);
+    cudaFree(dout);
+  }
 }
 
 }  // namespace

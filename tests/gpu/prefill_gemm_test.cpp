@@ -3,7 +3,10 @@
 // to itself) against the CPU float32 reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <memory>
 #include <random>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/prefill_tc.h"
+#include "kernels/cuda/ops/skinny_gemm.h"
 #include "tests/gpu/paged_kv_fixture.h"
 
 namespace vt::kernels::cuda {
@@ -37,36 +41,109 @@ std::vector<uint16_t> RandomBits(size_t n, float scale, uint32_t seed, std::vect
   return bits;
 }
 
-TEST(DenseGemm, LinearMatchesAFloat32Reference) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  const int m = 5, n = 384, k = 512;
-  std::vector<float> x, w;
-  const std::vector<uint16_t> xb = RandomBits(size_t(m) * k, 1.f, 1, &x), wb = RandomBits(size_t(n) * k, 0.1f, 2, &w);
-  Result<DenseGemm*> gemm = DenseGemm::Create();
-  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
-  std::unique_ptr<DenseGemm> owner(*gemm);
-  uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
-  CheckCuda(cudaMalloc(&dy, size_t(m) * n * 2), "alloc");
-  CheckCuda(cudaMemset(dy, 0xff, size_t(m) * n * 2), "poison");
-  ASSERT_TRUE(owner->Linear(dx, dw, m, n, k, dy, nullptr).ok());
-  std::vector<uint16_t> y(size_t(m) * n);
-  CheckCuda(cudaMemcpy(y.data(), dy, y.size() * 2, cudaMemcpyDeviceToHost), "download");
+// Relative L2 error of bf16 y [m, n] against x . W^T in double precision.
+double GemmError(const std::vector<uint16_t>& y, const std::vector<float>& x, const std::vector<float>& w, int m, int n,
+                 int k) {
   double err = 0, norm = 0;
   for (int r = 0; r < m; ++r) {
     for (int c = 0; c < n; ++c) {
       double ref = 0;
       for (int i = 0; i < k; ++i) ref += double(x[size_t(r) * k + i]) * w[size_t(c) * k + i];
       const double got = Bf16ToFloat(bf16{y[size_t(r) * n + c]});
-      ASSERT_TRUE(std::isfinite(got)) << r << "," << c;
+      if (!std::isfinite(got)) return INFINITY;
       err += (got - ref) * (got - ref);
       norm += ref * ref;
     }
   }
-  EXPECT_LT(std::sqrt(err / norm), 5e-3);
-  cudaFree(dx);
-  cudaFree(dw);
-  cudaFree(dy);
+  return std::sqrt(err / norm);
+}
+
+std::vector<uint16_t> Download16(const uint16_t* d, size_t n) {
+  std::vector<uint16_t> h(n);
+  CheckCuda(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost), "download");
+  return h;
+}
+
+// M = 5 takes vt's skinny kernel, M = 16 cuBLAS, and so does M = 5 under VT_DENSE_GEMM=cublas.
+TEST(DenseGemm, LinearMatchesAFloat32Reference) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (const char* choice : {"auto", "cublas"}) {
+    setenv("VT_DENSE_GEMM", choice, 1);
+    Result<DenseGemm*> gemm = DenseGemm::Create();
+    unsetenv("VT_DENSE_GEMM");
+    ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+    std::unique_ptr<DenseGemm> owner(*gemm);
+    for (int m : {5, 16}) {
+      SCOPED_TRACE(std::string(choice) + ", m " + std::to_string(m));
+      const int n = 384, k = 512;
+      std::vector<float> x, w;
+      const std::vector<uint16_t> xb = RandomBits(size_t(m) * k, 1.f, 1, &x),
+                                  wb = RandomBits(size_t(n) * k, 0.1f, 2, &w);
+      uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
+      CheckCuda(cudaMalloc(&dy, size_t(m) * n * 2), "alloc");
+      CheckCuda(cudaMemset(dy, 0xff, size_t(m) * n * 2), "poison");
+      ASSERT_TRUE(owner->Linear(dx, dw, m, n, k, dy, nullptr).ok());
+      EXPECT_LT(GemmError(Download16(dy, size_t(m) * n), x, w, m, n, k), 5e-3);
+      cudaFree(dx);
+      cudaFree(dw);
+      cudaFree(dy);
+    }
+  }
+  setenv("VT_DENSE_GEMM", "gemv", 1);
+  Result<DenseGemm*> bad = DenseGemm::Create();
+  unsetenv("VT_DENSE_GEMM");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("VT_DENSE_GEMM"), std::string::npos);
+}
+
+// Every M from 1 to 8, column counts that leave a partial tile, K from one vector per thread to
+// many; each row must also come out bit-identical when it runs alone (batch invariance).
+TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  struct Shape {
+    int n, k;
+  };
+  for (const Shape shape : {Shape{387, 2048}, Shape{37, 14336}, Shape{130, 160}}) {
+    const int n = shape.n, k = shape.k;
+    std::vector<float> x, w;
+    const std::vector<uint16_t> xb = RandomBits(size_t(kSkinnyMaxRows) * k, 1.f, 3, &x),
+                                wb = RandomBits(size_t(n) * k, 0.1f, 4, &w);
+    uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
+    CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
+    std::vector<uint16_t> alone;  // row r computed with m = 1
+    for (int r = 0; r < kSkinnyMaxRows; ++r) {
+      ASSERT_TRUE(SkinnyLinear(dx + size_t(r) * k, dw, 1, n, k, dy, nullptr).ok());
+      const std::vector<uint16_t> row = Download16(dy, n);
+      alone.insert(alone.end(), row.begin(), row.end());
+    }
+    for (int m = 1; m <= kSkinnyMaxRows; ++m) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m));
+      CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
+      ASSERT_TRUE(SkinnyLinear(dx, dw, m, n, k, dy, nullptr).ok());
+      const std::vector<uint16_t> y = Download16(dy, size_t(kSkinnyMaxRows) * n);
+      EXPECT_LT(GemmError(y, x, w, m, n, k), 5e-3);
+      EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
+      EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
+          << "rows past M were written";
+    }
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
+  }
+}
+
+TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  uint16_t* d = nullptr;
+  CheckCuda(cudaMalloc(&d, 1 << 16), "alloc");
+  EXPECT_FALSE(SkinnyLinear(d, d, 9, 16, 64, d, nullptr).ok());   // M > 8
+  EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, nullptr).ok());   // K % 32 != 0
+  EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, nullptr).ok());  // misaligned x
+  EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
+  cudaFree(d);
 }
 
 // Chunks of 37 tokens end at contexts 300, 45, 1 and 70, so 16-token tiles of the tensor-core

@@ -9,11 +9,19 @@ namespace {
 
 DecodeShape Llama8B(int batch, int context) { return {batch, 32, 8, 128, 16, context}; }
 
-TEST(DecodePlan, AutoIsTheBlockArmUnsplitUntilAnotherArmPassesTheModelGate) {
+TEST(DecodePlan, AutoIsTheGqaArmUnsplitWhereItRunsAndTheBlockArmElsewhere) {
   Result<DecodePlan> plan = PlanDecode(Llama8B(1, 16384), DecodeOverrides{});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->arm, DecodeArm::kBlock);
+  EXPECT_EQ(plan->arm, DecodeArm::kGqa);
   EXPECT_EQ(plan->num_chunks, 1);
+  const DecodeShape head_dim_64{1, 32, 8, 64, 16, 4096};
+  plan = PlanDecode(head_dim_64, DecodeOverrides{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->arm, DecodeArm::kBlock);
+  const DecodeShape group_32{1, 32, 1, 128, 16, 4096};
+  plan = PlanDecode(group_32, DecodeOverrides{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->arm, DecodeArm::kBlock);
 }
 
 TEST(DecodePlan, OverridesSelectEachArm) {

@@ -112,7 +112,10 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
     return InvalidArgument("decode attention: batch and max_context must be positive");
   }
   DecodePlan plan;
-  plan.arm = overrides.arm == DecodeArm::kAuto ? DecodeArm::kBlock : overrides.arm;
+  plan.arm = overrides.arm;
+  if (plan.arm == DecodeArm::kAuto) {
+    plan.arm = CheckArmSupports(DecodeArm::kGqa, shape).ok() ? DecodeArm::kGqa : DecodeArm::kBlock;
+  }
   VT_RETURN_IF_ERROR(CheckArmSupports(plan.arm, shape));
 
   if (overrides.split_tokens == kSplitAuto) {

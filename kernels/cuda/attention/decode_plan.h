@@ -8,8 +8,9 @@
 //   gqa    one CTA per (request, KV head) serving all its query heads with tensor-core MMAs
 //
 // Default policy: an arm becomes the default for a shape only after the model-level
-// token-exact gate passes on it. Until then `auto` resolves to `block` without split,
-// and the other arms run only when forced (VT_ATTN_DECODE, VT_ATTN_SPLIT).
+// token-exact gate passes on it. All four passed on an H200 (docs/BENCHMARKS.md, issue #10);
+// `auto` resolves to the fastest measured there, `gqa`, for every shape it supports, else to
+// `block`; unsplit unless VT_ATTN_SPLIT asks. The others run when forced (VT_ATTN_DECODE).
 #pragma once
 
 #include <string>

@@ -1,11 +1,20 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
+#include <cstdlib>
 #include <string>
+
+#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
 Result<DenseGemm*> DenseGemm::Create(size_t workspace_bytes) {
+  const char* choice = std::getenv("VT_DENSE_GEMM");
+  const std::string gemm = choice != nullptr ? choice : "";
+  if (!gemm.empty() && gemm != "auto" && gemm != "cublas") {
+    return InvalidArgument("VT_DENSE_GEMM='" + gemm + "': expected auto or cublas");
+  }
   auto* g = new DenseGemm();
+  g->skinny_ = gemm != "cublas";
   if (cublasCreate(&g->handle_) != CUBLAS_STATUS_SUCCESS) {
     delete g;
     return Unavailable("cuBLAS could not be initialised (no GPU, or the library is missing)");
@@ -25,6 +34,7 @@ DenseGemm::~DenseGemm() {
 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                          cudaStream_t stream) {
+  if (skinny_ && SkinnyLinearSupports(x, weight, m, k, y)) return SkinnyLinear(x, weight, m, n, k, y, stream);
   const float alpha = 1.f, beta = 0.f;
   // Row-major y[m,n] = x[m,k] . W[n,k]^T is column-major y^T = W . x^T: W is read transposed.
   cublasStatus_t st = cublasSetStream(handle_, stream);

@@ -1,6 +1,7 @@
-// bf16 linear layers through cuBLAS: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's
-// nn.Linear layout, fp32 accumulation. One handle per stream user; workspace set once, so the
-// call is safe inside CUDA graph capture.
+// bf16 linear layers: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's nn.Linear layout,
+// fp32 accumulation. Decode-sized calls (M <= 8, see skinny_gemm.h) run vt's weight-streaming
+// kernel, the rest cuBLAS; VT_DENSE_GEMM=cublas sends every call to cuBLAS (for A/B runs).
+// One handle per stream user; workspace set once, so the call is safe inside CUDA graph capture.
 #pragma once
 
 #include <cublas_v2.h>
@@ -14,7 +15,7 @@ namespace vt::kernels::cuda {
 
 class DenseGemm {
  public:
-  // Creates the cuBLAS handle and its fixed workspace.
+  // Creates the cuBLAS handle and its fixed workspace; reads VT_DENSE_GEMM (auto or cublas).
   static Result<DenseGemm*> Create(size_t workspace_bytes = 32u << 20);
   ~DenseGemm();
   DenseGemm(const DenseGemm&) = delete;
@@ -27,6 +28,7 @@ class DenseGemm {
   cublasHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
+  bool skinny_ = true;  // decode-sized calls take the weight-streaming kernel
 };
 
 }  // namespace vt::kernels::cuda

@@ -14,11 +14,27 @@ Status Launched(const char* what) {
   return Status::Ok();
 }
 
-__global__ void EmbeddingKernel(const int32_t* ids, const uint16_t* table, int vocab, int hidden, uint16_t* out) {
+// Eight bf16 values, one 16-byte load or store: a decode step's rows are short, so these kernels
+// are latency-bound and every element a thread loads must be in flight at once.
+constexpr int kVec = 8;
+struct alignas(16) Bf16x8 {
+  uint16_t v[kVec];
+};
+
+// Grid (rows, column tiles of 256 threads): each thread copies one element, or eight when `vec`.
+__global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t* __restrict__ table, int vocab,
+                                int hidden, bool vec, uint16_t* __restrict__ out) {
   const int row = blockIdx.x;
   const int id = ids[row];
-  for (int c = threadIdx.x; c < hidden; c += blockDim.x) {
-    out[static_cast<int64_t>(row) * hidden + c] = (id >= 0 && id < vocab) ? table[static_cast<int64_t>(id) * hidden + c] : 0;
+  const bool valid = id >= 0 && id < vocab;
+  const int c = (blockIdx.y * blockDim.x + threadIdx.x) * (vec ? kVec : 1);
+  if (c >= hidden) return;
+  uint16_t* dst = out + static_cast<int64_t>(row) * hidden + c;
+  const uint16_t* src = table + static_cast<int64_t>(id) * hidden + c;
+  if (vec) {
+    *reinterpret_cast<Bf16x8*>(dst) = valid ? *reinterpret_cast<const Bf16x8*>(src) : Bf16x8{};
+  } else {
+    *dst = valid ? *src : 0;
   }
 }
 
@@ -34,25 +50,63 @@ __device__ float BlockSum(float v, float* scratch) {
   return total;
 }
 
+// As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
+__device__ __forceinline__ uint16_t NormScale(float r, float inv_rms, uint16_t weight) {
+  return FloatToBf16Bits(RoundToBf16(r * inv_rms) * Bf16BitsToFloat(weight));
+}
+
+// The residual add in HF's bf16 stream: the sum is stored rounded and used rounded.
+__device__ __forceinline__ float AddRounded(uint16_t residual, uint16_t x, uint16_t* stored) {
+  *stored = FloatToBf16Bits(Bf16BitsToFloat(residual) + Bf16BitsToFloat(x));
+  return Bf16BitsToFloat(*stored);
+}
+
+// One CTA per row with dim / 8 threads (dim % 8 == 0, dim <= 8 * 1024, 16-byte aligned rows): each
+// thread holds its eight values in registers between the sum and the scaling, so a row costs one
+// load latency instead of one per loop trip.
+__global__ void AddRmsNormVecKernel(const uint16_t* __restrict__ x, uint16_t* __restrict__ residual,
+                                    const uint16_t* __restrict__ weight, int dim, float eps,
+                                    uint16_t* __restrict__ out) {
+  __shared__ float scratch[32];
+  const int64_t at = static_cast<int64_t>(blockIdx.x) * dim + threadIdx.x * kVec;
+  const bool active = threadIdx.x * kVec < dim;
+  Bf16x8 r{}, w{};
+  float v[kVec] = {};
+  float sum_sq = 0.f;
+  if (active) {
+    r = *reinterpret_cast<const Bf16x8*>(residual + at);
+    w = *reinterpret_cast<const Bf16x8*>(weight + threadIdx.x * kVec);
+    if (x != nullptr) {
+      const Bf16x8 d = *reinterpret_cast<const Bf16x8*>(x + at);
+      for (int i = 0; i < kVec; ++i) AddRounded(r.v[i], d.v[i], &r.v[i]);
+      *reinterpret_cast<Bf16x8*>(residual + at) = r;
+    }
+    for (int i = 0; i < kVec; ++i) {
+      v[i] = Bf16BitsToFloat(r.v[i]);
+      sum_sq += v[i] * v[i];
+    }
+  }
+  const float inv_rms = rsqrtf(BlockSum(sum_sq, scratch) / dim + eps);
+  if (!active) return;
+  Bf16x8 o;
+  for (int i = 0; i < kVec; ++i) o.v[i] = NormScale(v[i], inv_rms, w.v[i]);
+  *reinterpret_cast<Bf16x8*>(out + at) = o;
+}
+
+// Any other shape: one CTA per row, strided.
 __global__ void AddRmsNormKernel(const uint16_t* x, uint16_t* residual, const uint16_t* weight, int dim, float eps,
                                  uint16_t* out) {
   __shared__ float scratch[32];
   const int64_t base = static_cast<int64_t>(blockIdx.x) * dim;
   float sum_sq = 0.f;
   for (int c = threadIdx.x; c < dim; c += blockDim.x) {
-    float r = Bf16BitsToFloat(residual[base + c]);
-    if (x != nullptr) {
-      r += Bf16BitsToFloat(x[base + c]);
-      const uint16_t rounded = FloatToBf16Bits(r);
-      residual[base + c] = rounded;
-      r = Bf16BitsToFloat(rounded);
-    }
+    const float r = x != nullptr ? AddRounded(residual[base + c], x[base + c], &residual[base + c])
+                                 : Bf16BitsToFloat(residual[base + c]);
     sum_sq += r * r;
   }
   const float inv_rms = rsqrtf(BlockSum(sum_sq, scratch) / dim + eps);
   for (int c = threadIdx.x; c < dim; c += blockDim.x) {
-    // As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
-    out[base + c] = FloatToBf16Bits(Bf16BitsToFloat(FloatToBf16Bits(Bf16BitsToFloat(residual[base + c]) * inv_rms)) * Bf16BitsToFloat(weight[c]));
+    out[base + c] = NormScale(Bf16BitsToFloat(residual[base + c]), inv_rms, weight[c]);
   }
 }
 
@@ -71,30 +125,63 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
   }
 }
 
-__global__ void SiluMulKernel(const uint16_t* gate_up, int inter, uint16_t* out) {
-  const int64_t row = blockIdx.x;
-  for (int c = threadIdx.x; c < inter; c += blockDim.x) {
-    const float g = Bf16BitsToFloat(gate_up[row * 2 * inter + c]);
-    const float u = Bf16BitsToFloat(gate_up[row * 2 * inter + inter + c]);
-    // As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
-    out[row * inter + c] = FloatToBf16Bits(Bf16BitsToFloat(FloatToBf16Bits(g / (1.f + expf(-g)))) * u);
+// As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
+__device__ __forceinline__ uint16_t SiluTimes(uint16_t gate, uint16_t up) {
+  const float g = Bf16BitsToFloat(gate);
+  return FloatToBf16Bits(RoundToBf16(g / (1.f + expf(-g))) * Bf16BitsToFloat(up));
+}
+
+// One thread per output element, or per eight when `vec` (inter % 8 == 0, aligned rows), over the
+// whole [rows, inter] output: a decode step's single row still spreads over many CTAs.
+__global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
+                              uint16_t* __restrict__ out) {
+  const int width = vec ? kVec : 1;
+  const int64_t per_row = inter / width;
+  const int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= per_row * rows) return;
+  const int64_t row = item / per_row, c = (item % per_row) * width;
+  const uint16_t* gate = gate_up + row * 2 * inter + c;
+  uint16_t* dst = out + row * inter + c;
+  if (vec) {
+    const Bf16x8 g = *reinterpret_cast<const Bf16x8*>(gate), u = *reinterpret_cast<const Bf16x8*>(gate + inter);
+    Bf16x8 o;
+    for (int i = 0; i < kVec; ++i) o.v[i] = SiluTimes(g.v[i], u.v[i]);
+    *reinterpret_cast<Bf16x8*>(dst) = o;
+  } else {
+    *dst = SiluTimes(gate[0], gate[inter]);
   }
 }
 
 __device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
 __device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return Bf16BitsToFloat(row[c]); }
 
+// Folds logit `x` at index `c` into a thread's running maximum; indices arrive in increasing
+// order, so a strict > keeps the first maximum (NaN never wins).
+__device__ __forceinline__ void Consider(float x, int c, float* v, int* idx) {
+  if (x > *v) *v = x, *idx = c;
+}
+
+// One CTA per row. bf16 rows that are 16-byte aligned with vocab % 8 == 0 are read eight logits a
+// load, the strided loop unrolled, so a 150k vocabulary costs a few dozen loads per thread in flight.
 template <typename Logit>
-__global__ void ArgmaxKernel(const Logit* logits, int vocab, int32_t* out) {
+__global__ void ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool vec, int32_t* out) {
   __shared__ float best_v[32];
   __shared__ int best_i[32];
   const Logit* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
   float v = -FLT_MAX;
   int idx = 0;  // all-NaN or all -inf rows give token 0, never an index past the vocabulary
-  for (int c = threadIdx.x; c < vocab; c += blockDim.x) {
-    const float x = LogitAt(row, c);
-    if (x > v) v = x, idx = c;  // strided per thread: the first maximum this thread sees
+  if constexpr (sizeof(Logit) == 2) {
+    if (vec) {
+      const Bf16x8* chunks = reinterpret_cast<const Bf16x8*>(row);
+#pragma unroll 4
+      for (int k = threadIdx.x; k < vocab / kVec; k += blockDim.x) {
+        const Bf16x8 x = chunks[k];
+        for (int i = 0; i < kVec; ++i) Consider(LogitAt(x.v, i), k * kVec + i, &v, &idx);
+      }
+    }
   }
+  const int first = vec ? vocab / kVec * kVec : 0;
+  for (int c = first + threadIdx.x; c < vocab; c += blockDim.x) Consider(LogitAt(row, c), c, &v, &idx);
   for (int o = 16; o > 0; o /= 2) {
     const float ov = __shfl_xor_sync(0xffffffffu, v, o);
     const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
@@ -111,19 +198,36 @@ __global__ void ArgmaxKernel(const Logit* logits, int vocab, int32_t* out) {
   }
 }
 
+constexpr int kTileThreads = 256;
+constexpr int kArgmaxThreads = 1024;
+
+// Row strides are checked by the callers' divisibility tests; this is the base pointer's part
+// (views into packed weights need not start on 16 bytes). Null pointers count as aligned.
+bool AlignedOnHost(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 }  // namespace
 
 Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
                        cudaStream_t stream) {
   if (n == 0) return Status::Ok();
-  EmbeddingKernel<<<n, 256, 0, stream>>>(ids, table, vocab, hidden, out);
+  const bool vec = hidden % kVec == 0 && AlignedOnHost(table) && AlignedOnHost(out);
+  const int per_row = vec ? hidden / kVec : hidden;
+  const dim3 grid(n, (per_row + kTileThreads - 1) / kTileThreads);
+  EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, vocab, hidden, vec, out);
   return Launched("embedding");
 }
 
 Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight, int rows, int dim, float eps,
                   uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  AddRmsNormKernel<<<rows, 256, 0, stream>>>(x, residual, weight, dim, eps, out);
+  const bool vec = dim % kVec == 0 && dim <= kVec * 1024 && AlignedOnHost(x) && AlignedOnHost(residual) &&
+                   AlignedOnHost(weight) && AlignedOnHost(out);
+  if (vec) {
+    const int threads = (dim / kVec + 31) / 32 * 32;
+    AddRmsNormVecKernel<<<rows, threads, 0, stream>>>(x, residual, weight, dim, eps, out);
+  } else {
+    AddRmsNormKernel<<<rows, 256, 0, stream>>>(x, residual, weight, dim, eps, out);
+  }
   return Launched("add_rms_norm");
 }
 
@@ -137,19 +241,22 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
 
 Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  SiluMulKernel<<<rows, 256, 0, stream>>>(gate_up, inter, out);
+  const bool vec = inter % kVec == 0 && AlignedOnHost(gate_up) && AlignedOnHost(out);
+  const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
+  SiluMulKernel<<<(items + kTileThreads - 1) / kTileThreads, kTileThreads, 0, stream>>>(gate_up, rows, inter, vec, out);
   return Launched("silu_mul");
 }
 
 Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  ArgmaxKernel<<<rows, 256, 0, stream>>>(logits, vocab, out);
+  ArgmaxKernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, false, out);
   return Launched("argmax");
 }
 
 Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  ArgmaxKernel<<<rows, 256, 0, stream>>>(logits, vocab, out);
+  const bool vec = vocab % kVec == 0 && AlignedOnHost(logits);
+  ArgmaxKernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, vec, out);
   return Launched("argmax");
 }
 

@@ -9,7 +9,8 @@ namespace {
 
 constexpr int kWarpsPerCta = 4;
 
-// One CTA per token, one warp per head (q heads, then k heads, then v heads). Lane l holds the
+// Grid (tokens, head groups): one warp per head (q heads, then k heads, then v heads), so a
+// decode step's single token still spreads over many SMs. Lane l holds the
 // rotate-half pairs (j, j + D/2) for j = l, l + 32, ...: RoPE needs nothing from other lanes and
 // the RMSNorm sum is one warp reduction. Rounding follows HF's bf16 path: the normalised value is
 // rounded before the weight multiply, and RoPE's terms are bf16 (below). One difference: a bias
@@ -24,7 +25,7 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
   const int qkv_width = total_heads * kHeadDim;
   const float position = static_cast<float>(p.positions[token]);
   const int64_t slot = p.slots[token];
-  for (int h = warp; h < total_heads; h += kWarpsPerCta) {
+  for (int h = blockIdx.y * kWarpsPerCta + warp; h < total_heads; h += kWarpsPerCta * gridDim.y) {
     const bool is_q = h < p.num_q_heads;
     const bool is_k = !is_q && h < p.num_q_heads + p.num_kv_heads;
     const uint16_t* in = p.qkv + static_cast<int64_t>(token) * qkv_width + h * kHeadDim;
@@ -82,7 +83,8 @@ __global__ void PrepareQkvKernel(QkvPrepareParams p) {
 Status PrepareQkv(const QkvPrepareParams& p, cudaStream_t stream) {
   if ((p.q_norm == nullptr) != (p.k_norm == nullptr)) return InvalidArgument("qkv prepare: q_norm and k_norm go together");
   if (p.tokens == 0) return Status::Ok();
-  const dim3 grid(p.tokens), block(32 * kWarpsPerCta);
+  const int total_heads = p.num_q_heads + 2 * p.num_kv_heads;
+  const dim3 grid(p.tokens, (total_heads + kWarpsPerCta - 1) / kWarpsPerCta), block(32 * kWarpsPerCta);
   switch (p.head_dim) {
     case 64: PrepareQkvKernel<1><<<grid, block, 0, stream>>>(p); break;
     case 128: PrepareQkvKernel<2><<<grid, block, 0, stream>>>(p); break;

@@ -1,0 +1,28 @@
+// bf16 linear layers for decode steps: y[M, N] = x[M, K] . W[N, K]^T (Hugging Face's nn.Linear
+// layout) for M <= 8 rows, fp32 accumulation, one bf16 rounding. At these M a linear layer is a
+// stream over W; cuBLAS reaches 50-75% of the copy bandwidth there with a split-K kernel plus a
+// reduce kernel. This one keeps eight 16-byte weight loads per lane in flight and lets tensor
+// cores do the arithmetic (the M rows as the MMA's A operand, eight weight rows as its B
+// columns), so it stays a stream at M = 8 too, where CUDA-core FMAs would be the limit.
+//
+// Each output element's sum runs in the same order whatever M is, so a row gets the same bits
+// alone and in a batch of eight (batch invariance across graph buckets).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "engine/core/status.h"
+
+namespace vt::kernels::cuda {
+
+inline constexpr int kSkinnyMaxRows = 8;
+
+// Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
+bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
+
+Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
+                    cudaStream_t stream);
+
+}  // namespace vt::kernels::cuda
