@@ -6,11 +6,11 @@
 # Logs and JSON go under OUT_DIR; stdout gets a compact summary.
 #
 # Usage: bash tools/gpu_e2e_evidence.sh BIN_DIR OUT_DIR [PARTS]
-#   PARTS: comma-separated gates,memcheck,qwen,llama (default all four). A device call is limited to
-#   10 minutes and brings back few files, so run two calls and archive OUT_DIR:
+#   PARTS: comma-separated gates,memcheck,qwen,llama,ab (default all five). A device call is limited
+#   to 10 minutes and brings back few files, so run two calls and archive OUT_DIR:
 #     mkdir -p /tmp/ev && timeout -k 10 560 bash tools/gpu_e2e_evidence.sh .gpu /tmp/ev gates,memcheck; \
 #       tar czf "$OUT/ev.tgz" -C /tmp ev
-#     (then the same with qwen,llama)
+#     (then the same with qwen,llama,ab)
 #   BIN_DIR holds, from a -DVT_CUDA=ON build: vt, the vt_gpu_*_tests, libcpp-httplib.so.0.11* (vt serve
 #   links it; the GPU machine has no Debian -dev libraries) and, in BIN_DIR/fallback, the brotli
 #   libraries httplib needs, used only where the machine lacks them. Packing it here:
@@ -21,7 +21,7 @@ set -uo pipefail
 shopt -s nullglob
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
-parts=",${3:-gates,memcheck,qwen,llama},"
+parts=",${3:-gates,memcheck,qwen,llama,ab},"
 want() { [[ $parts == *",$1,"* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 chmod +x "$bin"/vt "$bin"/vt_gpu_*_tests 2>/dev/null
@@ -92,17 +92,20 @@ if want qwen; then
   bench qwen3-1.7b 32 128 --model preset:qwen3-1.7b --concurrency 1,2,4,8,16 --plot "$out/qwen3-1.7b.svg"
   bench qwen3-1.7b-graphs-ab 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
     --ab 'VT_CUDA_GRAPHS=0' 'VT_CUDA_GRAPHS=1' --ab-rounds 2
+  bench qwen3-1.7b-gemm-ab 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
+    --ab 'VT_DENSE_GEMM=cublas' 'VT_DENSE_GEMM=auto' --ab-rounds 2
+  models+=(qwen3-1.7b)
+  rows+=("qwen3-1.7b bf16=$out/qwen3-1.7b.json")
+fi
+# Each decode arm against the block arm, and the tensor-core prefill against decode queries.
+if want ab; then
   for arm in warp warp2 gqa; do
     bench "qwen3-1.7b-$arm-ab" 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
       --ab 'VT_ATTN_DECODE=block' "VT_ATTN_DECODE=$arm" --ab-rounds 2
   done
-  bench qwen3-1.7b-gemm-ab 32 128 --model preset:qwen3-1.7b --concurrency 1,8 \
-    --ab 'VT_DENSE_GEMM=cublas' 'VT_DENSE_GEMM=auto' --ab-rounds 2
-  # Prefill-heavy (2,048 prompt tokens, 16 out): the tensor-core prefill kernel against decode queries.
+  # Prefill-heavy (2,048 prompt tokens, 16 out).
   bench qwen3-1.7b-prefill-ab 2048 16 --model preset:qwen3-1.7b --concurrency 1,8 \
     --ab 'VT_ATTN_PREFILL=decode' 'VT_ATTN_PREFILL=tc' --ab-rounds 2
-  models+=(qwen3-1.7b)
-  rows+=("qwen3-1.7b bf16=$out/qwen3-1.7b.json")
 fi
 if want llama; then
   bench llama3-8b 32 128 --model preset:llama3-8b --concurrency 1,2,4,8 --plot "$out/llama3-8b.svg"
