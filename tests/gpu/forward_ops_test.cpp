@@ -17,28 +17,12 @@
 namespace vt::kernels::cuda {
 namespace {
 
+using vt::testing::Bf16Data;
 using vt::testing::CheckCuda;
 using vt::testing::Download;
+using vt::testing::RandomBf16;
 using vt::testing::Upload;
 using vt::testing::SkipWithoutGpu;
-
-// Random bf16 values: the bits for the device and the same values as floats for the CPU.
-struct Bf16Data {
-  std::vector<uint16_t> bits;
-  std::vector<float> values;
-};
-
-Bf16Data Random(size_t n, float scale, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-scale, scale);
-  Bf16Data d;
-  for (size_t i = 0; i < n; ++i) {
-    const bf16 v = FloatToBf16(dist(rng));
-    d.bits.push_back(v.bits);
-    d.values.push_back(Bf16ToFloat(v));
-  }
-  return d;
-}
 
 uint16_t* Poisoned(size_t n) {
   uint16_t* dev = nullptr;
@@ -66,8 +50,8 @@ TEST(ForwardOps, AddRmsNormMatchesTheCpuOp) {
   const int rows = 7;
   for (int dim : {2048, 4096, 100}) {
     SCOPED_TRACE("dim " + std::to_string(dim));
-    const Bf16Data x = Random(size_t(rows) * dim, 1.f, 1), residual = Random(size_t(rows) * dim, 1.f, 2),
-                   weight = Random(dim, 1.f, 3);
+    const Bf16Data x = RandomBf16(size_t(rows) * dim, 1.f, 1), residual = RandomBf16(size_t(rows) * dim, 1.f, 2),
+                   weight = RandomBf16(dim, 1.f, 3);
     std::vector<float> sum(x.values.size());
     for (size_t i = 0; i < sum.size(); ++i) sum[i] = RoundToBf16(x.values[i] + residual.values[i]);
     std::vector<float> want(sum.size());
@@ -101,7 +85,7 @@ TEST(ForwardOps, RopeMatchesTheCpuOpForBothSchedules) {
     scaling.llama3 = llama3;
     scaling.factor = 8.f;
     const std::vector<float> inv_freq = cpu::RopeInvFreq(head_dim, llama3 ? 500000.0 : 10000.0, scaling);
-    const Bf16Data x = Random(size_t(n) * heads * head_dim, 2.f, 4);
+    const Bf16Data x = RandomBf16(size_t(n) * heads * head_dim, 2.f, 4);
     std::vector<float> cos_tab(size_t(n) * head_dim / 2), sin_tab(cos_tab.size()), want = x.values;
     cpu::RopeCosSin(inv_freq, positions.data(), n, cos_tab.data(), sin_tab.data());
     cpu::ApplyRope(want.data(), n, heads, head_dim, cos_tab.data(), sin_tab.data());
@@ -121,7 +105,7 @@ TEST(ForwardOps, SiluMulAndEmbeddingMatch) {
   if (IsSkipped()) return;
   const int rows = 3;
   for (int inter : {4864, 1001}) {  // eight values a thread, and one
-    const Bf16Data gate_up = Random(size_t(rows) * 2 * inter, 4.f, 5);
+    const Bf16Data gate_up = RandomBf16(size_t(rows) * 2 * inter, 4.f, 5);
     std::vector<float> want(size_t(rows) * inter);
     for (int r = 0; r < rows; ++r) {
       cpu::SiluMul(gate_up.values.data() + size_t(r) * 2 * inter,
@@ -135,7 +119,7 @@ TEST(ForwardOps, SiluMulAndEmbeddingMatch) {
   }
 
   const int vocab = 50, hidden = 96;
-  const Bf16Data table = Random(size_t(vocab) * hidden, 1.f, 6);
+  const Bf16Data table = RandomBf16(size_t(vocab) * hidden, 1.f, 6);
   const std::vector<int32_t> ids = {3, 0, 49, 3, -1, 50};
   uint16_t *dtab = Upload(table.bits), *demb = Poisoned(ids.size() * hidden);
   int32_t* dids = Upload(ids);
@@ -189,7 +173,7 @@ TEST(ForwardOps, Bf16ArgmaxTakesTheLowestIndexOnTiesWithAndWithoutATail) {
   for (int vocab : {151936, 1003}) {
     SCOPED_TRACE("vocab " + std::to_string(vocab));
     const int rows = 3;
-    Bf16Data logits = Random(size_t(rows) * vocab, 10.f, 11);
+    Bf16Data logits = RandomBf16(size_t(rows) * vocab, 10.f, 11);
     auto set = [&](int r, int c, float v) {
       logits.bits[size_t(r) * vocab + c] = FloatToBf16(v).bits;
       logits.values[size_t(r) * vocab + c] = v;

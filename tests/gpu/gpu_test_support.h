@@ -1,12 +1,14 @@
 // What the GPU tests share: a visible skip where no GPU is usable, CUDA error checks that stop
-// the test binary, and host <-> device copies.
+// the test binary, host <-> device copies and random bf16 inputs.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
+#include "kernels/bf16.h"
 #include "kernels/cuda/device_probe.h"
 
 namespace vt::testing {
@@ -37,6 +39,27 @@ std::vector<T> Download(const T* dev, size_t n) {
   CheckCuda(cudaDeviceSynchronize(), "sync");
   CheckCuda(cudaMemcpy(host.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
   return host;
+}
+
+// Random bf16 values, uniform in [-scale, scale]: the bits for the device and the same values as
+// floats for the CPU references.
+struct Bf16Data {
+  std::vector<uint16_t> bits;
+  std::vector<float> values;
+};
+
+inline Bf16Data RandomBf16(size_t n, float scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  Bf16Data d;
+  d.bits.reserve(n);
+  d.values.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bf16 v = FloatToBf16(dist(rng));
+    d.bits.push_back(v.bits);
+    d.values.push_back(Bf16ToFloat(v));
+  }
+  return d;
 }
 
 }  // namespace vt::testing

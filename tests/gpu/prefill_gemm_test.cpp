@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <string>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "kernels/bf16.h"
@@ -22,24 +21,14 @@
 namespace vt::kernels::cuda {
 namespace {
 
+using vt::testing::Bf16Data;
 using vt::testing::CheckCuda;
+using vt::testing::Download;
+using vt::testing::RandomBf16;
 using vt::testing::Upload;
 using vt::testing::SkipWithoutGpu;
 using vt::testing::PagedKvFixture;
 using vt::testing::PagedKvShape;
-
-std::vector<uint16_t> RandomBits(size_t n, float scale, uint32_t seed, std::vector<float>* values) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-scale, scale);
-  std::vector<uint16_t> bits(n);
-  values->resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const bf16 v = FloatToBf16(dist(rng));
-    bits[i] = v.bits;
-    (*values)[i] = Bf16ToFloat(v);
-  }
-  return bits;
-}
 
 // Relative L2 error of bf16 y [m, n] against x . W^T in double precision.
 double GemmError(const std::vector<uint16_t>& y, const std::vector<float>& x, const std::vector<float>& w, int m, int n,
@@ -58,12 +47,6 @@ double GemmError(const std::vector<uint16_t>& y, const std::vector<float>& x, co
   return std::sqrt(err / norm);
 }
 
-std::vector<uint16_t> Download16(const uint16_t* d, size_t n) {
-  std::vector<uint16_t> h(n);
-  CheckCuda(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost), "download");
-  return h;
-}
-
 // M = 5 takes vt's skinny kernel, M = 16 cuBLAS, and so does M = 5 under VT_DENSE_GEMM=cublas.
 TEST(DenseGemm, LinearMatchesAFloat32Reference) {
   SkipWithoutGpu();
@@ -77,14 +60,12 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
     for (int m : {5, 16}) {
       SCOPED_TRACE(std::string(choice) + ", m " + std::to_string(m));
       const int n = 384, k = 512;
-      std::vector<float> x, w;
-      const std::vector<uint16_t> xb = RandomBits(size_t(m) * k, 1.f, 1, &x),
-                                  wb = RandomBits(size_t(n) * k, 0.1f, 2, &w);
-      uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
+      const Bf16Data x = RandomBf16(size_t(m) * k, 1.f, 1), w = RandomBf16(size_t(n) * k, 0.1f, 2);
+      uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
       CheckCuda(cudaMalloc(&dy, size_t(m) * n * 2), "alloc");
       CheckCuda(cudaMemset(dy, 0xff, size_t(m) * n * 2), "poison");
       ASSERT_TRUE(owner->Linear(dx, dw, m, n, k, dy, nullptr).ok());
-      EXPECT_LT(GemmError(Download16(dy, size_t(m) * n), x, w, m, n, k), 5e-3);
+      EXPECT_LT(GemmError(Download(dy, size_t(m) * n), x.values, w.values, m, n, k), 5e-3);
       cudaFree(dx);
       cudaFree(dw);
       cudaFree(dy);
@@ -107,23 +88,21 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   };
   for (const Shape shape : {Shape{387, 2048}, Shape{37, 14336}, Shape{130, 160}}) {
     const int n = shape.n, k = shape.k;
-    std::vector<float> x, w;
-    const std::vector<uint16_t> xb = RandomBits(size_t(kSkinnyMaxRows) * k, 1.f, 3, &x),
-                                wb = RandomBits(size_t(n) * k, 0.1f, 4, &w);
-    uint16_t *dx = Upload(xb), *dw = Upload(wb), *dy = nullptr;
+    const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 3), w = RandomBf16(size_t(n) * k, 0.1f, 4);
+    uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
     CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
     std::vector<uint16_t> alone;  // row r computed with m = 1
     for (int r = 0; r < kSkinnyMaxRows; ++r) {
       ASSERT_TRUE(SkinnyLinear(dx + size_t(r) * k, dw, 1, n, k, dy, nullptr).ok());
-      const std::vector<uint16_t> row = Download16(dy, n);
+      const std::vector<uint16_t> row = Download(dy, n);
       alone.insert(alone.end(), row.begin(), row.end());
     }
     for (int m = 1; m <= kSkinnyMaxRows; ++m) {
       SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m));
       CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
       ASSERT_TRUE(SkinnyLinear(dx, dw, m, n, k, dy, nullptr).ok());
-      const std::vector<uint16_t> y = Download16(dy, size_t(kSkinnyMaxRows) * n);
-      EXPECT_LT(GemmError(y, x, w, m, n, k), 5e-3);
+      const std::vector<uint16_t> y = Download(dy, size_t(kSkinnyMaxRows) * n);
+      EXPECT_LT(GemmError(y, x.values, w.values, m, n, k), 5e-3);
       EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
       EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
           << "rows past M were written";
@@ -165,8 +144,8 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   }
   const int tokens = static_cast<int>(positions.size());
   const int row = shape.num_q_heads * shape.head_dim;
-  std::vector<float> q;
-  const std::vector<uint16_t> qb = RandomBits(size_t(tokens) * row, 1.f, 4, &q);
+  const Bf16Data qd = RandomBf16(size_t(tokens) * row, 1.f, 4);
+  const std::vector<float>& q = qd.values;
   const float scale = 1.f / std::sqrt(128.f);
   std::vector<float> ref(size_t(tokens) * row);
   for (int t = 0; t < tokens; ++t) {
@@ -175,7 +154,7 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
     cpu::DecodeAttentionReference(rs, std::span<const float>(q.data() + size_t(t) * row, row), f.k(s), f.v(s),
                                   std::span<float>(ref.data() + size_t(t) * row, row));
   }
-  uint16_t* dq = Upload(qb);
+  uint16_t* dq = Upload(qd.bits);
   int32_t *dseq = Upload(seq_of_token), *dpos = Upload(positions);
   // The decode-query path on two arms, then the tensor-core kernel (which has no arm).
   struct Path {

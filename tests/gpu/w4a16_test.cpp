@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <tuple>
 #include <thread>
@@ -47,17 +46,10 @@ Case MakeCase(int k, int n, int group_size, uint32_t seed) {
   Result<W4A16Weights> w = RepackGptq(gptq.View());
   EXPECT_TRUE(w.ok()) << w.status().message();
   c.weights = std::move(*w);
-  std::mt19937 rng(seed + 1);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> x(static_cast<size_t>(kMaxM) * k);
-  c.x_bits.resize(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    const bf16 v = FloatToBf16(dist(rng));
-    c.x_bits[i] = v.bits;
-    x[i] = Bf16ToFloat(v);
-  }
+  vt::testing::Bf16Data x = vt::testing::RandomBf16(static_cast<size_t>(kMaxM) * k, 1.f, seed + 1);
+  c.x_bits = std::move(x.bits);
   const std::vector<float> dense = cpu::DequantizeGptq(gptq.View());
-  c.ref = cpu::MatmulReference(x, dense, kMaxM, k, n, static_cast<int>(std::thread::hardware_concurrency()));
+  c.ref = cpu::MatmulReference(x.values, dense, kMaxM, k, n, static_cast<int>(std::thread::hardware_concurrency()));
   return c;
 }
 

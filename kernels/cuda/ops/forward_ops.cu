@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -201,16 +202,12 @@ __global__ void ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool v
 constexpr int kTileThreads = 256;
 constexpr int kArgmaxThreads = 1024;
 
-// Row strides are checked by the callers' divisibility tests; this is the base pointer's part
-// (views into packed weights need not start on 16 bytes). Null pointers count as aligned.
-bool AlignedOnHost(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
                        cudaStream_t stream) {
   if (n == 0) return Status::Ok();
-  const bool vec = hidden % kVec == 0 && AlignedOnHost(table) && AlignedOnHost(out);
+  const bool vec = hidden % kVec == 0 && VectorAligned(table) && VectorAligned(out);
   const int per_row = vec ? hidden / kVec : hidden;
   const dim3 grid(n, (per_row + kTileThreads - 1) / kTileThreads);
   EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, vocab, hidden, vec, out);
@@ -220,8 +217,8 @@ Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int voc
 Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight, int rows, int dim, float eps,
                   uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  const bool vec = dim % kVec == 0 && dim <= kVec * 1024 && AlignedOnHost(x) && AlignedOnHost(residual) &&
-                   AlignedOnHost(weight) && AlignedOnHost(out);
+  const bool vec = dim % kVec == 0 && dim <= kVec * 1024 && VectorAligned(x) && VectorAligned(residual) &&
+                   VectorAligned(weight) && VectorAligned(out);
   if (vec) {
     const int threads = (dim / kVec + 31) / 32 * 32;
     AddRmsNormVecKernel<<<rows, threads, 0, stream>>>(x, residual, weight, dim, eps, out);
@@ -241,7 +238,7 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
 
 Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  const bool vec = inter % kVec == 0 && AlignedOnHost(gate_up) && AlignedOnHost(out);
+  const bool vec = inter % kVec == 0 && VectorAligned(gate_up) && VectorAligned(out);
   const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
   SiluMulKernel<<<(items + kTileThreads - 1) / kTileThreads, kTileThreads, 0, stream>>>(gate_up, rows, inter, vec, out);
   return Launched("silu_mul");
@@ -255,7 +252,7 @@ Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaSt
 
 Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  const bool vec = vocab % kVec == 0 && AlignedOnHost(logits);
+  const bool vec = vocab % kVec == 0 && VectorAligned(logits);
   ArgmaxKernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, vec, out);
   return Launched("argmax");
 }

@@ -4,6 +4,7 @@
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -83,13 +84,11 @@ __global__ void __launch_bounds__(kWarps * 32) SkinnyGemmKernel(const uint16_t* 
   }
 }
 
-bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
-  return m >= 1 && m <= kSkinnyMaxRows && k > 0 && k % kChunk == 0 && Aligned16(x) && Aligned16(weight) &&
-         Aligned16(y);
+  return m >= 1 && m <= kSkinnyMaxRows && k > 0 && k % kChunk == 0 && VectorAligned(x) && VectorAligned(weight) &&
+         VectorAligned(y);
 }
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
