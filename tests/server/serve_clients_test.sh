@@ -15,12 +15,14 @@ if [ ! -f "$cache/node_modules/openai/package.json" ]; then
   echo "SKIP: $(cat "$cache/UNAVAILABLE" 2>/dev/null || echo 'the openai npm package is not available')"
   exit 77
 fi
+source "$src/tests/server/serve_wait.sh"
 log=$(mktemp)
 "$vt" serve --port 0 --max-num-seqs 64 >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do grep -q ready "$log" && break; sleep 0.1; done
-port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n1)
+# Start-up takes seconds on an idle machine and much longer on a loaded one: wait for readiness.
+port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
+  { echo "FAIL the server did not become ready:"; cat "$log"; exit 1; }
 base=http://127.0.0.1:$port/v1
 status=0
 node "$src/tests/server/openai_client_test.mjs" "$base" "$cache" || status=1
@@ -29,7 +31,7 @@ rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
 node "$src/tests/server/load_test.mjs" "$base" 64 2 >/dev/null || status=1
 before=$(rss)
 node "$src/tests/server/load_test.mjs" "$base" 64 10 || status=1
-sleep 1
+wait_metric "http://127.0.0.1:$port" vt:num_requests_running 0 || status=1
 after=$(rss)
 running=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^vt:num_requests_running / {print $2}')
 echo "RSS after the warm-up ${before} kB, after ${after} kB; requests running after: ${running}"

@@ -5,6 +5,7 @@
 # Usage: serve_http_test.sh VT_BINARY
 set -uo pipefail
 vt=$1
+source "$(dirname "$0")/serve_wait.sh"
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"; }
@@ -21,12 +22,11 @@ start() {  # start NAME ARGS... -> sets port_NAME
   local log=$work/$1.log
   "$vt" serve --port 0 "${@:2}" >"$log" 2>&1 &
   pids+=($!)
-  eval "pid_$1=$!"
-  for _ in $(seq 1 100); do
-    if grep -q "ready" "$log" 2>/dev/null; then break; fi
-    sleep 0.1
-  done
-  eval "port_$1=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -n1)"
+  local pid=$! port
+  eval "pid_$1=$pid"
+  port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
+    { echo "FAIL server '$1' did not become ready:"; cat "$log"; exit 1; }
+  eval "port_$1=$port"
 }
 
 start main --max-body-bytes 16384
@@ -99,7 +99,7 @@ check "still serving after the errors" test "$(curl -s -o /dev/null -w '%{http_c
 
 # A client that disconnects mid-stream: its request is cancelled and its blocks freed.
 curl -sN --max-time 1 "$base/v1/completions" -d '{"prompt":"Once","max_tokens":1800,"ignore_eos":true,"stream":true}' >/dev/null
-sleep 1
+wait_metric "$base" vt:num_requests_running 0 && wait_metric "$base" vt:kv_cache_usage_perc 0
 curl -s "$base/metrics" >"$work/metrics.txt"
 check "disconnect frees the request" grep -q '^vt:num_requests_running 0$' "$work/metrics.txt"
 check "disconnect frees its KV blocks" grep -q '^vt:kv_cache_usage_perc 0$' "$work/metrics.txt"
@@ -120,8 +120,8 @@ for i in $(seq 1 12); do
   curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port_small/v1/completions" \
     -d '{"prompt":"Once","max_tokens":200,"ignore_eos":true}' >>"$work/burst.txt" &
 done
-wait_for_burst() { for _ in $(seq 1 600); do [ "$(wc -l <"$work/burst.txt")" -ge 12 ] && return 0; sleep 0.1; done; }
-wait_for_burst
+burst_answered() { [ "$(wc -l <"$work/burst.txt")" -ge 12 ]; }
+wait_until "$ready_timeout" "$pid_small" burst_answered
 check "overload -> some 503" grep -q '^503$' "$work/burst.txt"
 check "overload -> the admitted ones finish" grep -q '^200$' "$work/burst.txt"
 check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_small/health")" = 200
@@ -130,7 +130,8 @@ check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "
 curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \
   -d '{"prompt":"Once","max_tokens":300,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}' >"$work/inflight.txt" &
 curl_pid=$!
-sleep 0.3
+# SIGTERM once the request is in flight: its first event has arrived.
+wait_until "$ready_timeout" "$curl_pid" grep -q '^data: ' "$work/inflight.txt"
 kill -TERM "$pid_keyed"
 wait "$pid_keyed"
 check "SIGTERM exits 0" test $? = 0
