@@ -24,18 +24,7 @@ out=$(mkdir -p "$2" && cd "$2" && pwd)
 parts=",${3:-gates,memcheck,qwen,llama,ab},"
 want() { [[ $parts == *",$1,"* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-chmod +x "$bin"/vt "$bin"/vt_gpu_*_tests 2>/dev/null
-
-# Shared libraries: the machine's own first; BIN's fallback copies and a cuBLAS found elsewhere
-# only for what is missing. Python (torch) keeps the environment it came with.
-python_env=(env "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}")
-export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}"
-if ldd "$bin/vt" | grep -q 'not found'; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$bin/fallback"; fi
-if ldd "$bin/vt" | grep -q 'libcublas.so.13 => not found'; then
-  cublas=$(find / -xdev -name libcublas.so.13 2>/dev/null | head -1)
-  [ -n "$cublas" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
-fi
-echo "missing libraries: $(ldd "$bin/vt" | grep 'not found' | tr -s ' \t' ' ' || true)"
+source "$root/tools/gpu_bin_env.sh"
 export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m"
 export VT_SOURCE_DIR="$root"  # the test binaries were configured at another path
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -114,6 +114,8 @@ std::vector<std::string> ChildArguments(const DecodeBenchOptions& o, const Decod
           "--input-len", std::to_string(sweep.input_len),
           "--output-len", std::to_string(sweep.output_len),
           "--seed", std::to_string(sweep.seed),
+          "--max-num-batched-tokens", std::to_string(sweep.max_num_batched_tokens),
+          "--max-prefill-beside-decodes", std::to_string(sweep.max_prefill_tokens_beside_decodes),
           "--json"};
 }
 
@@ -152,7 +154,8 @@ Status RunAb(const DecodeBenchOptions& o, const DecodeSweepOptions& sweep) {
 
 Status RunDecodeBench(const DecodeBenchOptions& options) {
   Result<DecodeSweepOptions> sweep = NormalizeSweepOptions(
-      {options.concurrencies, options.input_len, options.output_len, options.seed});
+      {options.concurrencies, options.input_len, options.output_len, options.seed, options.max_num_batched_tokens,
+       options.max_prefill_tokens_beside_decodes});
   if (!sweep.ok()) return sweep.status();
   // Checked before a model is loaded or a child spawned: in an A/B a bad option is then one
   // message rather than one per child.

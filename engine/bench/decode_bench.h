@@ -20,6 +20,8 @@ struct DecodeBenchOptions {
   int32_t input_len = 32;
   int32_t output_len = 128;
   uint64_t seed = 0;
+  int64_t max_num_batched_tokens = 0;             // 0: every prompt of a level in one step (capped)
+  int64_t max_prefill_tokens_beside_decodes = 0;  // 0: the scheduler's default
   bool json = false;
   std::string plot_path;        // empty: no plot
   std::vector<std::string> ab;  // empty, or the A and B settings as NAME=VALUE

@@ -36,6 +36,9 @@ std::string SweepJson(const SweepReport& report) {
                        {"output_tokens_per_s", level.output_tokens_per_s},
                        {"ttft_ms", LatencyJson(level.ttft_ms)},
                        {"tpot_ms", LatencyJson(level.tpot_ms)},
+                       {"decode_itl_ms", LatencyJson(level.decode_itl_ms)},
+                       {"prefill_itl_ms", LatencyJson(level.prefill_itl_ms)},
+                       {"kv_bytes_per_sequence", level.kv_bytes_per_sequence},
                        {"roofline_tokens_per_s", level.roofline_tokens_per_s},
                        {"roofline_fraction", level.roofline_fraction}});
   }
@@ -54,12 +57,12 @@ std::string SweepTable(const SweepReport& report) {
   std::string out = Format("%s on %s: weights %.1f MiB, copy bandwidth %.1f GB/s, %d prompt + %d output tokens\n",
                            report.model.c_str(), r.backend.c_str(), static_cast<double>(r.weight_bytes) / (1 << 20),
                            r.copy_bandwidth_bytes_per_s / 1e9, report.options.input_len, report.options.output_len);
-  out += Format("%11s %10s %19s %19s %15s %12s\n", "concurrency", "tok/s", "TTFT ms (med/p99)", "TPOT ms (med/p99)",
-                "roofline tok/s", "of roofline");
+  out += Format("%11s %10s %19s %19s %19s %19s %15s %12s\n", "concurrency", "tok/s", "TTFT ms (med/p99)",
+                "TPOT ms (med/p99)", "ITL decode-only", "ITL with prefill", "roofline tok/s", "of roofline");
   for (const DecodeLevelResult& l : r.levels) {
-    out += Format("%11d %10.1f %s %s %15.1f %11.1f%%\n", l.concurrency, l.output_tokens_per_s,
-                  LatencyCell(l.ttft_ms).c_str(), LatencyCell(l.tpot_ms).c_str(), l.roofline_tokens_per_s,
-                  100.0 * l.roofline_fraction);
+    out += Format("%11d %10.1f %s %s %s %s %15.1f %11.1f%%\n", l.concurrency, l.output_tokens_per_s,
+                  LatencyCell(l.ttft_ms).c_str(), LatencyCell(l.tpot_ms).c_str(), LatencyCell(l.decode_itl_ms).c_str(),
+                  LatencyCell(l.prefill_itl_ms).c_str(), l.roofline_tokens_per_s, 100.0 * l.roofline_fraction);
   }
   return out;
 }

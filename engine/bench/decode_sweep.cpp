@@ -86,10 +86,17 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
     times.emplace(*id, TokenTimes{});
   }
   int64_t done = 0;
+  std::vector<double> decode_itl, prefill_itl;
   VT_RETURN_IF_ERROR(Drain(engine, [&](const StepResult& step) {
     const Clock::time_point now = Clock::now();
+    // Requests that had sampled before are this step's decodes, one token each; any other token
+    // the step computed was a prompt token.
+    int64_t decodes = 0;
+    for (const SampledResult& sampled : step.tokens) decodes += times[sampled.id].count > 0 ? 1 : 0;
+    std::vector<double>& itl = step.num_tokens > decodes ? prefill_itl : decode_itl;
     for (const SampledResult& sampled : step.tokens) {
       TokenTimes& t = times[sampled.id];
+      if (t.count > 0) itl.push_back(Ms(now - t.last));
       if (t.count++ == 0) t.first = now;
       t.last = now;
     }
@@ -112,6 +119,8 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   level.output_tokens_per_s = level.seconds > 0 ? static_cast<double>(level.output_tokens) / level.seconds : 0.0;
   level.ttft_ms = Summarize(ttft);
   level.tpot_ms = Summarize(tpot);
+  level.decode_itl_ms = Summarize(decode_itl);
+  level.prefill_itl_ms = Summarize(prefill_itl);
   return level;
 }
 
@@ -146,7 +155,11 @@ EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& m
   config.scheduler.max_num_seqs = static_cast<int32_t>(max_concurrency);
   config.scheduler.max_model_len = length;
   config.scheduler.max_num_batched_tokens =
-      std::clamp<int64_t>(max_concurrency * o.input_len, 512, kMaxPrefillTokensPerStep);
+      o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens
+                                   : std::clamp<int64_t>(max_concurrency * o.input_len, 512, kMaxPrefillTokensPerStep);
+  if (o.max_prefill_tokens_beside_decodes > 0) {
+    config.scheduler.max_prefill_tokens_beside_decodes = o.max_prefill_tokens_beside_decodes;
+  }
   config.scheduler.eos_token_ids = model.eos_token_ids;
   const int64_t blocks_per_sequence = (length + config.block_size - 1) / config.block_size;
   // The largest level at full length plus one sequence: nothing is preempted in a measured run, and
@@ -156,9 +169,15 @@ EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& m
   return config;
 }
 
-double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes) {
+double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes,
+                               double kv_bytes_per_sequence) {
   if (weight_bytes == 0) return 0.0;
-  return static_cast<double>(concurrency) * copy_bandwidth_bytes_per_s / static_cast<double>(weight_bytes);
+  const double step_bytes = static_cast<double>(weight_bytes) + concurrency * kv_bytes_per_sequence;
+  return static_cast<double>(concurrency) * copy_bandwidth_bytes_per_s / step_bytes;
+}
+
+double KvBytesPerSequence(const ModelConfig& model, int32_t kv_element_bytes, double context) {
+  return 2.0 * static_cast<double>(model.num_layers) * static_cast<double>(model.kv_size()) * kv_element_bytes * context;
 }
 
 Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOptions& options,
@@ -174,8 +193,11 @@ Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOpt
   for (int32_t concurrency : options.concurrencies) {
     Result<DecodeLevelResult> level = RunLevel(engine, rng, options, concurrency, progress);
     if (!level.ok()) return level.status();
-    level->roofline_tokens_per_s =
-        RooflineTokensPerSecond(concurrency, result.copy_bandwidth_bytes_per_s, result.weight_bytes);
+    // Decode steps run at contexts from input_len to input_len + output_len: the mean is the middle.
+    level->kv_bytes_per_sequence = KvBytesPerSequence(engine.model_config(), engine.runner().kv_element_bytes(),
+                                                      options.input_len + options.output_len / 2.0);
+    level->roofline_tokens_per_s = RooflineTokensPerSecond(concurrency, result.copy_bandwidth_bytes_per_s,
+                                                           result.weight_bytes, level->kv_bytes_per_sequence);
     level->roofline_fraction =
         level->roofline_tokens_per_s > 0 ? level->output_tokens_per_s / level->roofline_tokens_per_s : 0.0;
     result.levels.push_back(std::move(*level));

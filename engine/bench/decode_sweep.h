@@ -1,7 +1,8 @@
 // The decode sweep behind `vt bench decode`: for each concurrency c, c requests of random prompt
 // ids arrive at once and decode greedily to a fixed length on one LlmEngine; per level it
-// reports output throughput, TTFT and TPOT, and the weights-only roofline (every decode step
-// reads every weight once, so c sequences cannot outrun c × copy bandwidth / weight bytes).
+// reports output throughput, TTFT, TPOT and inter-token latencies, and the weights + KV roofline
+// (every decode step reads every weight once and each sequence's K/V once, so c sequences cannot
+// outrun c × copy bandwidth / (weight bytes + c × KV bytes of a sequence at its mean context)).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,8 @@ struct DecodeSweepOptions {
   int32_t input_len = 32;
   int32_t output_len = 128;
   uint64_t seed = 0;  // prompts are a pure function of the seed and the concurrency list
+  int64_t max_num_batched_tokens = 0;             // a step's token budget; 0: every prompt of a level at once
+  int64_t max_prefill_tokens_beside_decodes = 0;  // 0: the scheduler's default
 };
 
 struct DecodeLevelResult {
@@ -30,6 +33,11 @@ struct DecodeLevelResult {
   double output_tokens_per_s = 0.0;
   LatencySummary ttft_ms;
   LatencySummary tpot_ms;
+  // Inter-token latencies of the running decodes, split by whether the step that produced the token
+  // also computed prompt tokens: what a long prompt arriving costs the requests already decoding.
+  LatencySummary decode_itl_ms;   // steps of decodes alone
+  LatencySummary prefill_itl_ms;  // steps that also prefilled
+  double kv_bytes_per_sequence = 0.0;  // K/V one decode step reads per sequence, at the mean context
   double roofline_tokens_per_s = 0.0;
   double roofline_fraction = 0.0;
 };
@@ -55,7 +63,12 @@ Status CheckSweepFitsModel(const DecodeSweepOptions& options, const ModelConfig&
 // prefilled in one step.
 EngineConfig SweepEngineConfig(const DecodeSweepOptions& options, const ModelConfig& model);
 
-double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes);
+// kv_bytes_per_sequence: the K/V one decode step reads for one sequence (0: weights only).
+double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes,
+                               double kv_bytes_per_sequence = 0.0);
+
+// The K/V bytes a decode step reads for one sequence at `context` tokens.
+double KvBytesPerSequence(const ModelConfig& model, int32_t kv_element_bytes, double context);
 
 // Measures the runner's copy bandwidth once, then runs every level (each after a short warm-up
 // request) to completion.

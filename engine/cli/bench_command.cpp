@@ -51,6 +51,14 @@ std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
   decode->add_option("--output-len", o->output_len, "Output tokens per request (greedy, EOS ignored)")
       ->capture_default_str();
   decode->add_option("--seed", o->seed, "Seed of the random prompts")->capture_default_str();
+  decode->add_option("--max-num-batched-tokens", o->max_num_batched_tokens,
+                     "Token budget of one step (0: every prompt of a level at once, up to 16384)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  decode->add_option("--max-prefill-beside-decodes", o->max_prefill_tokens_beside_decodes,
+                     "Prompt tokens a step may carry beside running decodes (0: the scheduler's default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   decode->add_flag("--json", o->json, "Print JSON instead of a table");
   decode->add_option("--plot", o->plot_path, "Write an SVG of tok/s and the roofline against concurrency");
   decode->add_option("--ab", o->ab,
@@ -67,7 +75,7 @@ Command AddBenchCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("bench", "Benchmark decode, attention kernels and GEMMs");
   app->require_subcommand(1);
   CLI::App* decode =
-      app->add_subcommand("decode", "Decode throughput, TTFT and TPOT over concurrency, beside the weights roofline");
+      app->add_subcommand("decode", "Decode throughput, TTFT, TPOT and inter-token latency over concurrency, beside the weights + KV roofline");
   CLI::App* attention = app->add_subcommand("attention", "Time the paged decode-attention arms (CUDA graphs)");
   CLI::App* w4a16 = app->add_subcommand("w4a16", "Time the W4A16 GEMM against cuBLAS bf16 (CUDA graphs)");
   std::shared_ptr<bench::DecodeBenchOptions> decode_options = AddDecodeOptions(decode);

@@ -15,6 +15,7 @@ class CpuModelRunner final : public ModelRunner {
   const ModelConfig& config() const override { return model_->config(); }
   std::string backend() const override { return "cpu"; }
   uint64_t weight_bytes() const override { return model_->weights().weight_bytes; }
+  int32_t kv_element_bytes() const override { return sizeof(float); }
   int32_t num_kv_blocks() const override { return num_kv_blocks_; }
   int32_t kv_block_size() const override { return block_size_; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;

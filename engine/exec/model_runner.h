@@ -29,6 +29,9 @@ class ModelRunner {
   virtual const ModelConfig& config() const = 0;
   virtual std::string backend() const = 0;  // "cpu" or "cuda"
   virtual uint64_t weight_bytes() const = 0;
+  // Bytes of one K or V element in the pool (a decode step reads 2 x layers x kv_size of them
+  // per context token).
+  virtual int32_t kv_element_bytes() const = 0;
 
   // The KV pool the runner holds: block ids the engine hands out index into it.
   virtual int32_t num_kv_blocks() const = 0;

@@ -51,24 +51,44 @@ SchedulerStep Scheduler::Schedule() {
   int64_t budget = config_.max_num_batched_tokens;
   std::vector<std::pair<Request*, int64_t>> planned;
 
-  for (size_t i = 0; i < running_.size() && budget > 0;) {
-    Request* r = running_[i];
-    const int64_t n = std::min(r->num_tokens() - r->num_computed, budget);
-    bool self_preempted = false;
+  // Gives running request r n more tokens, preempting the newest running requests while blocks run
+  // out; false when r preempted itself. A victim planned earlier in this step loses its place.
+  auto plan_running = [&](Request* r, int64_t n) {
     while (!kv_->Allocate(r->id, r->num_computed + n)) {
       Request* victim = running_.back();
       running_.pop_back();
       Preempt(victim);
       step.preempted.push_back(victim->id);
-      if (victim == r) {
-        self_preempted = true;
-        break;
+      auto it = std::find_if(planned.begin(), planned.end(), [&](const auto& p) { return p.first == victim; });
+      if (it != planned.end()) {
+        budget += it->second;
+        planned.erase(it);
       }
+      if (victim == r) return false;
     }
-    if (self_preempted) break;
     planned.emplace_back(r, n);
     budget -= n;
-    ++i;
+    return true;
+  };
+
+  // Decodes first (running requests with one token to compute): a long prompt's chunks can then
+  // delay them by at most one step's prefill share, never skip them. Iterating a copy, since a
+  // preemption removes requests from running_.
+  const std::vector<Request*> running = running_;
+  auto still_running = [&](Request* r) { return r->state == RequestState::kRunning; };
+  for (Request* r : running) {
+    if (budget <= 0) break;
+    if (!still_running(r) || r->num_tokens() - r->num_computed != 1) continue;
+    if (!plan_running(r, 1)) break;
+  }
+  // Prefill chunks share a step with decodes up to their own budget, so the decodes' inter-token
+  // latency stays bounded while long prompts prefill; a step without decodes takes the whole budget.
+  if (!planned.empty()) budget = std::min(budget, config_.max_prefill_tokens_beside_decodes);
+  for (Request* r : running) {
+    if (budget <= 0) break;
+    const int64_t remaining = r->num_tokens() - r->num_computed;
+    if (!still_running(r) || remaining <= 1) continue;
+    if (!plan_running(r, std::min(remaining, budget))) break;
   }
 
   // Admitting while preempting would only thrash: wait for blocks to free up.

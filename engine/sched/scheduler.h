@@ -1,8 +1,9 @@
-// Continuous batching: every step takes the running requests first (one
-// decode token each, or the next chunk of a long prompt), then admits waiting
-// requests in arrival order while the token budget and KV blocks last. When
-// blocks run out the newest running request is preempted (its blocks freed,
-// to be recomputed later) instead of anything failing.
+// Continuous batching: every step takes the running decodes first (one token
+// each), then the next chunks of running prompts, then admits waiting requests
+// in arrival order while the token budget and KV blocks last; prompt chunks
+// beside decodes keep to a smaller budget of their own, so long prompts cannot
+// stall the decodes. When blocks run out the newest running request is
+// preempted (its blocks freed, to be recomputed later) instead of anything failing.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,9 @@ namespace vt {
 
 struct SchedulerConfig {
   int64_t max_num_batched_tokens = 512;  // token budget of one step
+  // Prompt tokens a step may carry beside running decodes (their inter-token latency grows with
+  // it); a step without decodes uses the whole budget above.
+  int64_t max_prefill_tokens_beside_decodes = 256;
   int32_t max_num_seqs = 64;
   bool chunked_prefill = true;
   int64_t max_model_len = 4096;

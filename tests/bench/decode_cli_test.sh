@@ -34,9 +34,10 @@ check "TTFT and TPOT are present and ordered" py "$work/sweep.json" "
 for r in d['results']:
     for k in ('ttft_ms', 'tpot_ms'):
         assert 0 < r[k]['median'] <= r[k]['p99'], (k, r)"
-check "roofline is c x bandwidth / weights, and the fraction is measured / roofline" py "$work/sweep.json" "
+check "roofline is c x bandwidth / (weights + c x KV), and the fraction is measured / roofline" py "$work/sweep.json" "
 for r in d['results']:
-    roof = r['concurrency'] * d['copy_bandwidth_gb_s'] * 1e9 / d['weight_bytes']
+    assert r['kv_bytes_per_sequence'] > 0, r
+    roof = r['concurrency'] * d['copy_bandwidth_gb_s'] * 1e9 / (d['weight_bytes'] + r['concurrency'] * r['kv_bytes_per_sequence'])
     assert abs(r['roofline_tokens_per_s'] - roof) < 1e-6 * roof, r
     assert 0 < r['roofline_fraction'], r
     assert abs(r['roofline_fraction'] - r['output_tokens_per_s'] / roof) < 1e-6, r"

@@ -10,12 +10,12 @@ namespace {
 SweepReport TwoLevels() {
   SweepReport r;
   r.model = "preset:tiny";
-  r.options = {{1, 2}, 8, 4, 0};
+  r.options = {{1, 2}, 8, 4, 0, 0, 0};
   r.result.backend = "cpu";
   r.result.weight_bytes = 1000;
   r.result.copy_bandwidth_bytes_per_s = 2e9;
-  DecodeLevelResult one{1, 4, 0.5, 8.0, {1, 10.0, 10.0}, {1, 2.0, 2.0}, 2e6, 4e-6};
-  DecodeLevelResult two{2, 8, 0.5, 16.0, {2, 10.0, 11.0}, {0, 0.0, 0.0}, 4e6, 4e-6};
+  DecodeLevelResult one{1, 4, 0.5, 8.0, {1, 10.0, 10.0}, {1, 2.0, 2.0}, {3, 2.0, 2.5}, {0, 0.0, 0.0}, 1e3, 2e6, 4e-6};
+  DecodeLevelResult two{2, 8, 0.5, 16.0, {2, 10.0, 11.0}, {0, 0.0, 0.0}, {4, 1.0, 1.5}, {2, 3.0, 3.5}, 1e3, 4e6, 4e-6};
   r.result.levels = {one, two};
   return r;
 }
@@ -36,6 +36,9 @@ TEST(DecodeReport, JsonHasThePinnedShape) {
   EXPECT_DOUBLE_EQ(first["output_tokens_per_s"].get<double>(), 8.0);
   EXPECT_DOUBLE_EQ(first["ttft_ms"]["median"].get<double>(), 10.0);
   EXPECT_DOUBLE_EQ(first["tpot_ms"]["p99"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(first["decode_itl_ms"]["p99"].get<double>(), 2.5);
+  EXPECT_TRUE(first["prefill_itl_ms"]["median"].is_null());
+  EXPECT_DOUBLE_EQ(j["results"][1]["prefill_itl_ms"]["median"].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(first["roofline_tokens_per_s"].get<double>(), 2e6);
   EXPECT_DOUBLE_EQ(first["roofline_fraction"].get<double>(), 4e-6);
   // A level without TPOT samples says so instead of claiming 0 ms.

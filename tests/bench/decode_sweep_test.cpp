@@ -12,16 +12,16 @@ namespace {
 constexpr const char* kModel = VT_SOURCE_DIR "/assets/models/fortune-qwen3-7m";
 
 TEST(DecodeSweep, NormalizingSortsAndDeduplicatesLevels) {
-  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{4, 1, 4, 2}, 8, 8, 0});
+  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{4, 1, 4, 2}, 8, 8, 0, 0, 0});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->concurrencies, (std::vector<int32_t>{1, 2, 4}));
 }
 
 TEST(DecodeSweep, RejectsEmptyOrNonPositiveSizes) {
-  EXPECT_FALSE(NormalizeSweepOptions({{}, 8, 8, 0}).ok());
-  EXPECT_FALSE(NormalizeSweepOptions({{1, 0}, 8, 8, 0}).ok());
-  EXPECT_FALSE(NormalizeSweepOptions({{1}, 0, 8, 0}).ok());
-  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{1}, 8, 0, 0});
+  EXPECT_FALSE(NormalizeSweepOptions({{}, 8, 8, 0, 0, 0}).ok());
+  EXPECT_FALSE(NormalizeSweepOptions({{1, 0}, 8, 8, 0, 0, 0}).ok());
+  EXPECT_FALSE(NormalizeSweepOptions({{1}, 0, 8, 0, 0, 0}).ok());
+  Result<DecodeSweepOptions> o = NormalizeSweepOptions({{1}, 8, 0, 0, 0, 0});
   ASSERT_FALSE(o.ok());
   EXPECT_NE(o.status().message().find("--output-len"), std::string::npos);
 }
@@ -37,11 +37,19 @@ TEST(DecodeSweep, RejectsRequestsLongerThanTheContext) {
 
 TEST(DecodeSweep, EngineConfigHoldsTheLargestLevelWithoutPreemption) {
   ModelConfig model;
-  const EngineConfig c = SweepEngineConfig({{1, 8}, 100, 28, 0}, model);
+  const EngineConfig c = SweepEngineConfig({{1, 8}, 100, 28, 0, 0, 0}, model);
   EXPECT_EQ(c.scheduler.max_num_seqs, 8);
   EXPECT_EQ(c.scheduler.max_model_len, 128);
   EXPECT_EQ(c.scheduler.max_num_batched_tokens, 800);  // all eight prompts in one step
   EXPECT_GE(static_cast<int64_t>(c.num_kv_blocks) * c.block_size, 8 * 128);
+}
+
+TEST(DecodeSweep, StepBudgetsCanBeSetForLongPromptRuns) {
+  ModelConfig model;
+  const EngineConfig c = SweepEngineConfig({{8}, 8192, 64, 0, 2048, 128}, model);
+  EXPECT_EQ(c.scheduler.max_num_batched_tokens, 2048);
+  EXPECT_EQ(c.scheduler.max_prefill_tokens_beside_decodes, 128);
+  EXPECT_EQ(c.scheduler.max_model_len, 8192 + 64);
 }
 
 TEST(DecodeSweep, RooflineIsConcurrencyTimesBandwidthOverWeights) {
@@ -49,11 +57,22 @@ TEST(DecodeSweep, RooflineIsConcurrencyTimesBandwidthOverWeights) {
   EXPECT_DOUBLE_EQ(RooflineTokensPerSecond(1, 10e9, 0), 0.0);
 }
 
+TEST(DecodeSweep, RooflineCountsEachSequencesKvReads) {
+  // 4 sequences each reading 0.25 GB of K/V beside 1 GB of weights: 2 GB a step at 10 GB/s.
+  EXPECT_DOUBLE_EQ(RooflineTokensPerSecond(4, 10e9, 1'000'000'000, 0.25e9), 20.0);
+  ModelConfig model;
+  model.num_layers = 28;
+  model.num_kv_heads = 8;
+  model.head_dim = 128;
+  // qwen3-1.7b in bf16 at 8192 tokens: 28 layers x (K + V) x 1024 values x 2 bytes x 8192.
+  EXPECT_DOUBLE_EQ(KvBytesPerSequence(model, 2, 8192), 28.0 * 2 * 1024 * 2 * 8192);
+}
+
 TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   Result<LoadedModel> loaded = LoadModel(kModel, LoadFormat::kAuto, pool);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  Result<DecodeSweepOptions> options = NormalizeSweepOptions({{3, 1}, 6, 5, 7});
+  Result<DecodeSweepOptions> options = NormalizeSweepOptions({{3, 1}, 6, 5, 7, 0, 0});
   ASSERT_TRUE(options.ok());
   const EngineConfig config = SweepEngineConfig(*options, loaded->config);
   Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), BackendOptions{}, config, pool);
@@ -78,11 +97,18 @@ TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
     EXPECT_GT(level.output_tokens_per_s, 0.0);
     EXPECT_EQ(level.ttft_ms.count, level.concurrency);
     EXPECT_EQ(level.tpot_ms.count, level.concurrency);
+    // Every token after a request's first has an inter-token latency, from one kind of step or the other.
+    EXPECT_EQ(level.decode_itl_ms.count + level.prefill_itl_ms.count, level.concurrency * (5 - 1));
+    EXPECT_GT(level.decode_itl_ms.count, 0);
     EXPECT_LE(level.ttft_ms.median, level.ttft_ms.p99);
     EXPECT_LE(level.tpot_ms.median, level.tpot_ms.p99);
     EXPECT_LE(level.ttft_ms.p99, level.seconds * 1000.0);
+    // The embedded model's float32 K/V at the mean decode context, 6 + 5 / 2 tokens.
+    const ModelConfig& m = (*engine)->model_config();
+    EXPECT_DOUBLE_EQ(level.kv_bytes_per_sequence, 2.0 * m.num_layers * m.kv_size() * 4 * 8.5);
     EXPECT_DOUBLE_EQ(level.roofline_tokens_per_s,
-                     RooflineTokensPerSecond(level.concurrency, r->copy_bandwidth_bytes_per_s, r->weight_bytes));
+                     RooflineTokensPerSecond(level.concurrency, r->copy_bandwidth_bytes_per_s, r->weight_bytes,
+                                             level.kv_bytes_per_sequence));
     EXPECT_GT(level.roofline_fraction, 0.0);
   }
   // Every request was taken back: the engine is idle and its pool free for the next run.

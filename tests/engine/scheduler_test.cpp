@@ -55,6 +55,55 @@ TEST(Scheduler, TokenBudgetChunksLongPrompts) {
   EXPECT_EQ(step.chunks[0].start_pos, 50);
 }
 
+// A long prompt admitted before others must not hold their decodes back: decodes are scheduled
+// first, and the prompt's chunk beside them keeps to its own smaller budget.
+TEST(Scheduler, DecodesGoFirstAndLongPromptsChunkBesideThem) {
+  KvCacheManager kv(64, 16, false);
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = 64;
+  cfg.max_prefill_tokens_beside_decodes = 8;
+  Scheduler s(cfg, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 4, 20)).ok());
+  SchedulerStep step = s.Schedule();
+  Advance(s, step);  // request 1 decodes from now on
+  ASSERT_TRUE(s.Add(MakeRequest(2, 200, 4)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(3, 3, 4)).ok());
+
+  step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 2u);  // request 1's decode, then 8 tokens of request 2
+  EXPECT_EQ(step.chunks[0].id, 1);
+  EXPECT_EQ(step.chunks[0].tokens.size(), 1u);
+  EXPECT_EQ(step.chunks[1].id, 2);
+  EXPECT_EQ(step.chunks[1].tokens.size(), 8u);
+  Advance(s, step);
+
+  // Request 2 was admitted before request 1 decoded again: still, the decode leads the step.
+  step = s.Schedule();
+  ASSERT_GE(step.chunks.size(), 2u);
+  EXPECT_EQ(step.chunks[0].id, 1);
+  EXPECT_EQ(step.chunks[0].tokens.size(), 1u);
+  EXPECT_EQ(step.chunks[1].id, 2);
+  EXPECT_EQ(step.chunks[1].start_pos, 8);
+  EXPECT_EQ(step.num_tokens, 1 + 8);
+  Advance(s, step);
+
+  int steps = 0;
+  while (s.num_running() + s.num_waiting() > 0 && s.Find(1)->state != RequestState::kFinished && steps++ < 100) {
+    Advance(s, s.Schedule());
+  }
+  // Once request 1 is done, nothing decodes beside request 2's prompt: it takes the whole budget.
+  while (s.Find(2)->num_computed < 200 && s.Find(3)->output.empty() && steps++ < 200) {
+    step = s.Schedule();
+    bool decoding = false;
+    for (const ScheduledChunk& c : step.chunks) decoding |= c.tokens.size() == 1;
+    if (!decoding) EXPECT_GT(step.num_tokens, 8);
+    Advance(s, step);
+  }
+  while (s.HasUnfinished() && steps++ < 300) Advance(s, s.Schedule());
+  EXPECT_FALSE(s.HasUnfinished());
+  EXPECT_EQ(s.TakeFinished(2)->output.size(), 4u);
+}
+
 TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {
   KvCacheManager kv(64, 16, false);
   SchedulerConfig cfg;

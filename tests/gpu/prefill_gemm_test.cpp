@@ -125,14 +125,10 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   cudaFree(d);
 }
 
-// Chunks of 37 tokens end at contexts 300, 45, 1 and 70, so 16-token tiles of the tensor-core
-// kernel straddle sequences inside both row halves of a tile, and one tile holds three sequences
-// (the end of one, a one-token sequence, the start of another).
-TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  const PagedKvShape shape{8, 2, 128, 16};
-  const std::vector<int> contexts = {300, 45, 1, 70};  // each sequence's chunk ends at its context
+// Every prefill path on chunks of 37 tokens that end at `contexts` (each sequence's chunk ends at
+// its context), against the float32 reference: the decode-query path on two arms, and the
+// tensor-core kernel unsplit (no workspace) and, where a context passes kPrefillSplitKeys, split.
+void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int>& contexts) {
   const PagedKvFixture f(shape, contexts, 3u);
   const int chunk = 37;
   std::vector<int32_t> seq_of_token, positions;
@@ -146,7 +142,7 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   const int row = shape.num_q_heads * shape.head_dim;
   const Bf16Data qd = RandomBf16(size_t(tokens) * row, 1.f, 4);
   const std::vector<float>& q = qd.values;
-  const float scale = 1.f / std::sqrt(128.f);
+  const float scale = 1.f / std::sqrt(float(shape.head_dim));
   std::vector<float> ref(size_t(tokens) * row);
   for (int t = 0; t < tokens; ++t) {
     const int s = seq_of_token[t];
@@ -160,8 +156,10 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   struct Path {
     DecodeArm arm;
     bool tensor_core;
+    bool workspace;  // the tensor-core kernel splits only with one
   };
-  for (const Path path : {Path{DecodeArm::kBlock, false}, Path{DecodeArm::kGqa, false}, Path{DecodeArm::kBlock, true}}) {
+  for (const Path path : {Path{DecodeArm::kBlock, false, true}, Path{DecodeArm::kGqa, false, true},
+                          Path{DecodeArm::kBlock, true, false}, Path{DecodeArm::kBlock, true, true}}) {
     const DecodeArm arm = path.arm;
     const bool tensor_core = path.tensor_core;
     PrefillAttentionParams p;
@@ -184,10 +182,13 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
                                          DecodeOverrides{arm, kSplitAuto});
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     void* ws = nullptr;
-    CheckCuda(cudaMalloc(&ws, PrefillWorkspaceBytes(p, *plan)), "alloc workspace");
+    const size_t ws_bytes = tensor_core ? PrefillTcWorkspaceBytes(p) : PrefillWorkspaceBytes(p, *plan);
+    CheckCuda(cudaMalloc(&ws, std::max<size_t>(ws_bytes, 1)), "alloc workspace");
     CheckCuda(cudaMalloc(&p.out, size_t(tokens) * row * 2), "alloc out");
     CheckCuda(cudaMemset(p.out, 0xff, size_t(tokens) * row * 2), "poison");
-    ASSERT_TRUE((tensor_core ? RunPrefillAttentionTensorCore(p, nullptr) : RunPrefillAttention(p, *plan, ws, nullptr)).ok());
+    ASSERT_TRUE((tensor_core ? RunPrefillAttentionTensorCore(p, path.workspace ? ws : nullptr, ws_bytes, nullptr)
+                             : RunPrefillAttention(p, *plan, ws, nullptr))
+                    .ok());
     std::vector<uint16_t> out(size_t(tokens) * row);
     CheckCuda(cudaDeviceSynchronize(), "prefill");
     CheckCuda(cudaMemcpy(out.data(), p.out, out.size() * 2, cudaMemcpyDeviceToHost), "download");
@@ -203,13 +204,33 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
         }
       }
     }
-    EXPECT_EQ(bad, 0) << (tensor_core ? "tensor-core prefill" : DecodeArmName(arm));
+    EXPECT_EQ(bad, 0) << (tensor_core ? (path.workspace ? "tensor-core prefill, split where it may"
+                                                        : "tensor-core prefill, unsplit")
+                                      : DecodeArmName(arm));
     cudaFree(ws);
     cudaFree(p.out);
   }
   cudaFree(dq);
   cudaFree(dseq);
   cudaFree(dpos);
+}
+
+// 16-token tiles of the tensor-core kernel straddle sequences inside both row halves of a tile,
+// and one tile holds three sequences (the end of one, a one-token sequence, the start of another).
+TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  ExpectChunksAttendCausally({8, 2, 128, 16}, {300, 45, 1, 70});
+}
+
+// Chunks at long contexts, where a call this small splits its keys in 1,024-key ranges (three
+// for the 3,000-token sequence, two past a range boundary for the 2,100-token one); GQA groups of
+// four at head_dim 256 put four warps in a CTA.
+TEST(PrefillAttention, LongContextChunksSplitTheirKeys) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  ExpectChunksAttendCausally({8, 2, 128, 16}, {3000, 45, 1, 2100});
+  ExpectChunksAttendCausally({16, 4, 256, 16}, {1030, 2048, 20});
 }
 
 }  // namespace

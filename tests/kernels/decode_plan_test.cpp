@@ -36,6 +36,21 @@ TEST(DecodePlan, OverridesSelectEachArm) {
   }
 }
 
+TEST(DecodePlan, SplitIsAutoUnlessTurnedOff) {
+  Result<DecodeOverrides> unset = ParseDecodeOverrides(nullptr, nullptr);
+  ASSERT_TRUE(unset.ok());
+  EXPECT_EQ(unset->split_tokens, kSplitAuto);
+  Result<DecodeOverrides> empty = ParseDecodeOverrides("", "");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->split_tokens, kSplitAuto);
+  Result<DecodeOverrides> off = ParseDecodeOverrides(nullptr, "off");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->split_tokens, 0);
+  Result<DecodePlan> plan = PlanDecode(Llama8B(1, 8192), *unset);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_GT(plan->num_chunks, 1);
+}
+
 TEST(DecodePlan, AutoSplitChunksFollowOnlyTheRequestsOwnContext) {
   Result<DecodeOverrides> o = ParseDecodeOverrides("gqa", "auto");
   ASSERT_TRUE(o.ok());

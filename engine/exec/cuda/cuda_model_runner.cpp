@@ -81,6 +81,7 @@ class CudaModelRunner final : public ModelRunner {
   const ModelConfig& config() const override { return config_; }
   std::string backend() const override { return "cuda"; }
   uint64_t weight_bytes() const override { return weights_.bytes; }
+  int32_t kv_element_bytes() const override { return 2; }  // bf16
   int32_t num_kv_blocks() const override { return num_blocks_; }
   int32_t kv_block_size() const override { return options_.block_size; }
   int32_t max_num_seqs() const override { return max_seqs_; }
@@ -116,7 +117,9 @@ class CudaModelRunner final : public ModelRunner {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<kc::DenseGemm> gemm_;
   kc::DecodeOverrides attention_overrides_;
-  bool tensor_core_prefill_ = false;  // VT_ATTN_PREFILL=tc: opt-in until its GPU gate passes
+  // Prefill attention on the tensor-core kernel (the default since it passed the model-level,
+  // batch-invariance and graph gates); VT_ATTN_PREFILL=decode sends prefill tokens the decode way.
+  bool tensor_core_prefill_ = true;
   DeviceWeights weights_;
 
   // Capacities the buffers are sized for.
@@ -180,7 +183,7 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   if (prefill_arm != "" && prefill_arm != "decode" && prefill_arm != "tc") {
     return InvalidArgument("VT_ATTN_PREFILL=" + prefill_arm + ": expected decode or tc");
   }
-  tensor_core_prefill_ = prefill_arm == "tc";
+  tensor_core_prefill_ = prefill_arm != "decode";
   VT_RETURN_IF_ERROR(CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create();
   if (!gemm.ok()) return gemm.status();
@@ -202,8 +205,11 @@ Status CudaModelRunner::AllocateWorkspaces() {
   const size_t t = size_t(max_tokens_), h = size_t(c.hidden_size), qkv = size_t(c.q_size() + 2 * c.kv_size());
   const size_t inter = size_t(c.intermediate_size), vocab = size_t(c.vocab_size);
 
+  // The decode arms see every token of a step when prefill goes the decode way, and only a mixed
+  // step's leading decodes (at most one per sequence) when prefill runs on the tensor-core kernel,
+  // whose workspace is none: a long-context split workspace sized for max_tokens_ could be GiBs.
   kc::PrefillAttentionParams worst;
-  worst.tokens = max_tokens_;
+  worst.tokens = tensor_core_prefill_ ? std::min(max_tokens_, max_seqs_) : max_tokens_;
   worst.num_q_heads = int(c.num_heads);
   worst.num_kv_heads = int(c.num_kv_heads);
   worst.head_dim = int(c.head_dim);
@@ -215,6 +221,13 @@ Status CudaModelRunner::AllocateWorkspaces() {
   Result<kc::DecodePlan> plan = kc::PlanDecode(worst_shape, attention_overrides_);
   if (!plan.ok()) return plan.status();
   attention_ws_bytes_ = kc::PrefillWorkspaceBytes(worst, *plan);
+  if (tensor_core_prefill_) {
+    // The decode rows' call has finished (stream order) before the tensor-core call of the same
+    // layer starts, so the two share one workspace.
+    kc::PrefillAttentionParams prefill = worst;
+    prefill.tokens = max_tokens_;
+    attention_ws_bytes_ = std::max(attention_ws_bytes_, kc::PrefillTcWorkspaceBytes(prefill));
+  }
 
   // The pool's block count is known only once the KV cache is allocated (AllocateKvPool sets it).
   inputs_.emplace(StepCapacity{max_tokens_, max_seqs_, max_blocks_per_seq_, options_.block_size, 0, c.vocab_size});
@@ -379,9 +392,9 @@ kc::PrefillAttentionParams CudaModelRunner::AttentionParams(int layer, const Sta
 
 // A decode batch (row i is sequence i's one new token) calls the decode arms on the block tables
 // as they are. Any other step treats every token as a query over its own sequence's pages up to
-// its position, which is the same decode call over the tokens with their tables gathered; with
-// VT_ATTN_PREFILL=tc the prefill tokens go to the tensor-core kernel instead, after the step's
-// leading one-token sequences (its decodes) have gone the decode way.
+// its position, which is the same decode call over the tokens with their tables gathered; by
+// default (VT_ATTN_PREFILL unset or tc) the prefill tokens go to the tensor-core kernel instead,
+// after the step's leading one-token sequences (its decodes) have gone the decode way.
 Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
   if (step.decode_only || !tensor_core_prefill_) return DecodeQueryAttention(layer, step);
   const int decodes = step.leading_single_tokens;
@@ -391,7 +404,8 @@ Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
     VT_RETURN_IF_ERROR(DecodeQueryAttention(layer, head));
   }
   if (decodes == step.tokens) return Status::Ok();
-  return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), stream_);
+  return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), attention_ws_, attention_ws_bytes_,
+                                           stream_);
 }
 
 // Tokens [0, step.tokens) as decode queries (see Attention).

@@ -35,10 +35,12 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
     return InvalidArgument("VT_ATTN_DECODE='" + arm + "': expected block, warp, warp2, gqa or auto");
   }
 
+  // Unset means auto: split-KV passed the model-level gates (tests/gpu/cuda_engine_test.cpp), and
+  // unsplit, batch 1 would run one CTA per KV head on a GPU of 132 SMs.
   const std::string split = split_env ? split_env : "";
-  if (split.empty() || split == "off") {
+  if (split == "off") {
     o.split_tokens = 0;
-  } else if (split == "auto") {
+  } else if (split.empty() || split == "auto") {
     o.split_tokens = kSplitAuto;
   } else {
     char* end = nullptr;

@@ -10,7 +10,8 @@
 // Default policy: an arm becomes the default for a shape only after the model-level
 // token-exact gate passes on it. All four passed on an H200 (docs/BENCHMARKS.md, issue #10);
 // `auto` resolves to the fastest measured there, `gqa`, for every shape it supports, else to
-// `block`; unsplit unless VT_ATTN_SPLIT asks. The others run when forced (VT_ATTN_DECODE).
+// `block`, split by context (auto) unless VT_ATTN_SPLIT says off or a fixed chunk. The others
+// run when forced (VT_ATTN_DECODE).
 #pragma once
 
 #include <string>
@@ -35,7 +36,8 @@ struct DecodeShape {
 
 // What VT_ATTN_DECODE / VT_ATTN_SPLIT ask for. split_tokens: 0 = off, kSplitAuto = auto (each
 // request's chunk length follows from its own context: ChunkTokensForContext), else a fixed
-// chunk length in tokens (a positive multiple of the block size).
+// chunk length in tokens (a positive multiple of the block size). The parsed default (split
+// unset) is auto; a default-constructed DecodeOverrides is unsplit.
 struct DecodeOverrides {
   DecodeArm arm = DecodeArm::kAuto;
   int split_tokens = 0;
@@ -43,7 +45,7 @@ struct DecodeOverrides {
 
 inline constexpr int kSplitAuto = -1;
 
-// Parses the two environment values (nullptr or "" means unset).
+// Parses the two environment values (nullptr or "" means unset: arm auto, split auto).
 Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* split_env);
 
 // Reads VT_ATTN_DECODE and VT_ATTN_SPLIT from the environment.

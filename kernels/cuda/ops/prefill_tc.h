@@ -1,25 +1,39 @@
 // Paged causal prefill attention on tensor cores: the queries of a step (each token of a prefill
 // chunk, at its position) against its sequence's cached keys, as FlashAttention-2 computes it.
-// One warp serves 16 consecutive tokens of one query head: Q.K^T and P.V run as bf16 m16n8k16
-// MMAs with fp32 accumulation and an online softmax per row, so each 16-key block of K and V is
-// read once per 16 queries instead of once per query as the decode-query path does. A tile that
-// spans several sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per
-// sequence with the other rows masked, so one-token sequences (decode tokens in a mixed step) are
-// better left to the decode arms: the CUDA runner sends a step's leading one-token sequences there.
-// Performance still to do: K/V tiles through shared memory shared by several warps (ldmatrix), Q
-// kept in registers, one page lookup per 16-key block.
+// A CTA serves 16 consecutive tokens and up to four query heads of one KV head (a warp each): the
+// 16-key K and V tiles of that KV head go through shared memory once for all its warps, double
+// buffered with cp.async, and each warp keeps its queries in registers. Q.K^T and P.V run as bf16
+// m16n8k16 MMAs with fp32 accumulation and an online softmax per row. A tile that spans several
+// sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per sequence with the
+// other rows masked, so one-token sequences (decode tokens in a mixed step) are better left to the
+// decode arms: the CUDA runner sends a step's leading one-token sequences there.
 //
-// The opt-in arm until its gate passes on a GPU: VT_ATTN_PREFILL=tc in the CUDA runner.
+// Split-KV: a call of at most kPrefillSplitMaxTokens tokens at contexts past kPrefillSplitKeys
+// (a prompt chunk beside running decodes) would put few CTAs on long serial key loops; it splits
+// every row's keys into fixed kPrefillSplitKeys ranges instead and merges them as the decode arms
+// do. The ranges depend on nothing but the key positions, and a row whose keys fit one range gets
+// bit for bit what the unsplit call gives, so short prompts stay batch invariant.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstddef>
 
 #include "engine/core/status.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 
 namespace vt::kernels::cuda {
 
-// head_dim 64, 128 or 256. Launch-only; needs no workspace.
-Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, cudaStream_t stream);
+inline constexpr int kPrefillSplitKeys = 1024;
+inline constexpr int kPrefillSplitMaxTokens = 512;
+
+// Workspace bytes for the split partials of any call of up to p.tokens tokens at contexts up to
+// p.max_context (0 when such calls never split).
+size_t PrefillTcWorkspaceBytes(const PrefillAttentionParams& p);
+
+// head_dim 64, 128 or 256. Splits only when the call qualifies and `workspace_bytes` holds its
+// partials; otherwise (a null workspace included) it runs unsplit.
+Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, void* workspace, size_t workspace_bytes,
+                                     cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

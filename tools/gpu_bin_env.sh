@@ -1,0 +1,13 @@
+# Sourced by the GPU evidence scripts with $bin set to the packed BIN_DIR (see gpu_e2e_evidence.sh):
+# makes vt and the GPU test binaries find their shared libraries on the GPU machine, whose own
+# libraries come first; BIN's fallback copies and a cuBLAS found elsewhere only for what is missing.
+# Python (torch) keeps the environment it came with: "${python_env[@]}" python3 ...
+chmod +x "$bin"/vt "$bin"/vt_gpu_*_tests 2>/dev/null
+python_env=(env "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}")
+export LD_LIBRARY_PATH="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}"
+if ldd "$bin/vt" | grep -q 'not found'; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$bin/fallback"; fi
+if ldd "$bin/vt" | grep -q 'libcublas.so.13 => not found'; then
+  cublas=$(find / -xdev -name libcublas.so.13 2>/dev/null | head -1)
+  [ -n "$cublas" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
+fi
+echo "missing libraries: $(ldd "$bin/vt" | grep 'not found' | tr -s ' \t' ' ' || true)"
