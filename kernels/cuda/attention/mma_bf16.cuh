@@ -35,6 +35,29 @@ __device__ __forceinline__ void SplitBf16x2(float x0, float x1, uint32_t& hi, ui
   lo = PackBf16x2(x0 - h0, x1 - h1);
 }
 
+// Loads four 8x8 bf16 matrices from shared memory; lanes 8i .. 8i + 7 give the (16-byte aligned)
+// row addresses of matrix i, and r<i> receives matrix i. Lane 4q + c gets row q, columns 2c and
+// 2c + 1 of each matrix: the B fragment of an MMA whose B is stored with n along the rows (K rows
+// for Q.K^T).
+__device__ __forceinline__ void LdMatrixX4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3, const void* row) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(a)
+               : "memory");
+}
+
+// The same, transposed: lane 4q + c gets rows 2c and 2c + 1 of column q, the B fragment of an MMA
+// whose B is stored with k along the rows (V rows for P.V).
+__device__ __forceinline__ void LdMatrixX4Trans(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
+                                                const void* row) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(a)
+               : "memory");
+}
+
 // Copies 16 bytes global -> shared, or writes 16 zero bytes when !valid (`src` must still be
 // a mapped address). Zero-fill keeps masked rows finite so 0 * row never becomes NaN.
 __device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {

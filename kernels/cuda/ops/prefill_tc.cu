@@ -17,6 +17,8 @@ using attention::CpAsync16;
 using attention::CpAsyncCommit;
 using attention::CpAsyncWait;
 using attention::kLog2e;
+using attention::LdMatrixX4;
+using attention::LdMatrixX4Trans;
 using attention::MmaBf16;
 using attention::PackBf16x2;
 using attention::SplitBf16x2;
@@ -42,7 +44,6 @@ struct SplitOutput {
 };
 
 __device__ __forceinline__ uint32_t Load2(const uint16_t* p) { return *reinterpret_cast<const uint32_t*>(p); }
-__device__ __forceinline__ uint32_t Pack2(uint16_t lo, uint16_t hi) { return uint32_t(lo) | (uint32_t(hi) << 16); }
 
 // Fragment roles (lane = 4 q + c): rows q and q + 8 of the tile; S columns (keys) 2c, 2c + 1 of
 // each 8-key n-tile; O columns 2c, 2c + 1 of each 8-wide n-tile of the head dimension.
@@ -135,16 +136,16 @@ __global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttenti
       const uint16_t* k_tile = smem + buffer * 2 * kTile;
       const uint16_t* v_tile = k_tile + kTile;
 
-      // S = Q . K^T for keys kb .. kb + 15.
+      // S = Q . K^T for keys kb .. kb + 15. One ldmatrix per k-step: matrix i = lane / 8 is keys
+      // 8 (i / 2) .. + 7 at dimensions 16 ks + 8 (i % 2) .. + 7, i.e. the b0, b1 of n-tiles 0 and 1.
       float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+      const uint16_t* k_lane = k_tile + ((lane >> 4) * 8 + (lane & 7)) * kStride + ((lane >> 3) & 1) * 8;
 #pragma unroll
       for (int ks = 0; ks < kKSteps; ++ks) {
-        const int d0 = ks * 16 + 2 * c;
-#pragma unroll
-        for (int nt = 0; nt < 2; ++nt) {
-          const uint16_t* k_row = k_tile + (nt * 8 + q) * kStride;
-          MmaBf16(s[nt], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], Load2(k_row + d0), Load2(k_row + d0 + 8));
-        }
+        uint32_t b[4];
+        LdMatrixX4(b[0], b[1], b[2], b[3], k_lane + ks * 16);
+        MmaBf16(s[0], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[0], b[1]);
+        MmaBf16(s[1], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[2], b[3]);
       }
       // Causal, range and run masks, then the online softmax of rows q (lo) and q + 8 (hi).
       float block_lo = -INFINITY, block_hi = -INFINITY;
@@ -197,18 +198,23 @@ __global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttenti
       SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);  // row q + 8, keys 2c, 2c+1
       SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);  // row q,     keys 8+2c, 8+2c+1
       SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);  // row q + 8, keys 8+2c, 8+2c+1
-      const uint16_t* v_rows[4] = {v_tile + (2 * c) * kStride, v_tile + (2 * c + 1) * kStride,
-                                   v_tile + (2 * c + 8) * kStride, v_tile + (2 * c + 9) * kStride};
+      // One transposed ldmatrix per two n-tiles of O: matrix i = lane / 8 is keys 8 (i % 2) .. + 7 at
+      // dimensions 8 (n + i / 2) .. + 7, i.e. the b0, b1 of n-tiles n and n + 1.
+      const uint16_t* v_lane = v_tile + ((lane & 7) + ((lane >> 3) & 1) * 8) * kStride + (lane >> 4) * 8;
 #pragma unroll
-      for (int n = 0; n < kDimTiles; ++n) {
-        o[n][0] *= corr_lo;
-        o[n][1] *= corr_lo;
-        o[n][2] *= corr_hi;
-        o[n][3] *= corr_hi;
-        const int d = n * 8 + q;  // B column n of the V tile is head dimension d
-        const uint32_t b0 = Pack2(v_rows[0][d], v_rows[1][d]), b1 = Pack2(v_rows[2][d], v_rows[3][d]);
-        MmaBf16(o[n], hi[0], hi[1], hi[2], hi[3], b0, b1);
-        MmaBf16(o[n], lo[0], lo[1], lo[2], lo[3], b0, b1);
+      for (int n = 0; n < kDimTiles; n += 2) {
+        uint32_t b[4];
+        LdMatrixX4Trans(b[0], b[1], b[2], b[3], v_lane + n * 8);
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+          float(&acc)[4] = o[n + t];
+          acc[0] *= corr_lo;
+          acc[1] *= corr_lo;
+          acc[2] *= corr_hi;
+          acc[3] *= corr_hi;
+          MmaBf16(acc, hi[0], hi[1], hi[2], hi[3], b[2 * t], b[2 * t + 1]);
+          MmaBf16(acc, lo[0], lo[1], lo[2], lo[3], b[2 * t], b[2 * t + 1]);
+        }
       }
       __syncthreads();  // the next iteration refills the other buffer, and the one after this one
     }
