@@ -94,6 +94,7 @@ int Run(ServeOptions o) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  o.http.version = VT_VERSION;
   server::OpenAiServer http(o.http);
   if (Status s = http.Bind(); !s.ok()) return Fail(s.message());
   std::atomic<bool> listener_done{false};
@@ -158,6 +159,7 @@ int Run(ServeOptions o) {
   const int64_t max_model_len = engine->config().scheduler.max_model_len;
   Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
   if (!context.ok()) return abandon(context.status());
+  context->vocab_size = engine->model_config().vocab_size;
   http.SetModel(std::make_unique<server::EngineService>(std::move(engine), 4 * o.max_num_seqs), std::move(*context));
   std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
                static_cast<long long>(max_model_len));

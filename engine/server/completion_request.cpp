@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
+#include "engine/server/bounded_json.h"
+#include "engine/server/chat_prompt.h"
+#include "engine/server/prompt_encoding.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace vt::server {
@@ -46,36 +50,23 @@ bool IsTokenId(const json& j) {
 
 bool AllTokenIds(const json& a) { return std::all_of(a.begin(), a.end(), IsTokenId); }
 
-std::variant<std::string, ApiError> MessageText(const json& content, size_t index) {
-  const std::string param = "messages[" + std::to_string(index) + "].content";
-  if (content.is_string()) return content.get<std::string>();
-  if (content.is_null()) return std::string();
-  if (!content.is_array()) return BadRequest("'" + param + "' must be a string or a list of parts", param);
-  std::string text;
-  for (const json& part : content) {
-    if (!part.is_object() || !part.contains("type") || part["type"] != "text" || !part.contains("text") ||
-        !part["text"].is_string()) {
-      return BadRequest("'" + param + "' parts must be {\"type\": \"text\", \"text\": ...}", param);
-    }
-    text += part["text"].get<std::string>();
-  }
-  return text;
-}
-
 }  // namespace
+
+std::optional<ApiError> CheckRequestedModel(const json& body, const ModelContext& model) {
+  if (!body.contains("model") || body["model"].is_null()) return std::nullopt;
+  if (!body["model"].is_string()) return BadRequest("'model' must be a string", "model");
+  if (body["model"].get<std::string>() == model.served_name) return std::nullopt;
+  return ApiError{404, "The model '" + body["model"].get<std::string>() + "' does not exist.", "NotFoundError", "model",
+                  "model_not_found"};
+}
 
 std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::string& body_text, bool chat,
                                                                  const ModelContext& model) {
-  json body = json::parse(body_text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return BadRequest("the request body is not valid JSON");
+  Result<json> parsed = ParseBoundedJson(body_text);
+  if (!parsed.ok()) return BadRequest("the request body " + parsed.status().message());
+  json& body = parsed.value();
   if (!body.is_object()) return BadRequest("the request body must be a JSON object");
-  if (body.contains("model") && !body["model"].is_null()) {
-    if (!body["model"].is_string()) return BadRequest("'model' must be a string", "model");
-    if (body["model"].get<std::string>() != model.served_name) {
-      return ApiError{404, "The model '" + body["model"].get<std::string>() + "' does not exist.", "NotFoundError",
-                      "model", "model_not_found"};
-    }
-  }
+  if (std::optional<ApiError> e = CheckRequestedModel(body, model)) return *e;
 
   CompletionRequest r;
   r.chat = chat;
@@ -147,51 +138,27 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   r.params.logprobs = r.logprobs;
 
   // Prompts.
+  const std::string param = chat ? "messages" : "prompt";
   if (chat) {
-    if (!body.contains("messages") || !body["messages"].is_array()) {
-      return BadRequest("'messages' must be a list of messages", "messages");
-    }
-    if (body["messages"].empty()) return BadRequest("'messages' must not be empty", "messages");
-    if (!model.chat_template || !model.tokenizer) {
-      return BadRequest("this model has no chat template; use /v1/completions", "messages");
-    }
-    json messages = json::array();
-    for (size_t i = 0; i < body["messages"].size(); ++i) {
-      const json& m = body["messages"][i];
-      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
-        return BadRequest("messages[" + std::to_string(i) + "] needs a string 'role'", "messages");
-      }
-      std::variant<std::string, ApiError> text = MessageText(m.value("content", json(nullptr)), i);
-      if (auto* e = std::get_if<ApiError>(&text)) return *e;
-      const std::string& t = std::get<std::string>(text);
-      if (!ValidUtf8(t)) return BadRequest("messages[" + std::to_string(i) + "].content is not valid UTF-8", "messages");
-      json copy = m;
-      copy["content"] = t;
-      messages.push_back(copy);
-    }
-    json ctx = model.template_globals;
-    ctx["messages"] = messages;
-    ctx["add_generation_prompt"] = !body.contains("add_generation_prompt") || !body["add_generation_prompt"].is_boolean() ||
-                                   body["add_generation_prompt"].get<bool>();
-    for (const char* key : {"tools", "documents"}) {
-      if (body.contains(key)) ctx[key] = body[key];
-    }
-    if (body.contains("chat_template_kwargs") && body["chat_template_kwargs"].is_object()) {
-      for (auto it = body["chat_template_kwargs"].begin(); it != body["chat_template_kwargs"].end(); ++it) {
-        ctx[it.key()] = *it;
-      }
-    }
-    Result<std::string> rendered = model.chat_template->Render(ctx);
-    if (!rendered.ok()) return BadRequest(rendered.status().message(), "messages");
-    r.prompts.push_back(model.tokenizer->Encode(*rendered, /*add_special_tokens=*/false));
+    std::variant<std::string, ApiError> text = RenderChatPrompt(body, model);
+    if (auto* e = std::get_if<ApiError>(&text)) return *e;
+    std::variant<std::vector<int32_t>, ApiError> ids =
+        EncodePrompt(std::get<std::string>(text), /*add_special_tokens=*/false, model, param);
+    if (auto* e = std::get_if<ApiError>(&ids)) return *e;
+    r.prompts.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
   } else {
-    if (!body.contains("prompt")) return BadRequest("'prompt' is required", "prompt");
+    if (!body.contains("prompt")) return BadRequest("'prompt' is required", param);
     const json& p = body["prompt"];
+    std::optional<ApiError> error;
     auto add_text = [&](const json& s) -> bool {
-      if (!model.tokenizer) return false;
-      const std::string text = s.get<std::string>();
-      if (!ValidUtf8(text)) return false;
-      r.prompts.push_back(model.tokenizer->Encode(text, /*add_special_tokens=*/true));
+      if (!model.tokenizer || !ValidUtf8(s.get_ref<const std::string&>())) return false;
+      std::variant<std::vector<int32_t>, ApiError> ids =
+          EncodePrompt(s.get_ref<const std::string&>(), /*add_special_tokens=*/true, model, param);
+      if (auto* e = std::get_if<ApiError>(&ids)) {
+        error = *e;
+      } else {
+        r.prompts.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
+      }
       return true;
     };
     bool ok = true;
@@ -201,7 +168,8 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
       r.prompts.push_back(p.get<std::vector<int32_t>>());
     } else if (p.is_array() && !p.empty()) {
       for (const json& item : p) {
-        if (item.is_string()) ok = ok && add_text(item);
+        if (!ok || error) break;
+        if (item.is_string()) ok = add_text(item);
         else if (item.is_array() && !item.empty() && AllTokenIds(item)) r.prompts.push_back(item.get<std::vector<int32_t>>());
         else ok = false;
       }
@@ -211,16 +179,13 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
     if (!ok) {
       return BadRequest(model.tokenizer ? "'prompt' must be valid UTF-8 text, a list of texts, or token ids"
                                         : "'prompt' must be token ids: this model has no tokenizer",
-                        "prompt");
+                        param);
     }
+    if (error) return *error;
   }
   for (const auto& p : r.prompts) {
-    if (p.empty()) return BadRequest("the prompt is empty", chat ? "messages" : "prompt");
-    if (static_cast<int64_t>(p.size()) >= model.max_model_len) {
-      return BadRequest("the prompt has " + std::to_string(p.size()) + " tokens but the context is " +
-                            std::to_string(model.max_model_len) + " tokens",
-                        chat ? "messages" : "prompt");
-    }
+    if (std::optional<ApiError> e = CheckTokenIds(p, model, param)) return *e;
+    if (std::optional<ApiError> e = CheckPromptLength(p.size(), model, param)) return *e;
   }
   const int64_t longest = static_cast<int64_t>(
       std::max_element(r.prompts.begin(), r.prompts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); })->size());

@@ -1,30 +1,21 @@
 // Parsing and validation of /v1/completions and /v1/chat/completions bodies into what the
 // engine runs. Unknown fields are ignored (benchmark clients send extras); known fields of
-// the wrong type, out-of-range values, invalid UTF-8 and prompts longer than the context are
-// errors naming the field.
+// the wrong type, out-of-range values, invalid UTF-8, token ids outside the vocabulary and
+// prompts longer than the context are errors naming the field.
 #pragma once
 
-#include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "engine/chat/chat_template.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/server/api_error.h"
-#include "engine/tokenizer/tokenizer.h"
+#include "engine/server/model_context.h"
 
 namespace vt::server {
-
-struct ModelContext {
-  std::string served_name;
-  std::shared_ptr<const Tokenizer> tokenizer;        // null: prompts must be token ids
-  std::shared_ptr<const ChatTemplate> chat_template;  // null: chat is refused
-  nlohmann::json template_globals;                    // bos_token, eos_token
-  int64_t max_model_len = 0;
-};
 
 struct CompletionRequest {
   bool chat = false;
@@ -37,6 +28,9 @@ struct CompletionRequest {
   int logprobs = -1;  // completions: top-n per token (0 = chosen only); chat: top_logprobs when logprobs
   bool chat_logprobs = false;
 };
+
+// A 404 (OpenAI's model_not_found) when the body names a model other than the served one.
+std::optional<ApiError> CheckRequestedModel(const nlohmann::json& body, const ModelContext& model);
 
 std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::string& body, bool chat,
                                                                  const ModelContext& model);

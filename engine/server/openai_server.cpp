@@ -1,14 +1,15 @@
 #include "engine/server/openai_server.h"
 
-#include <httplib.h>
-
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/server/choice_text.h"
+#include "engine/server/http_listener.h"
+#include "engine/server/tokenize_request.h"
 
 namespace vt::server {
 namespace {
@@ -71,23 +72,83 @@ json CompletionLogprobs(const json& tokens, int64_t start_offset) {
   return out;
 }
 
-// OpenAI's usage object over all choices of a response.
+// OpenAI's usage object over all choices of a response. Each prompt counts once, however many
+// choices (n) were sampled from it: that is what was prefilled and what OpenAI bills.
 json Usage(const CompletionRequest& r, const std::vector<Choice>& choices) {
   int64_t prompt_tokens = 0, completion_tokens = 0;
-  for (const Choice& c : choices) {
-    prompt_tokens += static_cast<int64_t>(r.prompts[c.prompt].size());
-    completion_tokens += c.tokens;
-  }
+  for (const std::vector<int32_t>& p : r.prompts) prompt_tokens += static_cast<int64_t>(p.size());
+  for (const Choice& c : choices) completion_tokens += c.tokens;
   return {{"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
           {"total_tokens", prompt_tokens + completion_tokens}};
+}
+
+// The message of an error httplib answers itself, before or instead of a handler.
+std::string HttpErrorMessage(const httplib::Request& req, int status, size_t max_body_bytes) {
+  switch (status) {
+    case 404:
+      return "no such endpoint: " + req.method + " " + req.path;
+    case 413:
+      return "the request body is over the size limit of " + std::to_string(max_body_bytes) + " bytes";
+    case 414:
+      return "the request line is too long";
+    case 400:
+      return "the request is not valid HTTP/1.1 (request line, headers or body framing)";
+    default:
+      return "the request failed with HTTP status " + std::to_string(status);
+  }
+}
+
+// A POST body, read through httplib's content reader instead of httplib's own buffering: that
+// refuses x-www-form-urlencoded bodies over 8 KB (a constant of the Debian library), which is
+// what plain `curl -d` sends, and does not bound chunked bodies. Here one limit holds for every
+// content type and framing. On failure the response holds the error.
+std::optional<std::string> ReadBody(const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader, size_t limit) {
+  // RFC 9112 6.3: a request with neither Content-Length nor chunked framing has no body.
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+    return std::string();
+  }
+  std::string body;
+  bool over = false;
+  // Past the limit the rest is read and dropped, so the connection stays in step for its next
+  // request (httplib does the same for a Content-Length over the limit).
+  auto append = [&](const char* data, size_t n) {
+    if (!over && body.size() + n <= limit) {
+      body.append(data, n);
+    } else {
+      over = true;
+      body.clear();
+    }
+    return true;
+  };
+  const bool read = req.is_multipart_form_data()
+                        ? reader([](const httplib::MultipartFormData&) { return true; }, append)
+                        : reader(append);
+  if (!read || over) {
+    const int status = over ? 413 : res.status;
+    SendError(res, BadRequest(status == 413 ? HttpErrorMessage(req, 413, limit)
+                                            : "the request body could not be read (truncated or bad chunked framing)"));
+    return std::nullopt;
+  }
+  if (req.is_multipart_form_data()) {
+    SendError(res, BadRequest("multipart bodies are not accepted; send a JSON body"));
+    return std::nullopt;
+  }
+  return body;
+}
+
+json ModelObject(const ModelContext& m) {
+  return {{"id", m.served_name}, {"object", "model"}, {"created", 0}, {"owned_by", "vt"},
+          {"max_model_len", m.max_model_len}};
 }
 
 }  // namespace
 
 struct OpenAiServer::Impl {
   ServerOptions options;
-  httplib::Server http;
+  std::string fingerprint;  // system_fingerprint: which build answered
+  HttpListener http;
   std::mutex mu;
   std::shared_ptr<EngineService> service;
   std::shared_ptr<const ModelContext> model;
@@ -105,11 +166,15 @@ struct OpenAiServer::Impl {
     return false;
   }
 
-  void Completions(const httplib::Request& req, httplib::Response& res, bool chat);
+  void Completions(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
+                   bool chat);
   void Respond(const CompletionRequest& r, const ModelContext& m, std::vector<Choice>& choices,
                httplib::Response& res, const std::string& id, bool chat);
-  void Stream(const CompletionRequest& r, std::shared_ptr<const ModelContext> m, std::shared_ptr<std::vector<Choice>> choices,
-              httplib::Response& res, const std::string& id, bool chat);
+  void Stream(const httplib::Request& req, const CompletionRequest& r, std::shared_ptr<const ModelContext> m,
+              std::shared_ptr<std::vector<Choice>> choices, httplib::Response& res, const std::string& id, bool chat);
+  // /tokenize and /detokenize: `op` turns the body into the response object.
+  void TokenizerCall(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
+                     std::variant<json, ApiError> (*op)(const std::string&, const ModelContext&));
 };
 
 namespace {
@@ -139,15 +204,14 @@ std::pair<std::string, json> Advance(const CompletionRequest& r, const ModelCont
 
 }  // namespace
 
-void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Response& res, bool chat) {
+void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Response& res,
+                                     const httplib::ContentReader& reader, bool chat) {
+  const std::optional<std::string> body = ReadBody(req, res, reader, options.max_body_bytes);
+  if (!body) return;
   if (!Authorized(req, res)) return;
   auto [svc, m] = Current();
   if (!svc) return SendError(res, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
-  if (req.body.size() > options.max_body_bytes) {
-    return SendError(res, BadRequest("the request body has " + std::to_string(req.body.size()) +
-                                     " bytes; the limit is " + std::to_string(options.max_body_bytes)));
-  }
-  std::variant<CompletionRequest, ApiError> parsed = ParseCompletionRequest(req.body, chat, *m);
+  std::variant<CompletionRequest, ApiError> parsed = ParseCompletionRequest(*body, chat, *m);
   if (auto* e = std::get_if<ApiError>(&parsed)) return SendError(res, *e);
   const CompletionRequest& r = std::get<CompletionRequest>(parsed);
 
@@ -171,7 +235,7 @@ void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Respo
     }
   }
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id.fetch_add(1));
-  if (r.stream) return Stream(r, m, choices, res, id, chat);
+  if (r.stream) return Stream(req, r, m, choices, res, id, chat);
   Respond(r, *m, *choices, res, id, chat);
 }
 
@@ -205,24 +269,33 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
                      {"object", chat ? "chat.completion" : "text_completion"},
                      {"created", static_cast<int64_t>(std::time(nullptr))},
                      {"model", m.served_name},
+                     {"system_fingerprint", fingerprint},
                      {"choices", out_choices},
                      {"usage", Usage(r, choices)}};
   res.set_content(Dump(body), "application/json");
 }
 
-void OpenAiServer::Impl::Stream(const CompletionRequest& r, std::shared_ptr<const ModelContext> m,
-                                std::shared_ptr<std::vector<Choice>> choices, httplib::Response& res,
-                                const std::string& id, bool chat) {
+void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionRequest& r,
+                                std::shared_ptr<const ModelContext> m, std::shared_ptr<std::vector<Choice>> choices,
+                                httplib::Response& res, const std::string& id, bool chat) {
   const int64_t created = static_cast<int64_t>(std::time(nullptr));
+  // HTTP/1.0 has no chunked encoding: the stream's end is the connection's close.
+  const bool close_delimited = req.version == "HTTP/1.0";
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [r, m, choices, id, chat, created](size_t, httplib::DataSink& sink) {
+  if (close_delimited) res.set_header("Connection", "close");
+  auto events = [r, m, choices, id, chat, created, close_delimited, fingerprint = fingerprint](size_t,
+                                                                                             httplib::DataSink& sink) {
     auto send = [&](const json& chunk) {
       const std::string event = "data: " + Dump(chunk) + "\n\n";
       return sink.write(event.data(), event.size());
     };
     auto chunk_for = [&](json choice_list) {
-      return json{{"id", id}, {"object", chat ? "chat.completion.chunk" : "text_completion"}, {"created", created},
-                  {"model", m->served_name}, {"choices", std::move(choice_list)}};
+      return json{{"id", id},
+                  {"object", chat ? "chat.completion.chunk" : "text_completion"},
+                  {"created", created},
+                  {"model", m->served_name},
+                  {"system_fingerprint", fingerprint},
+                  {"choices", std::move(choice_list)}};
     };
     // One choice of a chunk: the text (and logprobs) a token released, and the finish once known.
     auto stream_choice = [&](Choice& c, const std::string& text, const json& lps) {
@@ -283,43 +356,95 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& r, std::shared_ptr<cons
     const std::string done = "data: [DONE]\n\n";
     sink.write(done.data(), done.size());
     sink.done();
-    return true;
-  });
+    // A close-delimited body must end with the connection, even one the client asked to keep
+    // alive: returning false makes httplib close it.
+    return !close_delimited;
+  };
+  if (close_delimited) {
+    res.set_content_provider("text/event-stream", std::move(events));
+  } else {
+    res.set_chunked_content_provider("text/event-stream", std::move(events));
+  }
+}
+
+void OpenAiServer::Impl::TokenizerCall(const httplib::Request& req, httplib::Response& res,
+                                       const httplib::ContentReader& reader,
+                                       std::variant<json, ApiError> (*op)(const std::string&, const ModelContext&)) {
+  const std::optional<std::string> body = ReadBody(req, res, reader, options.max_body_bytes);
+  if (!body) return;
+  if (!Authorized(req, res)) return;
+  auto [svc, m] = Current();
+  if (!svc) return SendError(res, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
+  std::variant<json, ApiError> out = op(*body, *m);
+  if (auto* e = std::get_if<ApiError>(&out)) return SendError(res, *e);
+  res.set_content(Dump(std::get<json>(out)), "application/json");
 }
 
 OpenAiServer::OpenAiServer(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  impl_->fingerprint = "vt-" + impl_->options.version;
   Impl* impl = impl_.get();
   httplib::Server& http = impl->http;
   const int threads = impl->options.http_threads;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  http.set_payload_max_length(impl->options.max_body_bytes + (1u << 20));
-  http.Post("/v1/completions", [impl](const httplib::Request& q, httplib::Response& s) { impl->Completions(q, s, false); });
-  http.Post("/v1/chat/completions", [impl](const httplib::Request& q, httplib::Response& s) { impl->Completions(q, s, true); });
+  // httplib answers a Content-Length over this with 413 (skipping the body); ReadBody holds every
+  // other body to the same limit.
+  http.set_payload_max_length(impl->options.max_body_bytes);
+  using Reader = httplib::ContentReader;
+  http.Post("/v1/completions", [impl](const httplib::Request& q, httplib::Response& s, const Reader& r) {
+    impl->Completions(q, s, r, false);
+  });
+  http.Post("/v1/chat/completions", [impl](const httplib::Request& q, httplib::Response& s, const Reader& r) {
+    impl->Completions(q, s, r, true);
+  });
+  http.Post("/tokenize", [impl](const httplib::Request& q, httplib::Response& s, const Reader& r) {
+    impl->TokenizerCall(q, s, r, Tokenize);
+  });
+  http.Post("/detokenize", [impl](const httplib::Request& q, httplib::Response& s, const Reader& r) {
+    impl->TokenizerCall(q, s, r, Detokenize);
+  });
   http.Get("/v1/models", [impl](const httplib::Request& q, httplib::Response& s) {
     if (!impl->Authorized(q, s)) return;
     auto [svc, m] = impl->Current();
     if (!svc) return SendError(s, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
-    const json body = {{"object", "list"},
-                       {"data", json::array({{{"id", m->served_name}, {"object", "model"}, {"created", 0},
-                                              {"owned_by", "vt"}, {"max_model_len", m->max_model_len}}})}};
-    s.set_content(Dump(body), "application/json");
+    s.set_content(Dump({{"object", "list"}, {"data", json::array({ModelObject(*m)})}}), "application/json");
   });
-  http.Get("/health", [impl](const httplib::Request&, httplib::Response& s) {
+  http.Get("/v1/models/(.+)", [impl](const httplib::Request& q, httplib::Response& s) {
+    if (!impl->Authorized(q, s)) return;
+    auto [svc, m] = impl->Current();
+    if (!svc) return SendError(s, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
+    const std::string id = q.matches[1];
+    if (id != m->served_name) {
+      return SendError(s, {404, "The model '" + id + "' does not exist.", "NotFoundError", "model", "model_not_found"});
+    }
+    s.set_content(Dump(ModelObject(*m)), "application/json");
+  });
+  auto health = [impl](const httplib::Request&, httplib::Response& s) {
     auto [svc, m] = impl->Current();
     s.status = svc ? 200 : 503;
     s.set_content(svc ? "{}" : "{\"status\":\"loading\"}", "application/json");
+  };
+  http.Get("/health", health);
+  // vLLM's (and SageMaker's) liveness probe.
+  http.Get("/ping", health);
+  http.Post("/ping", health);
+  http.Get("/version", [impl](const httplib::Request&, httplib::Response& s) {
+    s.set_content(Dump({{"version", impl->options.version}}), "application/json");
   });
   http.Get("/metrics", [impl](const httplib::Request&, httplib::Response& s) {
     auto [svc, m] = impl->Current();
     if (!svc) return SendError(s, {503, "the model is still loading", "ServiceUnavailableError", "", ""});
     s.set_content(RenderPrometheus(svc->metrics(), svc->Gauges()), "text/plain; version=0.0.4");
   });
-  // Errors httplib produces itself (no handler wrote a body) in OpenAI's shape too.
-  http.set_error_handler([](const httplib::Request&, httplib::Response& s) {
+  // Errors httplib answers itself (no handler wrote a body: unknown endpoints, bodies over the
+  // limit, unparseable requests) in OpenAI's shape too, never an empty body.
+  http.set_error_handler([impl](const httplib::Request& q, httplib::Response& s) {
     if (!s.body.empty()) return;
-    if (s.status == 404) SendError(s, {404, "no such endpoint", "NotFoundError", "", ""});
-    if (s.status == 413) SendError(s, BadRequest("the request body is over the size limit"));
+    const std::string message = HttpErrorMessage(q, s.status, impl->options.max_body_bytes);
+    if (s.status == 404) return SendError(s, {404, message, "NotFoundError", "", ""});
+    // A body over the limit is the request's fault like any other: 400, as OpenAI answers it.
+    if (s.status == 413) return SendError(s, BadRequest(message));
+    SendError(s, {s.status, message, s.status < 500 ? "BadRequestError" : "InternalServerError", "", ""});
   });
 }
 
@@ -336,7 +461,7 @@ Status OpenAiServer::Bind() {
     return Unavailable("cannot listen on " + impl.options.host + ":" + std::to_string(impl.options.port) +
                        " (in use, or not an address of this machine)");
   }
-  return Status::Ok();
+  return impl.http.WidenBacklog(impl.options.listen_backlog);
 }
 
 void OpenAiServer::Serve() { impl_->http.listen_after_bind(); }

@@ -1,5 +1,6 @@
 // The OpenAI-compatible HTTP API over an EngineService: /v1/completions,
-// /v1/chat/completions (JSON or Server-Sent Events), /v1/models, /health and /metrics.
+// /v1/chat/completions (JSON or Server-Sent Events), /v1/models[/{id}], vLLM's /tokenize and
+// /detokenize, /health, /ping, /version and /metrics.
 // HTTP threads parse, template, tokenize, detokenize and write; the engine thread only
 // runs steps. The server listens before the model is loaded, answering 503 until then.
 #pragma once
@@ -13,18 +14,16 @@
 #include "engine/server/completion_request.h"
 #include "engine/server/engine_service.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace vt::server {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8000;                    // 0: any free port (see port())
   std::string api_key;                // empty: no authentication
-  size_t max_body_bytes = 8u << 20;
+  size_t max_body_bytes = 8u << 20;  // for every content type, chunked bodies included
   int http_threads = 96;              // each streaming client holds one
+  int listen_backlog = 1024;          // connections the kernel queues before they are accepted
+  std::string version;                // vt's version: /version and system_fingerprint
 };
 
 class OpenAiServer {

@@ -28,6 +28,7 @@ class BpeModel {
   int32_t TokenToId(std::string_view token) const;  // -1 when absent
   const std::string& IdToToken(int32_t id) const;   // empty when absent
   int32_t max_id() const { return static_cast<int32_t>(id_to_token_.size()) - 1; }
+  bool fuse_unk() const { return fuse_unk_ && unk_id_ >= 0; }  // runs of unknown characters become one token
 
   BpeModel(BpeModel&& other) noexcept;
   BpeModel& operator=(BpeModel&& other) noexcept;

@@ -1,5 +1,6 @@
 #include "engine/tokenizer/tokenizer.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -143,6 +144,39 @@ struct Tokenizer::Impl {
   std::vector<TemplatePiece> post;
   TextDecoder decoder;
   int64_t vocab_size = 0;
+  int64_t max_input_bytes_per_token = 0;
+
+  // See Tokenizer::max_input_bytes_per_token. Normalizing and pre-tokenizing only lengthen text
+  // (prepended text, '▁' for ' ', two-byte byte-level characters for one byte) except where noted
+  // below, so the longest token string bounds the input bytes one token covers.
+  int64_t ComputeMaxInputBytesPerToken() const {
+    if (model.fuse_unk()) return 0;
+    for (const AddedToken& t : added->tokens()) {
+      if (t.lstrip || t.rstrip) return 0;
+    }
+    const bool byte_level = std::any_of(pre_tokenizers.begin(), pre_tokenizers.end(),
+                                        [](const PreTokenizeStep& p) { return p.kind == PreTokenizeStep::kByteLevel; });
+    // Byte-level strings spell each input byte as one character; otherwise an unknown character
+    // (up to 4 bytes) may become one token.
+    int64_t longest = byte_level ? 1 : 4;
+    for (int32_t id = 0; id <= model.max_id(); ++id) {
+      const std::string& token = model.IdToToken(id);
+      const auto chars = std::count_if(token.begin(), token.end(), [](char c) { return (c & 0xC0) != 0x80; });
+      longest = std::max<int64_t>(longest, byte_level ? chars : static_cast<int64_t>(token.size()));
+    }
+    for (const AddedToken& t : added->tokens()) longest = std::max<int64_t>(longest, static_cast<int64_t>(t.content.size()));
+    int64_t shrink = 1;
+    for (const NormalizeStep& n : normalizers) {
+      if (n.kind == NormalizeStep::kReplace && n.b.empty()) return 0;
+      if (n.kind == NormalizeStep::kReplace) {
+        shrink *= std::max<int64_t>(1, static_cast<int64_t>((n.a.size() + n.b.size() - 1) / n.b.size()));
+      }
+      // NFC composes at most 3 code points into one: Hangul L+V+T jamo, 9 bytes, become one
+      // 3-byte syllable; 4 leaves a margin.
+      if (n.kind == NormalizeStep::kNfc) shrink *= 4;
+    }
+    return longest * shrink;
+  }
 
   std::string Normalize(std::string_view text) const {
     std::string s(text);
@@ -249,6 +283,7 @@ Result<std::shared_ptr<Tokenizer>> Tokenizer::FromJson(const std::string& text) 
     Result<TextDecoder> decoder = TextDecoder::FromJson(j.value("decoder", json()));
     if (!decoder.ok()) return decoder.status();
     impl->decoder = std::move(decoder.value());
+    impl->max_input_bytes_per_token = impl->ComputeMaxInputBytesPerToken();
   } catch (const json::exception& e) {
     return InvalidArgument(std::string("tokenizer.json: ") + e.what());
   }
@@ -311,6 +346,8 @@ int32_t Tokenizer::TokenToId(std::string_view token) const {
 }
 
 int64_t Tokenizer::vocab_size() const { return impl_->vocab_size; }
+
+int64_t Tokenizer::max_input_bytes_per_token() const { return impl_->max_input_bytes_per_token; }
 
 bool Tokenizer::IsSpecial(int32_t id) const {
   auto it = impl_->added_by_id.find(id);

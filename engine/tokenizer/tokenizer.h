@@ -30,6 +30,11 @@ class Tokenizer {
   int64_t vocab_size() const;                      // one past the largest id
   bool IsSpecial(int32_t id) const;
 
+  // The most bytes of input text one token can stand for, so a text of B bytes encodes to at
+  // least B / max_input_bytes_per_token() tokens; 0 when the file allows no such bound (added
+  // tokens that absorb whitespace, fused unknown runs, replacements by nothing).
+  int64_t max_input_bytes_per_token() const;
+
   struct Impl;
 
  private:

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <variant>
+
+#include "tests/source_root.h"
 
 namespace vt::server {
 namespace {
@@ -15,6 +18,18 @@ ModelContext TokenIdModel() {
   ModelContext m;
   m.served_name = "m";
   m.max_model_len = 64;
+  m.vocab_size = 1000;
+  return m;
+}
+
+// The embedded model's tokenizer with a 2048-token context, as `vt serve` has it.
+ModelContext TextModel() {
+  ModelContext m = TokenIdModel();
+  m.max_model_len = 2048;
+  auto tok = Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
+  EXPECT_TRUE(tok.ok()) << tok.status().message();
+  if (tok.ok()) m.tokenizer = *tok;
+  if (tok.ok()) m.vocab_size = (*tok)->vocab_size();
   return m;
 }
 
@@ -22,6 +37,12 @@ std::string ErrorParam(const std::string& body, bool chat = false) {
   const ModelContext model = TokenIdModel();
   auto parsed = ParseCompletionRequest(body, chat, model);
   if (auto* e = std::get_if<ApiError>(&parsed)) return e->param.empty() ? "<no param>" : e->param;
+  return "<accepted>";
+}
+
+std::string ErrorMessage(const std::string& body, const ModelContext& model, bool chat = false) {
+  auto parsed = ParseCompletionRequest(body, chat, model);
+  if (auto* e = std::get_if<ApiError>(&parsed)) return e->message;
   return "<accepted>";
 }
 
@@ -45,6 +66,55 @@ TEST(CompletionRequest, TokenIdsMustFitInt32AndBeNonNegative) {
   EXPECT_EQ(ErrorParam(R"({"prompt": [-1]})"), "prompt");
   EXPECT_EQ(ErrorParam(R"({"prompt": [1], "stop_token_ids": [2147483648]})"), "stop_token_ids");
   EXPECT_EQ(ErrorParam(R"({"prompt": [[1, 2], [3]], "stop_token_ids": [0, 2147483647]})"), "<accepted>");
+}
+
+// A million nested '[' in any field once became a million-deep tree that the server copied and
+// destroyed recursively until its stack overflowed. Parsing now stops at depth 64.
+TEST(CompletionRequest, DeepNestingIsRefusedWhileParsing) {
+  const std::string deep(1'000'000, '[');
+  for (const char* field : {"tools", "chat_template_kwargs", "documents", "prompt", "anything"}) {
+    const std::string message =
+        ErrorMessage(R"({"prompt": [1], ")" + std::string(field) + R"(": )" + deep + deep + "}", TokenIdModel());
+    EXPECT_NE(message.find("deeper than 64 levels"), std::string::npos) << field << ": " << message;
+  }
+  const std::string in_message = R"({"messages": [{"role": "user", "content": "x", "extra": )" + deep + "}]}";
+  EXPECT_NE(ErrorMessage(in_message, TokenIdModel(), true).find("deeper than 64"), std::string::npos);
+  // 64 levels are fine.
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "tools": )" + std::string(63, '[') + std::string(63, ']') + "}"),
+            "<accepted>");
+}
+
+TEST(CompletionRequest, TokenIdsOutsideTheVocabularyAreRefusedByName) {
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1, 999]})"), "<accepted>");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1, 99999]})"), "prompt");
+  EXPECT_NE(ErrorMessage(R"({"prompt": [[1], [5, 1000]]})", TokenIdModel()).find("token id 1000"), std::string::npos);
+}
+
+// Far past the context in bytes, a prompt is refused without being tokenized: 8 MB of text takes
+// seconds to tokenize, the refusal well under one.
+TEST(CompletionRequest, OverlongTextIsRefusedBeforeTokenizing) {
+  const ModelContext model = TextModel();
+  ASSERT_GT(model.tokenizer->max_input_bytes_per_token(), 0);
+  const std::string body = R"({"prompt": ")" + std::string(8 << 20, 'x') + R"("})";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = ErrorMessage(body, model);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(message.find("bytes, so at least"), std::string::npos) << message;
+  EXPECT_LT(seconds, 1.0);
+}
+
+// The byte bound never refuses a prompt that fits: the longest text that still fits (one token
+// per the longest token's bytes) is counted, not refused by its length in bytes.
+TEST(CompletionRequest, ByteBoundNeverRefusesAPromptThatFits) {
+  const ModelContext model = TextModel();
+  const std::string words = [] {
+    std::string s;
+    while (s.size() < 6000) s += "the ";
+    return s;
+  }();
+  const size_t tokens = model.tokenizer->Encode(words, true).size();
+  ASSERT_LT(static_cast<int64_t>(tokens), model.max_model_len);
+  EXPECT_EQ(ErrorMessage(R"({"prompt": ")" + words + R"(", "max_tokens": 1})", model), "<accepted>");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The official `openai` npm client against a running `vt serve`: completions, chat, streaming
-// with usage, n = 2, stop strings, logprobs and the error cases.
+// with usage, n = 2, stop strings, logprobs, models.retrieve and the error cases.
 // Usage: node openai_client_test.mjs BASE_URL NODE_CACHE
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
@@ -25,12 +25,20 @@ await check('models.list', async () => {
   assert.equal(models.data[0].id, model);
 });
 
+await check('models.retrieve', async () => {
+  const m = await client.models.retrieve(model);
+  assert.equal(m.id, model);
+  assert.equal(m.object, 'model');
+  await assert.rejects(client.models.retrieve('gpt-9'), (e) => e.status === 404 && e instanceof OpenAI.NotFoundError);
+});
+
 await check('completions.create', async () => {
   const r = await client.completions.create({ model, prompt: 'The meaning of life is', max_tokens: 12, temperature: 0 });
   assert.equal(r.object, 'text_completion');
   assert.ok(r.choices[0].text.length > 0);
   assert.ok(['stop', 'length'].includes(r.choices[0].finish_reason));
   assert.equal(r.usage.total_tokens, r.usage.prompt_tokens + r.usage.completion_tokens);
+  assert.ok(r.system_fingerprint.startsWith('vt-'));
 });
 
 await check('chat.completions.create', async () => {
@@ -70,6 +78,8 @@ await check('n = 2 with a seed', async () => {
   });
   const [a, b] = [await ask(), await ask()];
   assert.equal(a.choices.length, 2);
+  const one = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Tell me a joke' }], max_tokens: 1 });
+  assert.equal(a.usage.prompt_tokens, one.usage.prompt_tokens);  // the prompt counts once, not once per choice
   assert.deepEqual(a.choices.map((c) => c.message.content), b.choices.map((c) => c.message.content));
 });
 

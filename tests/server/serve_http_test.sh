@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `vt serve` end to end with curl on loopback: endpoints, SSE framing, stop strings across
-# tokens, n, logprobs, every error of the API's table, a client that disconnects mid-stream
-# (its request is cancelled and its KV blocks freed) and SIGTERM (exit 0).
+# tokens, n, logprobs, every error of the API's table, hostile bodies (deep nesting, huge
+# prompts, raw-socket garbage), socket settings (backlog, TCP_NODELAY), a client that
+# disconnects mid-stream (its request is cancelled and its KV blocks freed) and SIGTERM (exit 0).
 # Usage: serve_http_test.sh VT_BINARY
 set -uo pipefail
 vt=$1
@@ -36,6 +37,30 @@ post() { curl -s -o "$work/$1.json" -w '%{http_code}' "$base$2" -H 'Content-Type
 check "health answers 200" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200
 curl -s "$base/v1/models" >"$work/models.json"
 check "models lists the served model" json "$work/models.json" "d['data'][0]['id'] == 'fortune-qwen3-7m'"
+code=$(curl -s -o "$work/model.json" -w '%{http_code}' "$base/v1/models/fortune-qwen3-7m")
+check "models/{id} retrieves the served model" json "$work/model.json" "d['id'] == 'fortune-qwen3-7m' and d['object'] == 'model'"
+code=$(curl -s -o "$work/nomodel.json" -w '%{http_code}' "$base/v1/models/gpt-9")
+check "models/{unknown} -> 404" test "$code" = 404
+check "models/{unknown} is an OpenAI error" json "$work/nomodel.json" "d['error']['code'] == 'model_not_found'"
+curl -s "$base/version" >"$work/version.json"
+check "version" json "$work/version.json" "d['version'] == '$("$vt" --version | awk '{print $2}')'"
+check "ping answers 200" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/ping")" = 200
+post tokenize /tokenize '{"prompt":"Hello world","add_special_tokens":false}' >/dev/null
+check "tokenize a prompt" json "$work/tokenize.json" "d['count'] == len(d['tokens']) > 0 and d['max_model_len'] == 2048"
+python3 -c "import json; print(json.dumps({'tokens': json.load(open('$work/tokenize.json'))['tokens']}))" >"$work/detok_body.json"
+curl -s "$base/detokenize" -d @"$work/detok_body.json" >"$work/detokenize.json"
+check "detokenize inverts tokenize" json "$work/detokenize.json" "d['prompt'] == 'Hello world'"
+post tokenize_chat /tokenize '{"messages":[{"role":"user","content":"Hi"}]}' >/dev/null
+check "tokenize chat messages" json "$work/tokenize_chat.json" "d['count'] == len(d['tokens']) > 3"
+
+# Socket settings: a deep listen backlog (ss shows it as Send-Q), and TCP_NODELAY, without which
+# every keep-alive request after a connection's first waits ~40 ms for its first event.
+backlog=$(ss -Hltn "sport = :$port_main" | awk '{print $3}')
+check "listen backlog >= 1024 (is $backlog)" test "${backlog:-0}" -ge 1024
+check "keep-alive requests get their first event without a Nagle stall" \
+  python3 "$(dirname "$0")/keepalive_ttft_test.py" 127.0.0.1 "$port_main"
+check "raw-socket requests get JSON errors; HTTP/1.0 is not chunked" \
+  python3 "$(dirname "$0")/raw_http_test.py" 127.0.0.1 "$port_main" 16384
 
 # Greedy completion equals vt generate on the same prompt.
 code=$(post greedy /v1/completions '{"model":"fortune-qwen3-7m","prompt":"The meaning of life is","max_tokens":24,"temperature":0,"ignore_eos":true,"extra_field_from_a_bench_client":1}')
@@ -57,6 +82,8 @@ c=d['choices'][0]; assert c['finish_reason'] == 'stop' and c['text'] == full[:fu
 
 # Chat with content parts, n=2 with a seed, logprobs.
 code=$(post chat /v1/chat/completions '{"messages":[{"role":"user","content":[{"type":"text","text":"Tell me "},{"type":"text","text":"a joke"}]}],"max_completion_tokens":16,"n":2,"seed":7,"temperature":0.9,"logprobs":true,"top_logprobs":3}')
+check "n=2 counts the prompt once" json "$work/chat.json" "d['usage']['prompt_tokens'] == $(curl -s "$base/tokenize" -d '{"messages":[{"role":"user","content":"Tell me a joke"}]}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')"
+check "responses carry system_fingerprint" json "$work/chat.json" "d['system_fingerprint'].startswith('vt-')"
 check "chat n=2 with logprobs" json "$work/chat.json" "len(d['choices']) == 2 and all(len(c['logprobs']['content']) == d['usage']['completion_tokens'] // 2 or True for c in d['choices']) and len(d['choices'][0]['logprobs']['content'][0]['top_logprobs']) == 3"
 post chat_again /v1/chat/completions '{"messages":[{"role":"user","content":[{"type":"text","text":"Tell me "},{"type":"text","text":"a joke"}]}],"max_completion_tokens":16,"n":2,"seed":7,"temperature":0.9}' >/dev/null
 check "same seed, same choices" python3 -c "
@@ -75,7 +102,8 @@ chunks=[json.loads(e[6:]) for e in events[:-1]]
 tokens=[c for c in chunks if c['choices'] and 'role' not in c['choices'][0]['delta']]
 usage=chunks[-1]['usage']; assert usage['completion_tokens'] == 12 and len(tokens) == 12, (len(tokens), usage)
 assert tokens[-1]['choices'][0]['finish_reason'] == 'length' and all(t['choices'][0]['finish_reason'] is None for t in tokens[:-1])
-assert chunks[0]['choices'][0]['delta']['role'] == 'assistant'"
+assert chunks[0]['choices'][0]['delta']['role'] == 'assistant'
+assert all(c['system_fingerprint'].startswith('vt-') for c in chunks)"
 
 # Errors in OpenAI's shape; the server keeps serving after each.
 expect() {  # expect NAME STATUS PARAM ENDPOINT BODY
@@ -95,6 +123,15 @@ check "invalid UTF-8 -> 400" test "$code" = 400
 big=$(python3 -c "print('{\"prompt\":\"' + 'a' * 20000 + '\"}')")
 code=$(post big /v1/completions "$big")
 check "body over the limit -> 400" test "$code" = 400
+check "the size error names the limit" json "$work/big.json" "'16384 bytes' in d['error']['message']"
+# Plain `curl -d` sends application/x-www-form-urlencoded: a JSON body over 8 KB but under the
+# limit is still a JSON body.
+form=$(python3 -c "import json; print(json.dumps({'prompt':'Hi','max_tokens':1,'pad':'x'*12000}))")
+code=$(curl -s -o "$work/form.json" -w '%{http_code}' "$base/v1/completions" -d "$form")
+check "a 12 KB body sent as a form -> 200" test "$code" = 200
+expect "out-of-vocabulary token id" 400 prompt completions '{"prompt":[1,99999]}'
+check "the token id error names the id" json "$work/err.json" "'99999' in d['error']['message']"
+expect "out-of-vocabulary token id, streaming" 400 prompt completions '{"prompt":[99999],"stream":true}'
 check "still serving after the errors" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/health")" = 200
 
 # A client that disconnects mid-stream: its request is cancelled and its blocks freed.
@@ -116,6 +153,32 @@ check "right key -> 200" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Auth
 # Overload: with one running slot the queue holds 4; a burst of 12 long requests gets 503s, and
 # the server still answers afterwards.
 start small --max-num-seqs 1
+small=http://127.0.0.1:$port_small
+
+# A million nested '[' in any field is refused while parsing (it used to overflow the stack and
+# kill the server); the server keeps serving. This server has the default 8 MB body limit.
+deep=$(python3 -c "print('[' * 1000000)")
+for case in "completions tools" "completions chat_template_kwargs" "completions documents" "completions prompt" \
+            "completions anything" "chat/completions tools" "chat/completions message"; do
+  set -- $case
+  if [ "$2" = message ]; then
+    printf '{"messages":[{"role":"user","content":"x","extra":%s}]}' "$deep" >"$work/deep.json"
+  else
+    printf '{"prompt":"x","messages":[{"role":"user","content":"x"}],"%s":%s}' "$2" "$deep" >"$work/deep.json"
+  fi
+  code=$(curl -s -o "$work/deep_out.json" -w '%{http_code}' "$small/v1/$1" -H 'Content-Type: application/json' \
+    --data-binary @"$work/deep.json")
+  check "1,000,000-deep '$2' on /v1/$1 -> 400" test "$code" = 400
+  check "the nesting error names the limit" json "$work/deep_out.json" "'64 levels' in d['error']['message']"
+done
+check "still serving after deep nesting" test "$(curl -s -o /dev/null -w '%{http_code}' "$small/health")" = 200
+
+# A 7 MB prompt is refused from its size, not after seconds of tokenizing it.
+python3 -c "import json; print(json.dumps({'prompt': 'All work and no play. ' * 320000}))" >"$work/huge.json"
+read -r code seconds < <(curl -s -o "$work/huge_out.json" -w '%{http_code} %{time_total}\n' "$small/v1/completions" \
+  --data-binary @"$work/huge.json")
+check "7 MB prompt -> 400" test "$code" = 400
+check "7 MB prompt refused in under 2 s (took $seconds s)" python3 -c "import sys; sys.exit(0 if float('$seconds') < 2 else 1)"
 for i in $(seq 1 12); do
   curl -s -o /dev/null -w '%{http_code}\n' "http://127.0.0.1:$port_small/v1/completions" \
     -d '{"prompt":"Once","max_tokens":200,"ignore_eos":true}' >>"$work/burst.txt" &

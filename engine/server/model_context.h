@@ -1,0 +1,24 @@
+// What the HTTP layer knows of the served model: its name, tokenizer, chat template and limits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/chat/chat_template.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace vt::server {
+
+struct ModelContext {
+  std::string served_name;
+  std::shared_ptr<const Tokenizer> tokenizer;        // null: prompts must be token ids
+  std::shared_ptr<const ChatTemplate> chat_template;  // null: chat is refused
+  nlohmann::json template_globals;                    // bos_token, eos_token
+  int64_t max_model_len = 0;
+  int64_t vocab_size = 0;  // the model's embedding rows; 0: token ids are not checked here
+};
+
+}  // namespace vt::server
