@@ -1,5 +1,7 @@
 #include "engine/kv/kv_cache_storage.h"
 
+#include <new>
+
 namespace vt {
 
 KvCacheStorage::KvCacheStorage(const ModelConfig& c, int32_t num_blocks, int32_t block_size)
@@ -8,9 +10,9 @@ KvCacheStorage::KvCacheStorage(const ModelConfig& c, int32_t num_blocks, int32_t
       kv_heads_(c.num_kv_heads),
       head_dim_(c.head_dim),
       size_(static_cast<uint64_t>(2 * c.num_layers * num_blocks * block_size * c.kv_size())),
-      // Zeroed here, so the whole pool is resident from the start: serving never grows the
-      // process as blocks get used, and the step loop never takes a first-touch page fault.
-      data_(new float[size_]()) {}
+      data_(static_cast<float*>(std::calloc(size_, sizeof(float)))) {
+  if (!data_ && size_ > 0) throw std::bad_alloc();
+}
 
 kernels::cpu::PagedKvLayer KvCacheStorage::Layer(int64_t layer) {
   const int64_t per = num_blocks_ * block_size_ * kv_heads_ * head_dim_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 
 #include "engine/config/model_config.h"
@@ -21,11 +22,16 @@ class KvCacheStorage {
   static uint64_t BytesPerToken(const ModelConfig& config);
 
  private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+
   int64_t num_blocks_, block_size_, kv_heads_, head_dim_;
-  // Left uninitialised: every slot is written before attention reads it, and
-  // untouched pages of a large pool then cost no memory.
   uint64_t size_;
-  std::unique_ptr<float[]> data_;
+  // From calloc: a pool this large comes straight from mmap, whose pages the kernel supplies
+  // zeroed on first touch, so start-up neither writes nor makes resident memory that no
+  // request has used yet (zeroing a 2 GiB fp32 pool eagerly took seconds and held it all).
+  std::unique_ptr<float[], Free> data_;
 };
 
 }  // namespace vt
