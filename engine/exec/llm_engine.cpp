@@ -4,6 +4,7 @@
 
 #include "engine/exec/cpu_model_runner.h"
 #include "engine/kv/kv_cache_storage.h"
+#include "engine/sample/logits_adjust.h"
 
 namespace vt {
 
@@ -78,18 +79,20 @@ Result<StepResult> LlmEngine::Step() {
     batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
                      static_cast<int64_t>(c.block_table.size()), c.sample});
   }
-  // Without logprobs a step needs only each sampling row's token, which the runner may draw where
-  // the logits are; with them, the rows come to the host sampler.
+  // Without logprobs or logits adjustments a step needs only each sampling row's token, which the
+  // runner may draw where the logits are; with them, the rows come to the host sampler.
   std::vector<RowDraw> draws;
-  bool wants_logprobs = false;
+  std::vector<const Request*> drawn_for;
+  bool wants_rows = false;
   for (const ScheduledChunk& c : step.chunks) {
     if (!c.sample) continue;
     const Request* r = scheduler_.Find(c.id);
     draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size())});
-    wants_logprobs = wants_logprobs || r->params.logprobs >= 0;
+    drawn_for.push_back(r);
+    wants_rows = wants_rows || r->params.logprobs >= 0 || r->params.AdjustsLogits();
   }
   std::vector<SampledToken> sampled(draws.size());
-  if (!wants_logprobs) {
+  if (!wants_rows) {
     std::vector<int32_t> tokens;
     VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, &tokens));
     if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
@@ -101,9 +104,18 @@ Result<StepResult> LlmEngine::Step() {
     if (logits.size() != draws.size() * static_cast<size_t>(vocab)) {
       return Internal("the runner returned logits rows other than the sampled rows'");
     }
+    std::vector<float> adjusted;
     for (size_t i = 0; i < sampled.size(); ++i) {
       const RowDraw& d = draws[i];
-      sampled[i] = Sample(logits.data() + i * vocab, vocab, *d.params, d.seed, d.token_index);
+      const float* row = logits.data() + i * vocab;
+      if (!d.params->AdjustsLogits()) {
+        sampled[i] = Sample(row, vocab, *d.params, d.seed, d.token_index);
+        continue;
+      }
+      adjusted.assign(row, row + vocab);
+      AdjustLogits(adjusted.data(), vocab, *d.params, drawn_for[i]->prompt, drawn_for[i]->output,
+                   config_.scheduler.eos_token_ids);
+      sampled[i] = Sample(adjusted.data(), vocab, *d.params, d.seed, d.token_index, row);
     }
   }
   size_t row = 0;

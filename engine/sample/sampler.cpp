@@ -78,14 +78,14 @@ int32_t Argmax(const float* logits, int64_t vocab) {
 }
 
 SampledToken Sample(const float* logits, int64_t vocab, const SamplingParams& params, uint64_t seed,
-                    int64_t token_index) {
+                    int64_t token_index, const float* logprob_logits) {
   SampledToken out;
   if (params.temperature <= 0.0f || params.top_k == 1) {
     out.token = Argmax(logits, vocab);
   } else {
     out.token = SampleFiltered(logits, vocab, params, kernels::SeededUniform(seed, token_index));
   }
-  if (params.logprobs >= 0) FillLogprobs(logits, vocab, params.logprobs, &out);
+  if (params.logprobs >= 0) FillLogprobs(logprob_logits ? logprob_logits : logits, vocab, params.logprobs, &out);
   return out;
 }
 

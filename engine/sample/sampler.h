@@ -22,9 +22,11 @@ struct SampledToken {
   std::vector<TokenLogprob> top;  // the top `logprobs` tokens, most likely first
 };
 
-// Filters apply in this order: temperature, min-p, top-k, top-p.
+// Filters apply in this order: temperature, min-p, top-k, top-p. The token is drawn from `logits`;
+// its logprob and the top alternatives come from `logprob_logits` when given (the model's raw row,
+// when `logits` is that row adjusted by the request's penalties and biases), else from `logits`.
 SampledToken Sample(const float* logits, int64_t vocab, const SamplingParams& params, uint64_t seed,
-                    int64_t token_index);
+                    int64_t token_index, const float* logprob_logits = nullptr);
 
 // Ties go to the lowest id, as in torch.argmax.
 int32_t Argmax(const float* logits, int64_t vocab);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace vt {
@@ -17,6 +18,19 @@ struct SamplingParams {
   std::vector<int32_t> stop_token_ids;
   bool ignore_eos = false;
   int32_t logprobs = -1;  // -1: none; 0: the chosen token's; n: plus the top n
+
+  // Adjustments of the model's logits before the filters above (engine/sample/logits_adjust.h),
+  // as OpenAI and vLLM define them.
+  float presence_penalty = 0.0f;    // subtracted once from every token the output already holds
+  float frequency_penalty = 0.0f;   // subtracted per occurrence in the output
+  float repetition_penalty = 1.0f;  // divides positive / multiplies negative logits of prompt and output tokens
+  std::vector<std::pair<int32_t, float>> logit_bias;  // added to the token's logit
+  int64_t min_tokens = 0;  // EOS and stop_token_ids cannot be drawn before this many output tokens
+
+  bool AdjustsLogits() const {
+    return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f ||
+           !logit_bias.empty() || min_tokens > 0;
+  }
 };
 
 }  // namespace vt

@@ -96,7 +96,9 @@ TEST(Scheduler, DecodesGoFirstAndLongPromptsChunkBesideThem) {
     step = s.Schedule();
     bool decoding = false;
     for (const ScheduledChunk& c : step.chunks) decoding |= c.tokens.size() == 1;
-    if (!decoding) EXPECT_GT(step.num_tokens, 8);
+    if (!decoding) {
+      EXPECT_GT(step.num_tokens, 8);
+    }
     Advance(s, step);
   }
   while (s.HasUnfinished() && steps++ < 300) Advance(s, s.Schedule());
