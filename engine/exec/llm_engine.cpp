@@ -1,6 +1,7 @@
 #include "engine/exec/llm_engine.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/exec/cpu_model_runner.h"
 #include "engine/kv/kv_cache_storage.h"
@@ -60,14 +61,60 @@ Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingPar
                              std::to_string(runner_->config().vocab_size) + ")");
     }
   }
+  if (params.grammar != nullptr) {
+    if (params.ignore_eos) return InvalidArgument("ignore_eos cannot be combined with a grammar: it ends with EOS");
+    if (config_.scheduler.eos_token_ids.empty()) {
+      return InvalidArgument("a grammar needs the model's end-of-sequence token, and this model names none");
+    }
+  }
   auto r = std::make_unique<Request>();
   r->id = next_id_++;
   r->prompt = std::move(prompt);
   r->seed = params.seed ? *params.seed : seed_source_();
   r->params = std::move(params);
   const RequestId id = r->id;
+  std::shared_ptr<const grammar::Grammar> constrained =
+      r->params.grammar != nullptr ? r->params.grammar->grammar : nullptr;
   VT_RETURN_IF_ERROR(scheduler_.Add(std::move(r)));
+  if (constrained != nullptr) matchers_.emplace(id, grammar::GrammarMatcher(std::move(constrained)));
   return id;
+}
+
+// Tokens the grammar does not accept next get -inf; EOS stays only where the grammar may end.
+Status LlmEngine::MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint,
+                                std::vector<float>* logits) {
+  const grammar::GrammarMatcher& matcher = matchers_.at(id);
+  matcher.AllowedTokens(*constraint.vocabulary, &allowed_);
+  const int64_t vocab = static_cast<int64_t>(logits->size());
+  std::vector<std::pair<int32_t, float>> eos;
+  for (int32_t t : config_.scheduler.eos_token_ids) {
+    if (t >= 0 && t < vocab) eos.emplace_back(t, (*logits)[size_t(t)]);
+  }
+  const int64_t masked = std::min<int64_t>(vocab, constraint.vocabulary->size());
+  for (int64_t t = 0; t < vocab; ++t) {
+    if (t >= masked || allowed_[size_t(t)] == 0) (*logits)[size_t(t)] = -INFINITY;
+  }
+  if (matcher.CanEnd()) {
+    for (const auto& [t, logit] : eos) (*logits)[size_t(t)] = logit;
+  }
+  // Every live parse state has a next character, but the vocabulary may spell none of them.
+  if (std::none_of(logits->begin(), logits->end(), [](float l) { return l > -INFINITY; })) {
+    return InvalidArgument("request " + std::to_string(id) +
+                           ": no token of the vocabulary continues the output under its grammar");
+  }
+  return Status::Ok();
+}
+
+Status LlmEngine::AdvanceGrammar(RequestId id, int32_t token) {
+  const auto& eos = config_.scheduler.eos_token_ids;
+  if (std::find(eos.begin(), eos.end(), token) != eos.end()) return Status::Ok();
+  grammar::GrammarMatcher& matcher = matchers_.at(id);
+  const grammar::GrammarConstraint& constraint = *scheduler_.Find(id)->params.grammar;
+  if (!matcher.Accept(constraint.vocabulary->bytes(token))) {
+    return Internal("request " + std::to_string(id) + ": drew token " + std::to_string(token) +
+                    ", which its grammar does not accept");
+  }
+  return Status::Ok();
 }
 
 Result<StepResult> LlmEngine::Step() {
@@ -115,7 +162,11 @@ Result<StepResult> LlmEngine::Step() {
       adjusted.assign(row, row + vocab);
       AdjustLogits(adjusted.data(), vocab, *d.params, drawn_for[i]->prompt, drawn_for[i]->output,
                    config_.scheduler.eos_token_ids);
+      if (d.params->grammar != nullptr) {
+        VT_RETURN_IF_ERROR(MaskByGrammar(drawn_for[i]->id, *d.params->grammar, &adjusted));
+      }
       sampled[i] = Sample(adjusted.data(), vocab, *d.params, d.seed, d.token_index, row);
+      if (d.params->grammar != nullptr) VT_RETURN_IF_ERROR(AdvanceGrammar(drawn_for[i]->id, sampled[i].token));
     }
   }
   size_t row = 0;

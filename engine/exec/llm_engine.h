@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/grammar/grammar_constraint.h"
+#include "engine/grammar/grammar_matcher.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/exec/model_runner.h"
 #include "engine/model/decoder_model.h"
@@ -37,12 +40,18 @@ class LlmEngine {
   LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config);
 
   Result<RequestId> AddRequest(std::vector<int32_t> prompt, SamplingParams params);
-  void Abort(RequestId id) { scheduler_.Abort(id); }
+  void Abort(RequestId id) {
+    scheduler_.Abort(id);
+    matchers_.erase(id);
+  }
 
   Result<StepResult> Step();
   bool HasUnfinished() const { return scheduler_.HasUnfinished(); }
 
-  std::unique_ptr<Request> TakeFinished(RequestId id) { return scheduler_.TakeFinished(id); }
+  std::unique_ptr<Request> TakeFinished(RequestId id) {
+    matchers_.erase(id);
+    return scheduler_.TakeFinished(id);
+  }
   const ModelConfig& model_config() const { return runner_->config(); }
   ModelRunner& runner() { return *runner_; }
   const KvCacheManager& kv() const { return kv_; }
@@ -50,12 +59,18 @@ class LlmEngine {
   const EngineConfig& config() const { return config_; }
 
  private:
+  Status MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint, std::vector<float>* logits);
+  Status AdvanceGrammar(RequestId id, int32_t token);
+
   std::unique_ptr<ModelRunner> runner_;
   EngineConfig config_;
   KvCacheManager kv_;
   Scheduler scheduler_;
   RequestId next_id_ = 0;
   std::mt19937_64 seed_source_;
+  // The grammar state of each constrained request, advanced by every token it draws.
+  std::unordered_map<RequestId, grammar::GrammarMatcher> matchers_;
+  std::vector<uint8_t> allowed_;  // scratch: the grammar's token mask
 };
 
 // config with num_kv_blocks and max_model_len filled in for `model`.

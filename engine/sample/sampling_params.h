@@ -2,11 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 namespace vt {
+
+namespace grammar {
+struct GrammarConstraint;
+}
 
 struct SamplingParams {
   float temperature = 1.0f;  // 0 means greedy
@@ -26,10 +31,12 @@ struct SamplingParams {
   float repetition_penalty = 1.0f;  // divides positive / multiplies negative logits of prompt and output tokens
   std::vector<std::pair<int32_t, float>> logit_bias;  // added to the token's logit
   int64_t min_tokens = 0;  // EOS and stop_token_ids cannot be drawn before this many output tokens
+  // Tokens outside what the grammar accepts next cannot be drawn; EOS only where it may end.
+  std::shared_ptr<const grammar::GrammarConstraint> grammar;
 
   bool AdjustsLogits() const {
     return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f ||
-           !logit_bias.empty() || min_tokens > 0;
+           !logit_bias.empty() || min_tokens > 0 || grammar != nullptr;
   }
 };
 

@@ -66,13 +66,17 @@ Result<TextDecoder> TextDecoder::FromJson(const nlohmann::json& j) {
   return d;
 }
 
-std::string TextDecoder::Decode(std::vector<std::string> tokens) const {
+std::string TextDecoder::Decode(std::vector<std::string> tokens) const { return Run(std::move(tokens), false); }
+
+std::string TextDecoder::TokenBytes(std::string token) const { return Run({std::move(token)}, true); }
+
+std::string TextDecoder::Run(std::vector<std::string> tokens, bool raw) const {
   for (const Step& s : steps_) {
     switch (s.kind) {
       case Step::kByteLevel: {
         std::string bytes;
         for (const std::string& t : tokens) bytes += ByteLevelToBytes(t);
-        tokens = {SanitizeUtf8(bytes)};
+        tokens = {raw ? bytes : SanitizeUtf8(bytes)};
         break;
       }
       case Step::kReplace:
@@ -86,7 +90,7 @@ std::string TextDecoder::Decode(std::vector<std::string> tokens) const {
         size_t pending_count = 0;
         auto flush = [&] {
           if (pending_count == 0) return;
-          if (IsValidUtf8(pending)) {
+          if (raw || IsValidUtf8(pending)) {
             out.push_back(pending);
           } else {
             for (size_t i = 0; i < pending_count; ++i) out.push_back("\xef\xbf\xbd");
@@ -115,6 +119,7 @@ std::string TextDecoder::Decode(std::vector<std::string> tokens) const {
         break;
       }
       case Step::kStrip:
+        if (raw) break;
         for (std::string& t : tokens) {
           for (int i = 0; i < s.start && t.compare(0, s.a.size(), s.a) == 0 && !s.a.empty(); ++i) t.erase(0, s.a.size());
           for (int i = 0; i < s.stop && t.size() >= s.a.size() && !s.a.empty() &&
@@ -127,7 +132,7 @@ std::string TextDecoder::Decode(std::vector<std::string> tokens) const {
       case Step::kMetaspace:
         for (size_t i = 0; i < tokens.size(); ++i) {
           tokens[i] = ReplaceAll(std::move(tokens[i]), s.a, " ");
-          if (i == 0 && s.prepend && !tokens[i].empty() && tokens[i][0] == ' ') tokens[i].erase(0, 1);
+          if (i == 0 && s.prepend && !raw && !tokens[i].empty() && tokens[i][0] == ' ') tokens[i].erase(0, 1);
         }
         break;
     }

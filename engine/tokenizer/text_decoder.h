@@ -16,6 +16,9 @@ class TextDecoder {
  public:
   static Result<TextDecoder> FromJson(const nlohmann::json& j);
   std::string Decode(std::vector<std::string> tokens) const;
+  // The bytes one token adds in the middle of a text: the chain without its UTF-8 repair and
+  // without the steps that apply at the text's start only (Strip, Metaspace's prepend scheme).
+  std::string TokenBytes(std::string token) const;
 
  private:
   struct Step {
@@ -25,6 +28,7 @@ class TextDecoder {
     bool prepend = false;  // kMetaspace: strip the first token's leading space
   };
   static Status Parse(const nlohmann::json& j, std::vector<Step>* steps);
+  std::string Run(std::vector<std::string> tokens, bool raw) const;
   std::vector<Step> steps_;
 };
 

@@ -338,6 +338,17 @@ std::string Tokenizer::Decode(const std::vector<int32_t>& ids, bool skip_special
   return impl_->decoder.Decode(std::move(tokens));
 }
 
+std::vector<std::string> Tokenizer::TokenBytesTable() const {
+  std::vector<std::string> table(static_cast<size_t>(impl_->vocab_size));
+  for (int32_t id = 0; id <= impl_->model.max_id(); ++id) {
+    if (impl_->added_by_id.count(id) == 0) table[size_t(id)] = impl_->decoder.TokenBytes(impl_->model.IdToToken(id));
+  }
+  for (const auto& [id, t] : impl_->added_by_id) {
+    if (!t.special && id >= 0 && id < impl_->vocab_size) table[size_t(id)] = t.content;
+  }
+  return table;
+}
+
 int32_t Tokenizer::TokenToId(std::string_view token) const {
   for (const auto& [id, t] : impl_->added_by_id) {
     if (t.content == token) return id;

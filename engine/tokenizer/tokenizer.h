@@ -27,6 +27,9 @@ class Tokenizer {
   std::string Decode(const std::vector<int32_t>& ids, bool skip_special_tokens = false) const;
 
   int32_t TokenToId(std::string_view token) const;  // -1 when absent
+  // Per id, the bytes the token adds to a text mid-sequence (possibly part of a UTF-8 character);
+  // empty for special tokens and unused ids. What a grammar constrains.
+  std::vector<std::string> TokenBytesTable() const;
   int64_t vocab_size() const;                      // one past the largest id
   bool IsSpecial(int32_t id) const;
 

@@ -1,0 +1,182 @@
+// The grammar engine: JSON Schema compiled to a grammar, strings accepted or rejected as the schema
+// says, the token mask equal to trying every token on its own, and constrained decoding through
+// the engine producing JSON that parses and validates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "engine/grammar/grammar_constraint.h"
+#include "engine/grammar/grammar_matcher.h"
+#include "engine/grammar/json_schema_grammar.h"
+#include "tests/engine/tiny_model.h"
+
+namespace vt::grammar {
+namespace {
+
+using nlohmann::json;
+
+std::shared_ptr<const Grammar> Compile(const json& schema) {
+  Result<Grammar> g = CompileJsonSchema(schema);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::make_shared<const Grammar>(g.ok() ? std::move(*g) : Grammar{});
+}
+
+bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
+  GrammarMatcher m(g);
+  return m.Accept(text) && m.CanEnd();
+}
+
+const json kPerson = json::parse(R"({
+  "type": "object",
+  "properties": {
+    "name": {"type": "string", "maxLength": 5},
+    "age": {"type": "integer"},
+    "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 2},
+    "score": {"type": ["number", "null"]}
+  },
+  "required": ["name", "age"]
+})");
+
+TEST(JsonSchemaGrammar, AcceptsWhatTheSchemaAdmits) {
+  const auto g = Compile(kPerson);
+  for (const char* ok : {R"({"age":3,"name":"bob"})", R"({"age": -12,"name": "x","tags": ["a","b"]})",
+                         R"({"age":0,"name":"","score":null})", R"({"age":7,"name":"\u00e9t\n","score":-1.5e3})",
+                         "{\"age\":1,\"name\":\"\xc3\xa9t\xc3\xa9\"}"}) {
+    EXPECT_TRUE(Matches(g, ok)) << ok;
+  }
+}
+
+TEST(JsonSchemaGrammar, RejectsWhatTheSchemaDoesNot) {
+  const auto g = Compile(kPerson);
+  for (const char* bad : {R"({"age":3})", R"({"age":3.5,"name":"b"})", R"({"age":3,"name":"toolong"})",
+                          R"({"age":3,"name":"b","tags":["a","b","a"]})", R"({"age":3,"name":"b","tags":["c"]})",
+                          R"({"age":03,"name":"b"})", R"({"age":3,"name":"b","other":1})", R"({"age":3,"name":"b"} )",
+                          "{\"age\":1,\"name\":\"\xff\"}", "{\"age\":1,\"name\":\"a\t\"}"}) {
+    EXPECT_FALSE(Matches(g, bad)) << bad;
+  }
+}
+
+// A UTF-8 lead byte is accepted only where a character of its length may follow: not in place of
+// an ASCII letter, whatever its bits say.
+TEST(JsonSchemaGrammar, LeadBytesOnlyWhereTheirCharactersFit) {
+  const auto g = Compile(json::parse("{\"enum\": [\"ag\", \"\xc3\xa9\", \"\xf0\x9f\x98\x80\"]}"));
+  for (const char* bad : {"\"a\xf0", "\"a\xe0", "\"a\xc3", "\"\xf0\x9f\x98\x81"}) {
+    GrammarMatcher m(g);
+    EXPECT_FALSE(m.Accept(bad)) << bad;
+  }
+  EXPECT_TRUE(Matches(g, "\"\xc3\xa9\""));
+  EXPECT_TRUE(Matches(g, "\"\xf0\x9f\x98\x80\""));
+  EXPECT_TRUE(Matches(g, "\"ag\""));
+}
+
+TEST(JsonSchemaGrammar, RefsMayRecurse) {
+  const auto g = Compile(json::parse(R"({
+    "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+    "$ref": "#/$defs/node"})"));
+  EXPECT_TRUE(Matches(g, R"({"kids":[{"kids":[]},{}]})"));
+  EXPECT_FALSE(Matches(g, R"({"kids":[{"kids":[1]}]})"));
+}
+
+TEST(JsonSchemaGrammar, WhatItCannotEnforceIsAnErrorNamingIt) {
+  for (const char* schema : {R"({"type":"string","pattern":"^a+$"})", R"({"type":"integer","minimum":3})",
+                             R"({"$ref":"#/$defs/missing"})", R"({"type":"widget"})", "false"}) {
+    Result<Grammar> g = CompileJsonSchema(json::parse(schema));
+    EXPECT_FALSE(g.ok()) << schema;
+  }
+  Result<Grammar> g = CompileJsonSchema(json::parse(R"({"type":"string","format":"email"})"));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("'format'"), std::string::npos) << g.status().message();
+}
+
+TEST(JsonSchemaGrammar, JsonObjectAcceptsAnyObject) {
+  const auto g = std::make_shared<const Grammar>(JsonObjectGrammar());
+  EXPECT_TRUE(Matches(g, R"({"a":[1,{"b":null}],"c":"d"})"));
+  EXPECT_TRUE(Matches(g, "{}"));
+  EXPECT_FALSE(Matches(g, "[]"));
+  EXPECT_FALSE(Matches(g, R"({"a":})"));
+}
+
+// The mask must equal trying each token alone, at every step of random walks through the grammar
+// (multi-byte characters split over tokens included).
+TEST(GrammarMatcher, MaskEqualsTryingEveryTokenAlone) {
+  const std::vector<std::string> tokens = {"{",  "}",  "\"", "a", "\"a", "ag", "e\"", "age", "\"age\":", ":", ",",
+                                           " ",  "1",  "12", "-", "0",   ".5", "n",  "name", "\"name\":\"", "\xc3",
+                                           "\xa9", "\xc3\xa9", "\xf0", "\x9f\x98\x80", "[", "]", "\"a\"", "null",
+                                           "\\n", "\\", "b", ""};
+  const TokenVocabulary vocab(tokens);
+  const auto g = Compile(kPerson);
+  std::mt19937 rng(5);
+  int steps = 0;
+  for (int walk = 0; walk < 40; ++walk) {
+    GrammarMatcher m(g);
+    for (int step = 0; step < 30; ++step, ++steps) {
+      std::vector<uint8_t> allowed;
+      m.AllowedTokens(vocab, &allowed);
+      std::vector<int32_t> choices;
+      for (size_t id = 0; id < tokens.size(); ++id) {
+        GrammarMatcher alone = m;
+        const bool ok = !tokens[id].empty() && alone.Accept(tokens[id]);
+        ASSERT_EQ(allowed[id] == 1, ok) << "walk " << walk << ", step " << step << ", token '" << tokens[id] << "'";
+        if (ok) choices.push_back(int32_t(id));
+      }
+      if (choices.empty()) break;
+      ASSERT_TRUE(m.Accept(tokens[size_t(choices[rng() % choices.size()])]));
+    }
+  }
+  EXPECT_GT(steps, 200);
+}
+
+// Through the engine on a tiny model whose token i is byte i (token 0 is EOS): greedy and sampled
+// requests both come out as JSON that parses and meets the schema, and end with EOS.
+TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
+  ModelConfig c = testing::TinyConfig();
+  c.eos_token_ids = {0};
+  auto engine = testing::MakeEngine(c);
+  std::vector<std::string> bytes(256);
+  for (int i = 1; i < 256; ++i) bytes[size_t(i)] = std::string(1, char(i));
+  auto constraint = std::make_shared<GrammarConstraint>();
+  constraint->grammar = Compile(kPerson);
+  constraint->vocabulary = std::make_shared<const TokenVocabulary>(bytes);
+  for (float temperature : {0.0f, 1.0f}) {
+    for (int seed = 0; seed < 4; ++seed) {
+      SamplingParams p;
+      p.temperature = temperature;
+      p.seed = uint64_t(seed);
+      p.max_tokens = 400;
+      p.grammar = constraint;
+      const std::vector<int32_t> out = testing::Generate(*engine, {testing::Prompt(6, seed)}, p)[0];
+      ASSERT_FALSE(out.empty());
+      EXPECT_EQ(out.back(), 0) << "ended without EOS";
+      std::string text;
+      for (size_t i = 0; i + 1 < out.size(); ++i) text += bytes[size_t(out[i])];
+      const json j = json::parse(text, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << text;
+      ASSERT_TRUE(j.contains("name") && j["name"].is_string()) << text;
+      const std::string name = j["name"].get<std::string>();  // maxLength counts characters, not bytes
+      EXPECT_LE(std::count_if(name.begin(), name.end(), [](char ch) { return (uint8_t(ch) & 0xC0) != 0x80; }), 5)
+          << text;
+      EXPECT_TRUE(j.contains("age") && j["age"].is_number_integer()) << text;
+    }
+  }
+}
+
+TEST(GrammarEngine, RequestsTheGrammarCannotEndAreRefused) {
+  ModelConfig c = testing::TinyConfig();
+  auto no_eos = testing::MakeEngine(c);
+  auto constraint = std::make_shared<GrammarConstraint>();
+  constraint->grammar = Compile(kPerson);
+  constraint->vocabulary = std::make_shared<const TokenVocabulary>(std::vector<std::string>(256, "x"));
+  SamplingParams p;
+  p.grammar = constraint;
+  EXPECT_FALSE(no_eos->AddRequest({1, 2}, p).ok());
+  c.eos_token_ids = {0};
+  auto engine = testing::MakeEngine(c);
+  p.ignore_eos = true;
+  EXPECT_FALSE(engine->AddRequest({1, 2}, p).ok());
+}
+
+}  // namespace
+}  // namespace vt::grammar
