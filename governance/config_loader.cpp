@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -175,7 +176,9 @@ TrailerConfig ParseTrailers(const YAML::Node& node) {
   if (node["first_parent"]) t.first_parent = Bool(node["first_parent"], "first_parent");
   if (node["merges"]) {
     t.merges = Choice<MergePolicy>(node["merges"], "merges",
-                                   {{"skip", MergePolicy::kSkip}, {"check", MergePolicy::kCheck}});
+                                   {{"skip", MergePolicy::kSkip},
+                                    {"check", MergePolicy::kCheck},
+                                    {"fail", MergePolicy::kFail}});
   }
   if (node["fixups"]) {
     t.fixups = Choice<FixupPolicy>(node["fixups"], "fixups",
@@ -380,6 +383,31 @@ GateSpec ParseGate(const YAML::Node& node) {
   return gate;
 }
 
+// yaml-cpp keeps every entry of a mapping but lookups return the first, so a
+// repeated key (two `trailers:` sections) would drop the second's rules
+// silently. Every mapping, at every depth, must name each key once.
+void RejectDuplicateKeys(const YAML::Node& node, int depth) {
+  // Aliases share nodes; the bound keeps a pathological document finite.
+  constexpr int kMaxDepth = 64;
+  if (depth > kMaxDepth) Fail(node, "the config nests deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (node.IsMap()) {
+    std::map<std::string, int> first_line;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it->first.IsScalar()) {
+        int line = it->first.Mark().line + 1;
+        auto [seen, inserted] = first_line.emplace(it->first.Scalar(), line);
+        if (!inserted) {
+          Fail(it->first, "duplicate key '" + it->first.Scalar() + "' (first at line " +
+                              std::to_string(seen->second) + "); only one would take effect");
+        }
+      }
+      RejectDuplicateKeys(it->second, depth + 1);
+    }
+  } else if (node.IsSequence()) {
+    for (const YAML::Node& item : node) RejectDuplicateKeys(item, depth + 1);
+  }
+}
+
 Config ParseRoot(const YAML::Node& root) {
   Config config;
   if (root.IsNull()) return config;
@@ -444,7 +472,9 @@ std::string CountSpec::Describe() const {
 Result<Config> ParseConfig(const std::string& text, const std::string& path) {
   if (text.find('\0') != std::string::npos) return InvalidArgument(path + ":1: the config is binary");
   try {
-    Config config = ParseRoot(YAML::Load(text));
+    YAML::Node root = YAML::Load(text);
+    RejectDuplicateKeys(root, 0);
+    Config config = ParseRoot(root);
     config.path = path;
     return config;
   } catch (const ConfigError& e) {

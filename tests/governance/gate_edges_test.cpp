@@ -1,0 +1,205 @@
+// The edges of issue #20, each on a real repository: duplicate config keys,
+// merges (MERGE_HEAD in the hook, `merges: fail`), git's cleanup modes as the
+// commit-msg hook sees them, configured trailer keys, corrupt objects, usage
+// errors in --range, and the first push of a branch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "governance/config.h"
+#include "governance/trailer_gate.h"
+#include "tests/governance/git_fixture.h"
+
+namespace vt::gate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandOutput;
+using testing::GitRepo;
+using testing::GoodMessage;
+using testing::Quote;
+using testing::Shell;
+using testing::TempDir;
+
+const std::string kConfig =
+    "base: main\n"
+    "trailers:\n"
+    "  merges: skip\n"
+    "  required:\n"
+    "    - key: Row\n"
+    "    - key: AI-Assisted\n"
+    "      values: [\"true\", \"false\"]\n"
+    "  forbidden:\n"
+    "    - key: Change-Id\n";
+
+const std::string kScissors = "# ------------------------ >8 ------------------------\n";
+
+std::string Gate(const std::string& repo) { return std::string(VT_GATE_BINARY) + " --repo " + Quote(repo); }
+
+Config Rules(const std::string& yaml) {
+  Result<Config> config = ParseConfig(yaml, "rules.yaml");
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  return config.ok() ? config.value() : Config{};
+}
+
+TEST(DuplicateKeys, AreAConfigErrorNamingKeyAndLine) {
+  Result<Config> twice = ParseConfig(kConfig + "trailers:\n  merges: check\n", "x.yaml");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(twice.status().message().find("x.yaml:10: duplicate key 'trailers' (first at line 2)"),
+            std::string::npos)
+      << twice.status().message();
+
+  Result<Config> nested = ParseConfig("trailers:\n  merges: skip\n  fixups: fail\n  merges: check\n", "y.yaml");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.status().message().find("y.yaml:4: duplicate key 'merges'"), std::string::npos)
+      << nested.status().message();
+
+  Result<Config> in_list = ParseConfig(
+      "trailers:\n  required:\n    - key: Row\n      count: 1\n      key: AI-Assisted\n", "z.yaml");
+  ASSERT_FALSE(in_list.ok());
+  EXPECT_NE(in_list.status().message().find("z.yaml:5: duplicate key 'key'"), std::string::npos)
+      << in_list.status().message();
+
+  GitRepo repo;
+  repo.WriteFile(".vt-gate.yaml", kConfig + "trailers:\n  required: []\n");
+  repo.Commit(GoodMessage());
+  CommandOutput r = Shell(Gate(repo.path()) + " trailers");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("duplicate key 'trailers'"), std::string::npos) << r.out;
+}
+
+TEST(MergesFail, AMergeInTheRangeIsAFindingNamingIt) {
+  GitRepo repo;
+  repo.Commit("root\n");
+  repo.Git("checkout -q -b feature");
+  repo.Commit(GoodMessage("feature work"));
+  repo.Git("checkout -q -b side");
+  repo.Commit(GoodMessage("side work"));
+  repo.Git("checkout -q feature");
+  repo.Commit(GoodMessage("more feature work"));
+  repo.Git("merge -q --no-ff --no-edit side");
+  std::string merge = repo.Head();
+
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  Result<git_oid> base = PinBase(opened.value(), "main");
+  ASSERT_TRUE(base.ok());
+  std::string fail_config = kConfig;
+  fail_config.replace(fail_config.find("merges: skip"), 12, "merges: fail");
+  for (const char* first_parent : {"false", "true"}) {
+    GateReport report = CheckTrailerRange(
+        opened.value(), Rules(fail_config + "  first_parent: " + first_parent + "\n"), base.value());
+    ASSERT_EQ(report.status, GateStatus::kFail) << report.reason;
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].rule, "merge");
+    EXPECT_EQ(report.findings[0].commit, merge);
+    EXPECT_EQ(ExitCodeFor(report), kExitFail);
+  }
+  GateReport skipped = CheckTrailerRange(opened.value(), Rules(kConfig), base.value());
+  EXPECT_EQ(skipped.status, GateStatus::kOk) << skipped.reason;
+}
+
+// The installed hooks, driven by real `git commit` and `git merge` runs.
+class HookEdges : public ::testing::Test {
+ protected:
+  void SetUp() override { Install(kConfig); }
+  void Install(const std::string& config) {
+    repo_.WriteFile(".vt-gate.yaml", config);
+    repo_.Git("add .vt-gate.yaml");
+    repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
+    CommandOutput r = Shell(Gate(repo_.path()) + " hooks install");
+    ASSERT_EQ(r.status, 0) << r.out;
+  }
+  // `git ARGS` in the repository with the hooks active; GIT_EDITOR=true
+  // stands in for an editor that saves the prepared file unchanged.
+  CommandOutput Git(const std::string& args) {
+    return Shell("cd " + Quote(repo_.path()) + " && GIT_EDITOR=true git " + args);
+  }
+  void Stage() {
+    repo_.WriteFile("f" + std::to_string(++n_), "x\n");
+    repo_.Git("add -A");
+  }
+  std::string MessageFile(const std::string& content) { return dir_.Write("msg" + std::to_string(++n_), content); }
+  std::string StoredTrailer(const std::string& key) {
+    return repo_.Git("log -1 " + Quote("--format=%(trailers:key=" + key + ",valueonly)"));
+  }
+
+  GitRepo repo_;
+  TempDir dir_;
+  int n_ = 0;
+};
+
+TEST_F(HookEdges, MergeHeadMakesTheMessageAMerge) {
+  repo_.Git("checkout -q -b side");
+  repo_.WriteFile("conflict", "side\n");
+  repo_.Git("add conflict");
+  repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("side")));
+  repo_.Git("checkout -q main");
+  repo_.WriteFile("conflict", "main\n");
+  repo_.Git("add conflict");
+  repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("main")));
+  EXPECT_NE(Git("merge -q side").status, 0);  // conflicts: MERGE_HEAD and MERGE_MSG stay
+  repo_.WriteFile("conflict", "resolved\n");
+  repo_.Git("add conflict");
+  // "Merge branch 'side'" has no trailers; with merges: skip the hook must let it through.
+  CommandOutput commit = Git("commit -q --no-edit");
+  EXPECT_EQ(commit.status, 0) << commit.out;
+  EXPECT_EQ(repo_.Git("rev-list --count --merges HEAD"), "1");
+}
+
+TEST_F(HookEdges, MergesFailRejectsAMergeInTheHook) {
+  std::string config = kConfig;
+  config.replace(config.find("merges: skip"), 12, "merges: fail");
+  repo_.WriteFile(".vt-gate.yaml", config);
+  repo_.Git("commit -q --no-verify -am " + Quote(GoodMessage("merges fail")));
+  repo_.Git("checkout -q -b side");
+  Stage();
+  repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("side")));
+  repo_.Git("checkout -q main");
+  CommandOutput merge = Git("merge -q --no-ff -m " + Quote(GoodMessage("merge side")) + " side");
+  EXPECT_NE(merge.status, 0) << merge.out;
+  EXPECT_NE(merge.out.find("merge: a merge commit"), std::string::npos) << merge.out;
+  EXPECT_EQ(repo_.Git("rev-list --count --merges HEAD"), "0");
+}
+
+// Without -v or --cleanup=scissors git keeps what follows a scissors line
+// (strip mode drops only the comment line itself): the hook must see it.
+TEST_F(HookEdges, ScissorsCutOnlyWhenGitCuts) {
+  std::string message = "title\n\nbody\n\nRow: none\nAI-Assisted: false\n" + kScissors + "Change-Id: I1\n";
+  Stage();
+  CommandOutput edited = Git("commit -q -e -F " + Quote(MessageFile(message)));
+  EXPECT_NE(edited.status, 0) << edited.out;
+  EXPECT_NE(edited.out.find("forbidden:Change-Id"), std::string::npos) << edited.out;
+  // The oracle: git itself stores the trailer the hook refused.
+  ASSERT_EQ(Git("commit -q --no-verify -e -F " + Quote(MessageFile(message))).status, 0);
+  EXPECT_EQ(StoredTrailer("Change-Id"), "I1");
+
+  // With -v git writes its own cut line and truncates at the first one.
+  Stage();
+  CommandOutput verbose = Git("commit -q -v -e -F " + Quote(MessageFile(message)));
+  EXPECT_EQ(verbose.status, 0) << verbose.out;
+  EXPECT_EQ(StoredTrailer("Change-Id"), "");
+  // --cleanup=scissors in an editor session: the same cut.
+  Stage();
+  CommandOutput scissors = Git("commit -q --cleanup=scissors -e -F " + Quote(MessageFile(message)));
+  EXPECT_EQ(scissors.status, 0) << scissors.out;
+  // commit.verbose is seen by the hook even with -F.
+  repo_.Git("config commit.verbose true");
+  Stage();
+  CommandOutput configured = Git("commit -q -F " + Quote(MessageFile(message)));
+  EXPECT_EQ(configured.status, 0) << configured.out;
+  EXPECT_EQ(StoredTrailer("Change-Id"), "");
+}
+
+// -m and -F without an editor clean with `whitespace`: a '#' title is kept.
+TEST_F(HookEdges, NoEditorMeansWhitespaceCleanup) {
+  Stage();
+  CommandOutput r = Git("commit -q -m " + Quote("#12 fix the parser\n\nRow: none\nAI-Assisted: false\n"));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(repo_.Git("log -1 --format=%s"), "#12 fix the parser");
+}
+
+}  // namespace
+}  // namespace vt::gate
