@@ -55,7 +55,8 @@ struct IdentityBan {
   std::vector<std::string> allowed_emails;
 };
 
-enum class MergePolicy { kSkip, kCheck };
+// kFail: a merge commit is itself a finding (merges never land on the governed branch).
+enum class MergePolicy { kSkip, kCheck, kFail };
 enum class FixupPolicy { kFail, kSkip };
 enum class RevertPolicy { kCheck, kSkip };
 

@@ -80,8 +80,25 @@ TrailerSyntax Repository::ReadTrailerSyntax() const {
   return syntax;
 }
 
-CleanupMode Repository::ReadCleanupMode() const {
-  return ParseCleanupMode(ConfigString("commit.cleanup", "default"));
+bool Repository::ConfigBool(const char* name, bool fallback) const {
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo_.get()) != 0) return fallback;
+  int value = 0;
+  bool out = git_config_get_bool(&value, config, name) == 0 ? value != 0 : fallback;
+  git_config_free(config);
+  return out;
+}
+
+int Repository::PendingMergeHeads() const {
+  int count = 0;
+  git_repository_mergehead_foreach(
+      repo_.get(),
+      [](const git_oid*, void* payload) {
+        ++*static_cast<int*>(payload);
+        return 0;
+      },
+      &count);
+  return count;
 }
 
 }  // namespace vt::gate

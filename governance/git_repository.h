@@ -8,7 +8,6 @@
 #include <string>
 
 #include "engine/core/status.h"
-#include "governance/message_cleanup.h"
 #include "governance/trailer_parser.h"
 
 namespace vt::gate {
@@ -37,10 +36,12 @@ class Repository {
   // The trailer syntax from git config: core.commentChar, trailer.separators,
   // trailer.<name>.key.
   TrailerSyntax ReadTrailerSyntax() const;
-  // commit.cleanup, default strip.
-  CleanupMode ReadCleanupMode() const;
   // A git config string, or `fallback` when unset.
   std::string ConfigString(const char* name, const std::string& fallback) const;
+  // A git config boolean (git's spellings, numbers too), or `fallback` when unset or unreadable.
+  bool ConfigBool(const char* name, bool fallback) const;
+  // The commits in MERGE_HEAD: a commit made now gets them as extra parents.
+  int PendingMergeHeads() const;
 
  private:
   RepoPtr repo_;

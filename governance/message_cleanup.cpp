@@ -5,6 +5,10 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+std::string ScissorsLine(char comment_char) {
+  return std::string(1, comment_char) + " ------------------------ >8 ------------------------";
+}
+
 }  // namespace
 
 int CleanMessage::SourceLine(int line) const {
@@ -13,19 +17,38 @@ int CleanMessage::SourceLine(int line) const {
   return source_line[static_cast<size_t>(line) - 1];
 }
 
-CleanupMode ParseCleanupMode(std::string_view value) {
+CleanupMode ParseCleanupMode(std::string_view value, bool editor_used) {
   if (value == "whitespace") return CleanupMode::kWhitespace;
   if (value == "verbatim") return CleanupMode::kVerbatim;
-  if (value == "scissors") return CleanupMode::kScissors;
-  return CleanupMode::kStrip;
+  if (value == "strip") return CleanupMode::kStrip;
+  if (value == "scissors") return editor_used ? CleanupMode::kScissors : CleanupMode::kWhitespace;
+  return editor_used ? CleanupMode::kStrip : CleanupMode::kWhitespace;
 }
 
-CleanMessage CleanupMessage(std::string_view raw, CleanupMode mode, char comment_char) {
-  // Verbose commits put the diff below a scissors line; git truncates there in
-  // every mode but verbatim.
-  if (mode != CleanupMode::kVerbatim) {
-    std::string cut =
-        std::string(1, comment_char) + " ------------------------ >8 ------------------------\n";
+CleanupPlan PlanCleanup(std::string_view raw, std::string_view commit_cleanup, bool editor_used,
+                        bool verbose, char comment_char) {
+  CleanupPlan plan;
+  plan.mode = ParseCleanupMode(commit_cleanup, editor_used);
+  bool git_wrote_cut_line = false;
+  if (editor_used) {
+    std::string cut = ScissorsLine(comment_char) + "\n";
+    for (size_t at = raw.find(cut); at != std::string_view::npos; at = raw.find(cut, at + 1)) {
+      bool line_start = at == 0 || raw[at - 1] == '\n';
+      size_t next = at + cut.size();
+      if (line_start && next < raw.size() && raw[next] == comment_char) {
+        git_wrote_cut_line = true;
+        break;
+      }
+    }
+  }
+  plan.cut_at_scissors = verbose || plan.mode == CleanupMode::kScissors || git_wrote_cut_line;
+  return plan;
+}
+
+CleanMessage CleanupMessage(std::string_view raw, const CleanupPlan& plan, char comment_char) {
+  CleanupMode mode = plan.mode;
+  if (plan.cut_at_scissors) {
+    std::string cut = ScissorsLine(comment_char) + "\n";
     if (raw.substr(0, cut.size()) == cut) {
       raw = raw.substr(0, 0);
     } else if (size_t at = raw.find("\n" + cut); at != std::string_view::npos) {

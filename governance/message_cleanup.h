@@ -10,8 +10,14 @@
 
 namespace vt::gate {
 
-// commit.cleanup: `default` behaves as `strip` for an edited message.
 enum class CleanupMode { kStrip, kWhitespace, kVerbatim, kScissors };
+
+// What git will do to the message: the mode, and whether it first truncates at
+// the first scissors line.
+struct CleanupPlan {
+  CleanupMode mode = CleanupMode::kStrip;
+  bool cut_at_scissors = true;
+};
 
 struct CleanMessage {
   std::string text;
@@ -22,12 +28,22 @@ struct CleanMessage {
   int SourceLine(int line) const;
 };
 
-// Parses a commit.cleanup value; unknown values fall back to kStrip like git's default.
-CleanupMode ParseCleanupMode(std::string_view value);
+// A commit.cleanup value as git resolves it (sequencer.c get_cleanup_mode):
+// `default` is strip when an editor ran and whitespace when not (`-m`, `-F`);
+// `scissors` without an editor is whitespace; unknown values act as default.
+CleanupMode ParseCleanupMode(std::string_view value, bool editor_used);
 
-// Cuts at the scissors line, then (unless verbatim) strips trailing blanks,
-// collapses blank lines, drops leading and trailing blank lines and, in strip
-// mode, lines starting with `comment_char`.
-CleanMessage CleanupMessage(std::string_view raw, CleanupMode mode, char comment_char);
+// git truncates at the first scissors line only when verbose (`-v`,
+// commit.verbose) or in scissors mode, whatever the mode (builtin/commit.c).
+// The commit-msg hook sees neither flag, but in an editor session git writes
+// its own cut line, followed by its commented explanation, exactly then. A
+// `-v` given with `-m`/`-F` is invisible to the hook; commit.verbose is not.
+CleanupPlan PlanCleanup(std::string_view raw, std::string_view commit_cleanup, bool editor_used,
+                        bool verbose, char comment_char);
+
+// Cuts at the scissors line when the plan says so, then (unless verbatim)
+// strips trailing blanks, collapses blank lines, drops leading and trailing
+// blank lines and, in strip mode, lines starting with `comment_char`.
+CleanMessage CleanupMessage(std::string_view raw, const CleanupPlan& plan, char comment_char);
 
 }  // namespace vt::gate

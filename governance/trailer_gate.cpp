@@ -202,8 +202,8 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, c
   return report;
 }
 
-GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config,
-                                   const std::string& path) {
+GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path,
+                                   bool editor_used) {
   Clock::time_point start = Clock::now();
   Result<Config> effective = WithRecordIds(repo, raw_config);
   if (!effective.ok()) return RecordUnreadable(effective.status());
@@ -242,14 +242,23 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_con
     raw = buffer.str();
   }
   TrailerSyntax syntax = repo ? repo->ReadTrailerSyntax() : TrailerSyntax{};
-  CleanupMode mode = repo ? repo->ReadCleanupMode() : CleanupMode::kStrip;
+  CleanupPlan plan = PlanCleanup(raw, repo ? repo->ConfigString("commit.cleanup", "default") : "default",
+                                 editor_used, repo && repo->ConfigBool("commit.verbose", false),
+                                 syntax.comment_char);
   // A NUL-containing message is reported, not cleaned: cleanup would hide it.
-  CleanMessage clean = raw.find('\0') == std::string::npos ? CleanupMessage(raw, mode, syntax.comment_char)
+  CleanMessage clean = raw.find('\0') == std::string::npos ? CleanupMessage(raw, plan, syntax.comment_char)
                                                            : CleanMessage{raw, {}};
   MessageFacts facts;
   facts.message = clean.text;
-  facts.parent_count = 1;
+  // During a merge the commit being made has MERGE_HEAD's commits as parents too.
+  facts.parent_count = 1 + (repo ? repo->PendingMergeHeads() : 0);
   MessageVerdict verdict = CheckMessage(config.trailers, syntax, facts);
+  if (verdict.disposition == CommitDisposition::kSkippedMerge) {
+    report.reason = "merge message " + (path == "-" ? std::string("<stdin>") : path) +
+                    " not checked (config policy: merges: skip)";
+    report.elapsed_ms = MillisSince(start);
+    return report;
+  }
   report.checked = 1;
   std::string file = path == "-" ? "<stdin>" : path;
   for (RuleFinding& f : verdict.findings) {

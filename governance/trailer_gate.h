@@ -18,9 +18,13 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& config, const
                              const std::string& head_spec = "HEAD");
 
 // Checks a message that is not committed yet, cleaned as git would clean it
-// (core.commentChar, commit.cleanup) when `repo` is given. `path` "-" reads
-// stdin.
-GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config, const std::string& path);
+// (core.commentChar, commit.cleanup, commit.verbose) when `repo` is given.
+// `editor_used` is false when git committed without an editor (`-m`, `-F`:
+// git runs the hook with GIT_EDITOR=:), which changes git's default cleanup.
+// A merge in progress (MERGE_HEAD) makes the message a merge's. `path` "-"
+// reads stdin.
+GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config, const std::string& path,
+                                   bool editor_used = true);
 
 // pre-push: reads "<local ref> <local sha> <remote ref> <remote sha>" lines
 // and checks the pushed commits from the object database (no checkout).

@@ -211,6 +211,12 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
     verdict.disposition = CommitDisposition::kSkippedMerge;
     return verdict;
   }
+  if (facts.parent_count > 1 && config.merges == MergePolicy::kFail) {
+    verdict.findings.push_back({"merge", 0,
+                                "a merge commit (" + std::to_string(facts.parent_count) +
+                                    " parents): merges must not land here (merges: fail); rebase instead"});
+    return verdict;
+  }
   if (config.bot_authors && !facts.author.empty() && config.bot_authors->Search(facts.author)) {
     verdict.disposition = CommitDisposition::kSkippedBot;
     return verdict;

@@ -4,10 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "governance/builtin_gates.h"
 #include "governance/config.h"
@@ -81,7 +83,10 @@ int RunTrailers(const Options& options, OutputFormat format) {
   if (options.first_parent) config->trailers.first_parent = true;
 
   if (!options.message_file.empty()) {
-    GateReport report = CheckTrailerMessageFile(repo_ptr, config.value(), options.message_file);
+    // git runs the commit-msg hook with GIT_EDITOR=: when no editor was used.
+    const char* editor = std::getenv("GIT_EDITOR");
+    bool editor_used = editor == nullptr || std::string_view(editor) != ":";
+    GateReport report = CheckTrailerMessageFile(repo_ptr, config.value(), options.message_file, editor_used);
     Print(FormatReport(report, format));
     return ExitCodeFor(report);
   }

@@ -310,10 +310,13 @@ class MessageFile : public ::testing::Test {
   TempDir dir_;
 };
 
+// The cut line and its explanation as `git commit -v` writes them.
 TEST_F(MessageFile, CommentsAndScissorsAreCleanedLikeGit) {
   std::string message =
       GoodMessage() + "\n# Please enter the commit message for your changes.\n#\n" +
-      "# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n+Row: bad value\n";
+      "# ------------------------ >8 ------------------------\n"
+      "# Do not modify or remove the line above.\n# Everything below it will be ignored.\n"
+      "diff --git a/x b/x\n+Row: bad value\n";
   GateReport report = Check(message);
   EXPECT_EQ(report.status, GateStatus::kOk) << report.reason;
 }

@@ -82,7 +82,7 @@ TEST(MessageCleanup, StripsLikeGitCommit) {
   std::string raw = "\n\n  \nTitle   \n\n\n# comment\nbody\t\n\n\n\nRow: none\n\n# trailing\n\n";
   std::string file = dir.Write("raw", raw);
   testing::CommandOutput git = Shell("git stripspace --strip-comments < " + Quote(file), false);
-  CleanMessage clean = CleanupMessage(raw, CleanupMode::kStrip, '#');
+  CleanMessage clean = CleanupMessage(raw, {CleanupMode::kStrip, true}, '#');
   EXPECT_EQ(clean.text, git.out);
   EXPECT_EQ(clean.text, "Title\n\nbody\n\nRow: none\n");
   EXPECT_EQ(clean.SourceLine(1), 4);
@@ -90,19 +90,22 @@ TEST(MessageCleanup, StripsLikeGitCommit) {
   EXPECT_EQ(clean.SourceLine(5), 12);
 
   testing::CommandOutput whitespace = Shell("git stripspace < " + Quote(file), false);
-  EXPECT_EQ(CleanupMessage(raw, CleanupMode::kWhitespace, '#').text, whitespace.out);
+  EXPECT_EQ(CleanupMessage(raw, {CleanupMode::kWhitespace, true}, '#').text, whitespace.out);
 }
 
 TEST(MessageCleanup, ScissorsCutsAndVerbatimKeepsEverything) {
   std::string raw = "Title\n\nRow: none\n# ------------------------ >8 ------------------------\ndiff\n";
-  EXPECT_EQ(CleanupMessage(raw, CleanupMode::kStrip, '#').text, "Title\n\nRow: none\n");
-  EXPECT_EQ(CleanupMessage(raw, CleanupMode::kVerbatim, '#').text, raw);
+  EXPECT_EQ(CleanupMessage(raw, {CleanupMode::kStrip, true}, '#').text, "Title\n\nRow: none\n");
+  EXPECT_EQ(CleanupMessage(raw, {CleanupMode::kVerbatim, false}, '#').text, raw);
   // scissors mode is whitespace cleanup plus the cut: other comment lines stay.
   std::string scissors =
       "T\n# kept\n\nRow: none\n# ------------------------ >8 ------------------------\n# cut\n";
-  EXPECT_EQ(CleanupMessage(scissors, CleanupMode::kScissors, '#').text, "T\n# kept\n\nRow: none\n");
-  EXPECT_EQ(ParseCleanupMode("verbatim"), CleanupMode::kVerbatim);
-  EXPECT_EQ(ParseCleanupMode("default"), CleanupMode::kStrip);
+  EXPECT_EQ(CleanupMessage(scissors, {CleanupMode::kScissors, true}, '#').text, "T\n# kept\n\nRow: none\n");
+  EXPECT_EQ(ParseCleanupMode("verbatim", true), CleanupMode::kVerbatim);
+  EXPECT_EQ(ParseCleanupMode("default", true), CleanupMode::kStrip);
+  // Without an editor (-m, -F) git's default and scissors modes are whitespace.
+  EXPECT_EQ(ParseCleanupMode("default", false), CleanupMode::kWhitespace);
+  EXPECT_EQ(ParseCleanupMode("scissors", false), CleanupMode::kWhitespace);
 }
 
 }  // namespace
