@@ -1,5 +1,7 @@
 #include "governance/git_repository.h"
 
+#include <algorithm>
+#include <cctype>
 #include <mutex>
 
 namespace vt::gate {
@@ -66,13 +68,25 @@ TrailerSyntax Repository::ReadTrailerSyntax() const {
   if (git_config_get_string(&value, config, "trailer.separators") == 0 && value && value[0]) {
     syntax.separators = value;
   }
+  // Like git (trailer.c git_trailer_config), any of these variables makes
+  // <name> a configured trailer; only `key` renames the tokens it matches.
   git_config_iterator* it = nullptr;
-  if (git_config_iterator_glob_new(&it, config, "^trailer\\..+\\.key$") == 0) {
+  if (git_config_iterator_glob_new(&it, config, "^trailer\\..+\\.(key|command|cmd|where|ifexists|ifmissing)$") ==
+      0) {
     git_config_entry* entry = nullptr;
     while (git_config_next(&entry, it) == 0) {
-      std::string name = entry->name;  // trailer.<name>.key
-      name = name.substr(8, name.size() - 8 - 4);
-      syntax.configured.push_back({name, entry->value ? entry->value : ""});
+      std::string full = entry->name;  // trailer.<name>.<variable>
+      size_t dot = full.rfind('.');
+      std::string name = full.substr(8, dot - 8);
+      auto same_name = [&](const ConfiguredTrailer& item) {
+        return item.name.size() == name.size() &&
+               std::equal(name.begin(), name.end(), item.name.begin(), [](char a, char b) {
+                 return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+               });
+      };
+      auto item = std::find_if(syntax.configured.begin(), syntax.configured.end(), same_name);
+      if (item == syntax.configured.end()) item = syntax.configured.insert(item, {name, ""});
+      if (full.compare(dot + 1, std::string::npos, "key") == 0) item->key = entry->value ? entry->value : "";
     }
     git_config_iterator_free(it);
   }

@@ -130,6 +130,15 @@ const ConfiguredTrailer* MatchConfigured(std::string_view token, const TrailerSy
   return nullptr;
 }
 
+// A configured key may carry its separator (`trailer.sign.key "Signed-off-by: "`);
+// rules name the key without it.
+std::string KeyOf(const ConfiguredTrailer& item, const TrailerSyntax& syntax) {
+  std::string_view key = item.key;
+  while (!key.empty() && (IsSpace(key.back()) || syntax.separators.find(key.back()) != std::string::npos))
+    key.remove_suffix(1);
+  return std::string(key);
+}
+
 Pos FindEndOfTitle(std::string_view buf, Pos len, char comment_char) {
   Pos s = 0;
   for (; s < len; s = NextLine(buf, s)) {
@@ -282,9 +291,12 @@ TrailerBlock ParseTrailers(std::string_view message, const TrailerSyntax& syntax
     if (sep < 1) continue;
     Trailer trailer;
     std::string_view token = Trim(std::string_view(logical.text).substr(0, static_cast<size_t>(sep)));
-    const ConfiguredTrailer* configured =
-        MatchConfigured(std::string_view(logical.text).substr(0, static_cast<size_t>(sep)), syntax);
-    trailer.key = (configured && !configured->key.empty()) ? configured->key : std::string(token);
+    // parse_trailer matches the trimmed token without its trailing
+    // non-alphanumerics: `Ack : yes` is the configured `ack`.
+    std::string_view match = token;
+    while (!match.empty() && !IsAlnum(match.back())) match.remove_suffix(1);
+    const ConfiguredTrailer* configured = MatchConfigured(match, syntax);
+    trailer.key = (configured && !configured->key.empty()) ? KeyOf(*configured, syntax) : std::string(token);
     trailer.value = Unfold(Trim(std::string_view(logical.text).substr(static_cast<size_t>(sep) + 1)));
     trailer.line = logical.line;
     block.trailers.push_back(std::move(trailer));

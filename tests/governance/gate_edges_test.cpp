@@ -101,6 +101,38 @@ TEST(MergesFail, AMergeInTheRangeIsAFindingNamingIt) {
   EXPECT_EQ(skipped.status, GateStatus::kOk) << skipped.reason;
 }
 
+// git config's trailer.<name>.key renames every token that prefixes it, after
+// trimming (`Ack : yes`, `Ack = yes` with trailer.separators), so a rule on
+// the configured key must see it; git interpret-trailers is the oracle.
+TEST(ConfiguredKeys, AreMatchedAsGitMatchesThem) {
+  GitRepo repo;
+  repo.Commit("root\n");
+  repo.Git("checkout -q -b feature");
+  repo.Git("config trailer.ack.key Acked-by");
+  repo.Git("config trailer.separators :=");
+  std::string spaced = repo.Commit("spaced\n\nRow: none\nAI-Assisted: false\nAck : yes\n");
+  std::string equals = repo.Commit("equals\n\nRow: none\nAI-Assisted: false\nAck = yes\n");
+  for (const std::string& id : {spaced, equals}) {
+    EXPECT_EQ(repo.Git("log -1 --format=%B " + id + " | git -C " + Quote(repo.path()) + " interpret-trailers --parse | tail -1"), "Acked-by: yes");
+  }
+  // A name configured without a key still makes a 25% paragraph a trailer block.
+  repo.Git("config trailer.cc.where end");
+  std::string prose = repo.Commit("prose\n\nRow: none\nAI-Assisted: false\none\ntwo\nthree\ncc: Bob\n");
+  EXPECT_NE(repo.Git("log -1 --format=%B " + prose + " | git -C " + Quote(repo.path()) + " interpret-trailers --parse"), "");
+
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  Result<git_oid> base = PinBase(opened.value(), "main");
+  ASSERT_TRUE(base.ok());
+  GateReport report = CheckTrailerRange(
+      opened.value(), Rules(kConfig + "    - key: Acked-by\n    - key: Cc\n"), base.value());
+  ASSERT_EQ(report.status, GateStatus::kFail) << report.reason;
+  std::vector<std::string> found;
+  for (const Finding& f : report.findings) found.push_back(f.rule + " " + f.commit);
+  EXPECT_EQ(found, (std::vector<std::string>{"forbidden:Cc " + prose, "forbidden:Acked-by " + equals,
+                                             "forbidden:Acked-by " + spaced}));
+}
+
 // The installed hooks, driven by real `git commit` and `git merge` runs.
 class HookEdges : public ::testing::Test {
  protected:
