@@ -6,6 +6,8 @@
 #include <set>
 #include <vector>
 
+#include "governance/object_integrity.h"
+
 namespace vt::gate {
 namespace {
 
@@ -137,6 +139,29 @@ Status ShallowWalk(const Repository& repo, const git_oid& tip, const std::vector
   return Status::Ok();
 }
 
+// When `spec` starts with a ref or a full id whose history holds an object
+// that cannot be read: kUnavailable naming it. Ok otherwise.
+Status UnreadableObjectBehind(const Repository& repo, const std::string& spec) {
+  std::string name = spec.substr(0, spec.find_first_of("~^@:{"));
+  git_oid oid;
+  bool found = false;
+  git_reference* ref = nullptr;
+  if (git_reference_dwim(&ref, repo.raw(), name.c_str()) == 0) {
+    git_reference* resolved = nullptr;
+    if (git_reference_resolve(&resolved, ref) == 0) {
+      oid = *git_reference_target(resolved);
+      found = true;
+      git_reference_free(resolved);
+    }
+    git_reference_free(ref);
+  } else {
+    found = name.size() == GIT_OID_HEXSZ && git_oid_fromstr(&oid, name.c_str()) == 0;
+  }
+  if (!found) return Status::Ok();
+  Status status = HistoryReadFailure(repo, {oid}, "'" + spec + "'");
+  return status.code() == StatusCode::kUnavailable ? status : Status::Ok();
+}
+
 struct WalkDeleter {
   void operator()(git_revwalk* walk) const { git_revwalk_free(walk); }
 };
@@ -153,7 +178,14 @@ Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec) {
   int rc = git_revparse_single(&object, repo.raw(), spec.c_str());
   if (rc == GIT_EAMBIGUOUS)
     return InvalidArgument("'" + spec + "' is ambiguous: it matches more than one object");
-  if (rc != 0) return NotFound("'" + spec + "' does not name a commit (" + LastGitError() + ")");
+  if (rc != 0) {
+    // libgit2 reports an unreadable object on the way as "not found" too.
+    std::string cause = LastGitError();
+    VT_RETURN_IF_ERROR(UnreadableObjectBehind(repo, spec));
+    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+      return NotFound("'" + spec + "' does not name a commit (" + cause + ")");
+    return Unavailable("'" + spec + "' cannot be read: " + cause);
+  }
   ObjectPtr owned(object);
   git_object* commit = nullptr;
   if (git_object_peel(&commit, object, GIT_OBJECT_COMMIT) != 0) {
@@ -166,7 +198,7 @@ Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec) {
 
 Result<git_oid> PinBase(const Repository& repo, const std::string& spec) {
   Result<git_oid> oid = ResolveCommit(repo, spec);
-  if (oid.ok() || oid.status().code() == StatusCode::kInvalidArgument) return oid;
+  if (oid.status().code() != StatusCode::kNotFound) return oid;
   std::string hint;
   if (size_t slash = spec.find('/'); slash != std::string::npos) {
     hint = " (fetch it: git fetch " + spec.substr(0, slash) + " " + spec.substr(slash + 1) + ")";
@@ -200,7 +232,7 @@ Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, co
       return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(range.head) +
                          " share no commit");
     }
-    return Internal("merge base: " + LastGitError());
+    return HistoryReadFailure(repo, {range.base, range.head}, "merge base");
   }
   return range;
 }
@@ -213,9 +245,13 @@ Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vect
   std::unique_ptr<git_revwalk, WalkDeleter> walk(raw_walk);
   git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
   if (options.first_parent) git_revwalk_simplify_first_parent(walk.get());
-  if (git_revwalk_push(walk.get(), &tip) != 0) return Internal("revwalk: " + LastGitError());
+  std::vector<git_oid> tips = {tip};
+  tips.insert(tips.end(), hide.begin(), hide.end());
+  // Reading commits is where a damaged object shows; name it.
+  auto failed = [&] { return HistoryReadFailure(repo, tips, "revwalk"); };
+  if (git_revwalk_push(walk.get(), &tip) != 0) return failed();
   for (const git_oid& oid : hide) {
-    if (git_revwalk_hide(walk.get(), &oid) != 0) return Internal("revwalk: " + LastGitError());
+    if (git_revwalk_hide(walk.get(), &oid) != 0) return failed();
   }
   if (options.floor && git_revwalk_hide(walk.get(), &*options.floor) != 0) {
     return Unavailable("cutover commit " + OidHex(*options.floor) + " is not in this repository");
@@ -224,12 +260,12 @@ Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vect
   int rc = 0;
   while ((rc = git_revwalk_next(&oid, walk.get())) == 0) {
     git_commit* commit = nullptr;
-    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return Internal("commit: " + LastGitError());
+    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return failed();
     bool keep_going = visit(commit);
     git_commit_free(commit);
     if (!keep_going) return Status::Ok();
   }
-  if (rc != GIT_ITEROVER) return Internal("revwalk: " + LastGitError());
+  if (rc != GIT_ITEROVER) return failed();
   return Status::Ok();
 }
 

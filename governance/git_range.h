@@ -17,10 +17,13 @@
 namespace vt::gate {
 
 // Resolves a revision to a commit id. Ambiguous short names (a branch and a
-// tag both called `main`, a short id matching two objects) are rejected.
+// tag both called `main`, a short id matching two objects) are rejected
+// (kInvalidArgument); a name that names nothing is kNotFound; a name whose
+// object cannot be read is kUnavailable naming the object.
 Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec);
 
-// The base, pinned: a missing base is kUnavailable with a hint to fetch it.
+// The base, pinned: a missing base is kUnavailable with a hint to fetch it;
+// an unreadable one is kUnavailable naming the corrupt object.
 Result<git_oid> PinBase(const Repository& repo, const std::string& spec);
 
 struct CommitRange {

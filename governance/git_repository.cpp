@@ -1,5 +1,7 @@
 #include "governance/git_repository.h"
 
+#include "governance/object_integrity.h"
+
 #include <algorithm>
 #include <cctype>
 #include <mutex>
@@ -35,6 +37,7 @@ Result<Repository> Repository::Open(const std::string& path) {
   }
   Repository out;
   out.repo_.reset(repo);
+  VT_RETURN_IF_ERROR(InstallObjectGuard(repo));
   return out;
 }
 

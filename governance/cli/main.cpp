@@ -106,9 +106,14 @@ int RunTrailers(const Options& options, OutputFormat format) {
   if (!base.ok() && base.status().code() == vt::StatusCode::kInvalidArgument) {
     return UsageError(base.status().message());
   }
-  if (vt::Result<git_oid> head = ResolveCommit(repo.value(), head_spec);
-      !head.ok() && head.status().code() == vt::StatusCode::kInvalidArgument) {
-    return UsageError(head.status().message());
+  // A head that names nothing is a typo (usage); an unborn HEAD or an
+  // unreadable object is "could not verify", reported by the gate.
+  if (vt::Result<git_oid> head = ResolveCommit(repo.value(), head_spec); !head.ok()) {
+    bool unborn = head_spec == "HEAD" && git_repository_head_unborn(repo->raw()) == 1;
+    vt::StatusCode code = head.status().code();
+    if (code == vt::StatusCode::kInvalidArgument || (code == vt::StatusCode::kNotFound && !unborn)) {
+      return UsageError(head.status().message());
+    }
   }
   GateReport report;
   if (!options.pre_push_remote.empty()) {

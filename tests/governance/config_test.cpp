@@ -48,7 +48,7 @@ TEST(Config, RepositoryConfigRequiresTheProtocolTrailers) {
   for (const TrailerRequirement& r : config->trailers.required) keys.push_back(r.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"Row", "AI-Assisted", "Assisted-by"}));
   EXPECT_EQ(config->base, "origin/main");
-  EXPECT_EQ(config->trailers.merges, MergePolicy::kSkip);
+  EXPECT_EQ(config->trailers.merges, MergePolicy::kFail);
   EXPECT_TRUE(config->trailers.required[0].in_record) << "Row names a row of the record";
   std::vector<std::string> gates;
   for (const GateSpec& g : config->gates) gates.push_back(g.name);

@@ -133,6 +133,66 @@ TEST(ConfiguredKeys, AreMatchedAsGitMatchesThem) {
                                              "forbidden:Acked-by " + spaced}));
 }
 
+// A truncated loose object once made libgit2 1.5 inflate forever. The wait
+// is bounded generously by `timeout`; 124 means the hang is back.
+TEST(CorruptObjects, TruncatedLooseCommitIsNamedNotAHang) {
+  GitRepo repo;
+  repo.WriteFile(".vt-gate.yaml", kConfig);
+  repo.Commit(GoodMessage("root"));
+  repo.Git("checkout -q -b feature");
+  repo.Commit(GoodMessage("one"));
+  std::string victim = repo.Commit(GoodMessage("two"));
+  repo.Commit(GoodMessage("three"));
+  fs::path file = fs::path(repo.path()) / ".git/objects" / victim.substr(0, 2) / victim.substr(2);
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+  fs::resize_file(file, fs::file_size(file) - 6);
+  EXPECT_NE(Shell("git -C " + Quote(repo.path()) + " log --oneline").status, 0);  // git agrees
+
+  CommandOutput r = Shell("timeout 60 " + Gate(repo.path()) + " trailers");
+  ASSERT_NE(r.status, 124) << "vt-gate hung on a truncated loose object";
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("corrupt object " + victim), std::string::npos) << r.out;
+}
+
+TEST(CorruptObjects, CorruptPackedBaseAncestorIsNamedAndHeadTyposAreUsage) {
+  GitRepo repo;
+  repo.WriteFile(".vt-gate.yaml", kConfig);
+  repo.Commit(GoodMessage("root"));
+  std::string victim = repo.Commit(GoodMessage("on main"));
+  repo.Commit(GoodMessage("main tip"));
+  repo.Git("checkout -q -b feature");
+  repo.Commit(GoodMessage("feature"));
+  repo.Git("gc -q");
+  // Overwrite the end of the victim's deflated data inside the pack.
+  std::string pack = Shell("ls " + Quote(repo.path() + "/.git/objects/pack") + " | grep '\\.pack$'").out;
+  while (!pack.empty() && pack.back() == '\n') pack.pop_back();
+  std::istringstream row(repo.Git("verify-pack -v .git/objects/pack/" + pack.substr(0, pack.size() - 5) +
+                                  ".idx | grep ^" + victim));
+  std::string id, type;
+  long size = 0, packed = 0, offset = 0;
+  ASSERT_TRUE(row >> id >> type >> size >> packed >> offset);
+  std::string path = repo.path() + "/.git/objects/pack/" + pack;
+  ASSERT_EQ(Shell("chmod u+w " + Quote(path) + " && printf XXXXXXXX | dd of=" + Quote(path) +
+                  " bs=1 conv=notrunc seek=" + std::to_string(offset + packed - 8) + " 2>/dev/null")
+                .status,
+            0);
+  EXPECT_NE(Shell("git -C " + Quote(repo.path()) + " log --oneline main").status, 0);  // git agrees
+
+  CommandOutput range = Shell("timeout 60 " + Gate(repo.path()) + " trailers");
+  EXPECT_EQ(range.status, 3) << range.out;
+  EXPECT_NE(range.out.find("corrupt object " + victim), std::string::npos) << range.out;
+  // A base whose tip is the corrupt commit: not "base not found".
+  repo.WriteFile(".git/refs/heads/broken", victim + "\n");
+  CommandOutput base = Shell("timeout 60 " + Gate(repo.path()) + " trailers --base broken");
+  EXPECT_EQ(base.status, 3) << base.out;
+  EXPECT_NE(base.out.find("corrupt object " + victim), std::string::npos) << base.out;
+  EXPECT_EQ(base.out.find("not found"), std::string::npos) << base.out;
+
+  CommandOutput typo = Shell(Gate(repo.path()) + " trailers --range main..featur");
+  EXPECT_EQ(typo.status, 2) << typo.out;
+  EXPECT_NE(typo.out.find("'featur' does not name a commit"), std::string::npos) << typo.out;
+}
+
 // The installed hooks, driven by real `git commit` and `git merge` runs.
 class HookEdges : public ::testing::Test {
  protected:
