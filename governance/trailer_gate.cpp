@@ -324,6 +324,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     }
     tip = commit.value();
     std::vector<git_oid> hide;
+    bool base_stands_in = false;
     git_oid remote_oid;
     git_commit* known = nullptr;
     if (!IsZeroId(remote_sha) && git_oid_fromstr(&remote_oid, remote_sha.c_str()) == 0 &&
@@ -334,6 +335,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
       hide = remote_tips;
     } else if (base) {
       hide.push_back(*base);
+      base_stands_in = true;
     } else if (options.floor) {
       // No remote state and no base: everything above the cutover is new.
     } else {
@@ -341,10 +343,22 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
                            remote + "' and no base to tell which commits are new");
       break;
     }
-    status = WalkExcluding(repo, tip, hide, options, [&](git_commit* c) {
+    int covered = 0;
+    auto check = [&](git_commit* c) {
+      ++covered;
       if (seen.insert(OidHex(*git_commit_id(c))).second) checker.Check(c);
       return true;
-    });
+    };
+    status = WalkExcluding(repo, tip, hide, options, check);
+    // The base stands in for what the remote has, but a tip already on the
+    // base (the first push of main, or of a branch made there) is still new
+    // to a remote without refs: what the remote's known refs do not reach
+    // (here: everything above the cutover) is pushed, so that is checked.
+    if (status.ok() && base_stands_in && covered == 0) {
+      report.notes.push_back(remote_ref + " is new to '" + remote + "' and its tip is on the base; no refs/remotes/" +
+                             remote + "/* say what the remote has, so every commit it reaches was checked");
+      status = WalkExcluding(repo, tip, {}, options, check);
+    }
   }
   checker.Finish();
   if (!status.ok()) {

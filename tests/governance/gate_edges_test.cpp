@@ -256,6 +256,27 @@ TEST_F(HookEdges, MergesFailRejectsAMergeInTheHook) {
   EXPECT_EQ(repo_.Git("rev-list --count --merges HEAD"), "0");
 }
 
+// With `base: main` and a remote that has nothing yet, the base cannot stand
+// in for the remote: every pushed commit is checked, not "0 pushed commits".
+TEST_F(HookEdges, FirstPushOfABranchOnTheBaseChecksItsCommits) {
+  TempDir remote_dir;
+  std::string remote = remote_dir.path() + "/remote.git";
+  ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
+  repo_.Git("remote add origin " + Quote(remote));
+  Stage();
+  repo_.Git("commit -q --no-verify -m 'unsigned, no trailers'");
+  std::string bad = repo_.Head();
+  CommandOutput push = Git("push -q origin main");
+  EXPECT_NE(push.status, 0) << push.out;
+  EXPECT_NE(push.out.find(bad.substr(0, 12)), std::string::npos) << push.out;
+  EXPECT_NE(push.out.find("required:Row"), std::string::npos) << push.out;
+  EXPECT_NE(Shell("git -C " + Quote(remote) + " rev-parse --verify -q refs/heads/main").status, 0);
+
+  repo_.Git("commit -q --amend --no-verify -m " + Quote(GoodMessage("fixed")));
+  CommandOutput fixed = Git("push -q origin main");
+  EXPECT_EQ(fixed.status, 0) << fixed.out;
+}
+
 // Without -v or --cleanup=scissors git keeps what follows a scissors line
 // (strip mode drops only the comment line itself): the hook must see it.
 TEST_F(HookEdges, ScissorsCutOnlyWhenGitCuts) {
