@@ -19,7 +19,6 @@
 #include "engine/cli/default_model.h"
 #include "engine/exec/backend_factory.h"
 #include "engine/loader/model_source.h"
-#include "engine/tokenizer/incremental_detokenizer.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "kernels/cpu/thread_pool.h"
 
@@ -40,6 +39,7 @@ struct GenerateOptions {
   float min_p = 0.0f;
   std::optional<uint64_t> seed;
   bool ignore_eos = false;
+  std::vector<std::string> stop;
   int32_t logprobs = -1;
   bool json = false;
 };
@@ -128,6 +128,7 @@ int Run(GenerateOptions o) {
   Result<std::unique_ptr<LlmEngine>> created = CreateEngine(std::move(*loaded), o.backend, ec, pool);
   if (!created.ok()) return Fail(created.status());
   LlmEngine& engine = **created;
+  engine.set_tokenizer(tokenizer);
 
   SamplingParams params;
   params.max_tokens = o.max_tokens;
@@ -137,6 +138,7 @@ int Run(GenerateOptions o) {
   params.min_p = o.min_p;
   params.seed = o.seed;
   params.ignore_eos = o.ignore_eos;
+  params.stop = o.stop;
   params.logprobs = o.logprobs;
   std::vector<RequestId> ids;
   int64_t prompt_tokens = 0;
@@ -147,11 +149,8 @@ int Run(GenerateOptions o) {
     ids.push_back(*id);
   }
 
-  // One prompt in text mode streams its continuation as it is generated.
-  std::unique_ptr<IncrementalDetokenizer> stream;
-  if (tokenizer && !o.json && ids.size() == 1) {
-    stream = std::make_unique<IncrementalDetokenizer>(tokenizer, true, prompts[0]);
-  }
+  // One prompt in text mode streams its continuation (the engine's text) as it is generated.
+  const bool stream = tokenizer && !o.json && ids.size() == 1;
   const Clock::time_point start = Clock::now();
   std::map<RequestId, double> ttft;
   int64_t generated = 0;
@@ -162,12 +161,12 @@ int Run(GenerateOptions o) {
       ++generated;
       if (!ttft.count(t.id)) ttft[t.id] = Seconds(start, Clock::now());
       if (stream) {
-        std::fputs(stream->Add(t.token.token).c_str(), stdout);
+        std::fputs(t.text.c_str(), stdout);
         std::fflush(stdout);
       }
     }
   }
-  if (stream) std::printf("%s\n", stream->Flush().c_str());
+  if (stream) std::printf("\n");
   const double total_s = Seconds(start, Clock::now());
   // Prefill ends when the last prompt has its first token; what follows is decode.
   double prefill_s = 0.0;
@@ -189,7 +188,7 @@ int Run(GenerateOptions o) {
     const RequestId id = ids[i];
     std::unique_ptr<Request> r = engine.TakeFinished(id);
     nlohmann::json text = nullptr;
-    if (tokenizer) text = tokenizer->Decode(r->output, /*skip_special_tokens=*/true);
+    if (r->text) text = r->text->text();
     if (o.json) {
       nlohmann::json j = {{"token_ids", r->output},
                           {"text", text},
@@ -252,6 +251,7 @@ Command AddGenerateCommand(CLI::App& parent) {
   app->add_option("--min-p", o->min_p, "Drop tokens below min-p times the top probability")->check(CLI::Range(0.0, 1.0));
   app->add_option("--seed", o->seed, "Sampling seed (same seed, same output)");
   app->add_flag("--ignore-eos", o->ignore_eos, "Keep generating past end-of-sequence tokens");
+  app->add_option("--stop", o->stop, "End the text right before this string (finish_reason stop); repeatable");
   app->add_option("--logprobs", o->logprobs, "With --json: each token's logprob and the top N alternatives")
       ->check(CLI::Range(0, 20));
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");

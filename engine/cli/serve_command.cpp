@@ -160,6 +160,7 @@ int Run(ServeOptions o) {
   Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
   if (!context.ok()) return abandon(context.status());
   context->vocab_size = engine->model_config().vocab_size;
+  engine->set_tokenizer(context->tokenizer);
   http.SetModel(std::make_unique<server::EngineService>(std::move(engine), 4 * o.max_num_seqs), std::move(*context));
   std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
                static_cast<long long>(max_model_len));

@@ -67,8 +67,15 @@ Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingPar
       return InvalidArgument("a grammar needs the model's end-of-sequence token, and this model names none");
     }
   }
+  if (!params.stop.empty() && !tokenizer_) {
+    return InvalidArgument("stop strings need the model's tokenizer, and this engine has none");
+  }
+  for (const std::string& s : params.stop) {
+    if (s.empty()) return InvalidArgument("an empty stop string would end every output before it began");
+  }
   auto r = std::make_unique<Request>();
   r->id = next_id_++;
+  if (tokenizer_) r->text = std::make_unique<OutputText>(tokenizer_, prompt, params.stop);
   r->prompt = std::move(prompt);
   r->seed = params.seed ? *params.seed : seed_source_();
   r->params = std::move(params);
@@ -171,11 +178,29 @@ Result<StepResult> LlmEngine::Step() {
   }
   size_t row = 0;
   for (const ScheduledChunk& c : step.chunks) {
-    if (c.sample) result.tokens.push_back({c.id, std::move(sampled[row++])});
+    if (c.sample) result.tokens.push_back({c.id, std::move(sampled[row++]), ""});
   }
   result.finished = scheduler_.Update(step, result.tokens);
   result.num_tokens = step.num_tokens;
+  ApplyText(result);
   return result;
+}
+
+void LlmEngine::ApplyText(StepResult& result) {
+  for (SampledResult& t : result.tokens) {
+    Request* r = scheduler_.Find(t.id);
+    if (r == nullptr || !r->text || r->finish == FinishReason::kAborted) continue;
+    bool stopped = false;
+    t.text = r->text->Add(t.token.token, &stopped);
+    if (stopped) {
+      // A stop string in the text of the token that also ended the request (EOS, length) still
+      // ends it as "stop": the text was cut.
+      if (r->state != RequestState::kFinished) result.finished.push_back(t.id);
+      scheduler_.FinishWith(t.id, FinishReason::kStop);
+    } else if (r->state == RequestState::kFinished) {
+      t.text += r->text->Finish();
+    }
+  }
 }
 
 }  // namespace vt

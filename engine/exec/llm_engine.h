@@ -16,6 +16,7 @@
 #include "engine/exec/model_runner.h"
 #include "engine/model/decoder_model.h"
 #include "engine/sched/scheduler.h"
+#include "engine/tokenizer/tokenizer.h"
 
 namespace vt {
 
@@ -39,6 +40,10 @@ class LlmEngine {
   // The CPU reference backend with a pool sized by ResolveEngineConfig.
   LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config);
 
+  // With a tokenizer the engine detokenises every output (SampledResult::text) and ends a request
+  // at its first stop string; without one, requests with stop strings are refused.
+  void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) { tokenizer_ = std::move(tokenizer); }
+
   Result<RequestId> AddRequest(std::vector<int32_t> prompt, SamplingParams params);
   void Abort(RequestId id) {
     scheduler_.Abort(id);
@@ -61,6 +66,8 @@ class LlmEngine {
  private:
   Status MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint, std::vector<float>* logits);
   Status AdvanceGrammar(RequestId id, int32_t token);
+  // Detokenises this step's tokens and finishes the requests whose text reached a stop string.
+  void ApplyText(StepResult& result);
 
   std::unique_ptr<ModelRunner> runner_;
   EngineConfig config_;
@@ -71,6 +78,7 @@ class LlmEngine {
   // The grammar state of each constrained request, advanced by every token it draws.
   std::unordered_map<RequestId, grammar::GrammarMatcher> matchers_;
   std::vector<uint8_t> allowed_;  // scratch: the grammar's token mask
+  std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
 // config with num_kv_blocks and max_model_len filled in for `model`.

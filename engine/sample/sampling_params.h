@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct SamplingParams {
   std::optional<uint64_t> seed;  // none: the engine draws one
   int64_t max_tokens = 16;
   std::vector<int32_t> stop_token_ids;
+  // The output ends right before the first of these in its text (finish "stop"); needs an engine
+  // with the model's tokenizer.
+  std::vector<std::string> stop;
   bool ignore_eos = false;
   int32_t logprobs = -1;  // -1: none; 0: the chosen token's; n: plus the top n
 

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/sample/sampler.h"
 #include "engine/sample/sampling_params.h"
+#include "engine/tokenizer/output_text.h"
 
 namespace vt {
 
@@ -29,6 +31,8 @@ struct Request {
   RequestState state = RequestState::kWaiting;
   FinishReason finish = FinishReason::kNone;
   int32_t num_preemptions = 0;
+  // The output's text and stop strings, when the engine has a tokenizer.
+  std::unique_ptr<OutputText> text;
 
   int64_t num_tokens() const { return static_cast<int64_t>(prompt.size() + output.size()); }
   int32_t TokenAt(int64_t i) const {

@@ -36,6 +36,17 @@ void Scheduler::Abort(RequestId id) {
   Finish(it->second.get(), FinishReason::kAborted);
 }
 
+void Scheduler::FinishWith(RequestId id, FinishReason reason) {
+  auto it = requests_.find(id);
+  if (it == requests_.end()) return;
+  Request* r = it->second.get();
+  if (r->state == RequestState::kFinished) {
+    r->finish = reason;
+    return;
+  }
+  Finish(r, reason);
+}
+
 ScheduledChunk Scheduler::MakeChunk(const Request& r, int64_t n) const {
   ScheduledChunk c;
   c.id = r.id;
@@ -182,6 +193,11 @@ std::unique_ptr<Request> Scheduler::TakeFinished(RequestId id) {
 }
 
 const Request* Scheduler::Find(RequestId id) const {
+  auto it = requests_.find(id);
+  return it == requests_.end() ? nullptr : it->second.get();
+}
+
+Request* Scheduler::Find(RequestId id) {
   auto it = requests_.find(id);
   return it == requests_.end() ? nullptr : it->second.get();
 }

@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -33,6 +34,9 @@ struct SchedulerConfig {
 struct SampledResult {
   RequestId id = 0;
   SampledToken token;
+  // The text this token released (the engine's detokenizer; empty without a tokenizer): cut
+  // before a stop string, and with the held-back tail when the request finished here.
+  std::string text;
 };
 
 class Scheduler {
@@ -46,6 +50,10 @@ class Scheduler {
   // Finishes a request now (client gone), freeing its blocks.
   void Abort(RequestId id);
 
+  // Finishes a request for a reason found outside the scheduler (a stop string in its text),
+  // freeing its blocks; one that already finished this step takes `reason` instead of its own.
+  void FinishWith(RequestId id, FinishReason reason);
+
   SchedulerStep Schedule();
 
   // Applies a step's results: advances computed counts, appends sampled
@@ -57,6 +65,7 @@ class Scheduler {
   std::unique_ptr<Request> TakeFinished(RequestId id);
 
   const Request* Find(RequestId id) const;
+  Request* Find(RequestId id);
   bool HasUnfinished() const { return !waiting_.empty() || !running_.empty(); }
   size_t num_waiting() const { return waiting_.size(); }
   size_t num_running() const { return running_.size(); }

@@ -106,15 +106,20 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   }
   if (body.contains("stop") && !body["stop"].is_null()) {
     const json& stop = body["stop"];
+    std::vector<std::string>& strings = r.params.stop;
     if (stop.is_string()) {
-      r.stop.push_back(stop.get<std::string>());
+      strings.push_back(stop.get<std::string>());
     } else if (stop.is_array() && std::all_of(stop.begin(), stop.end(), [](const json& s) { return s.is_string(); })) {
-      for (const json& s : stop) r.stop.push_back(s.get<std::string>());
+      for (const json& s : stop) strings.push_back(s.get<std::string>());
     } else {
       return BadRequest("'stop' must be a string or a list of strings", "stop");
     }
-    r.stop.erase(std::remove(r.stop.begin(), r.stop.end(), std::string()), r.stop.end());
-    if (r.stop.size() > 16) return BadRequest("at most 16 stop strings", "stop");
+    strings.erase(std::remove(strings.begin(), strings.end(), std::string()), strings.end());
+    if (strings.size() > 16) return BadRequest("at most 16 stop strings", "stop");
+    // The engine matches stop strings in the text its detokenizer makes.
+    if (!strings.empty() && !model.tokenizer) {
+      return BadRequest("'stop' strings need a tokenizer, and this model has none (use stop_token_ids)", "stop");
+    }
   }
   if (body.contains("stop_token_ids") && !body["stop_token_ids"].is_null()) {
     const json& ids = body["stop_token_ids"];

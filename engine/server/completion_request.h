@@ -24,7 +24,6 @@ struct CompletionRequest {
   int n = 1;
   bool stream = false;
   bool include_usage = false;
-  std::vector<std::string> stop;
   int logprobs = -1;  // completions: top-n per token (0 = chosen only); chat: top_logprobs when logprobs
   bool chat_logprobs = false;
 };

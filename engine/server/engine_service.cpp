@@ -14,13 +14,13 @@ StreamUpdate ResultStream::Wait(std::chrono::milliseconds timeout) {
   return out;
 }
 
-void ResultStream::Push(const SampledToken& token) {
+void ResultStream::Push(const SampledResult& token) {
   std::lock_guard<std::mutex> lock(mu_);
   pending_.tokens.push_back(token);
   cv_.notify_all();
 }
 
-void ResultStream::PushFinal(const SampledToken& token, FinishReason reason) {
+void ResultStream::PushFinal(const SampledResult& token, FinishReason reason) {
   std::lock_guard<std::mutex> lock(mu_);
   pending_.tokens.push_back(token);
   pending_.finish = reason;
@@ -131,10 +131,10 @@ void EngineService::Publish(const StepResult& step) {
     metrics_.generation_tokens.fetch_add(1);
     auto done = finished.find(t.id);
     if (done == finished.end()) {
-      s.Push(t.token);
+      s.Push(t);
       continue;
     }
-    s.PushFinal(t.token, done->second);
+    s.PushFinal(t, done->second);
     metrics_.e2e_latency.Observe(std::chrono::duration<double>(now - s.arrival_).count());
     metrics_.requests_finished.fetch_add(1);
     live_.erase(it);

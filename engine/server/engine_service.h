@@ -1,6 +1,6 @@
 // The engine behind the HTTP server: one thread owns the LlmEngine and runs the step loop;
-// HTTP threads submit requests and read each request's tokens from its ResultStream. A
-// cancelled stream (the client went away) is aborted at the next step, which frees its KV
+// HTTP threads submit requests and read each request's tokens, with the text the engine's
+// detokenizer released for them, from its ResultStream. A cancelled stream (the client went away) is aborted at the next step, which frees its KV
 // blocks.
 #pragma once
 
@@ -22,7 +22,7 @@
 namespace vt::server {
 
 struct StreamUpdate {
-  std::vector<SampledToken> tokens;    // new since the last Wait
+  std::vector<SampledResult> tokens;   // new since the last Wait, each with its text
   std::optional<FinishReason> finish;  // set with the last update
   Status error;                        // the engine could not run the request
 };
@@ -37,9 +37,9 @@ class ResultStream {
 
  private:
   friend class EngineService;
-  void Push(const SampledToken& token);
+  void Push(const SampledResult& token);
   // The last token and the end arrive together, so a reader never sees one without the other.
-  void PushFinal(const SampledToken& token, FinishReason reason);
+  void PushFinal(const SampledResult& token, FinishReason reason);
   void Finish(FinishReason reason);
   void Fail(Status status);
 

@@ -7,7 +7,6 @@
 #include <thread>
 #include <vector>
 
-#include "engine/server/choice_text.h"
 #include "engine/server/http_listener.h"
 #include "engine/server/tokenize_request.h"
 
@@ -24,12 +23,12 @@ void SendError(httplib::Response& res, const ApiError& e) {
   res.set_content(Dump(e.ToJson()), "application/json");
 }
 
-// One choice of a response: its engine request and its text so far.
+// One choice of a response: its engine request and what it has produced so far. Its text comes
+// from the engine, which also matched the stop strings.
 struct Choice {
   int index = 0;
   size_t prompt = 0;  // which prompt of the request
   std::shared_ptr<ResultStream> stream;
-  std::unique_ptr<ChoiceText> text;
   int64_t tokens = 0;
   std::string finish;  // empty while running
   json logprobs;       // accumulated for non-streaming responses
@@ -184,19 +183,12 @@ namespace {
 std::pair<std::string, json> Advance(const CompletionRequest& r, const ModelContext& m, Choice& c, const StreamUpdate& u) {
   std::string text;
   json lps = json::array();
-  for (const SampledToken& t : u.tokens) {
-    if (!c.finish.empty()) break;
+  for (const SampledResult& t : u.tokens) {
     ++c.tokens;
-    bool stopped = false;
-    text += c.text ? c.text->Add(t.token, &stopped) : "";
-    if (r.logprobs >= 0) lps.push_back(TokenLogprobs(r, m.tokenizer.get(), t));
-    if (stopped) {
-      c.finish = "stop";
-      c.stream->Cancel();
-    }
+    text += t.text;
+    if (r.logprobs >= 0) lps.push_back(TokenLogprobs(r, m.tokenizer.get(), t.token));
   }
   if (c.finish.empty() && (u.finish || !u.error.ok())) {
-    if (c.text) text += c.text->Finish();
     c.finish = !u.error.ok() ? "error" : *u.finish == FinishReason::kLength ? "length" : "stop";
   }
   return {text, lps};
@@ -229,7 +221,6 @@ void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Respo
       c.index = static_cast<int>(choices->size());
       c.prompt = p;
       c.stream = *s;
-      if (m->tokenizer) c.text = std::make_unique<ChoiceText>(m->tokenizer, r.prompts[p], r.stop);
       c.logprobs = json::array();
       choices->push_back(std::move(c));
     }

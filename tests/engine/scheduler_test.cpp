@@ -18,7 +18,7 @@ std::unique_ptr<Request> MakeRequest(RequestId id, int prompt_len, int max_token
 std::vector<RequestId> Advance(Scheduler& s, const SchedulerStep& step) {
   std::vector<SampledResult> sampled;
   for (const ScheduledChunk& c : step.chunks) {
-    if (c.sample) sampled.push_back({c.id, {1, 0.0f, {}}});
+    if (c.sample) sampled.push_back({c.id, {1, 0.0f, {}}, ""});
   }
   return s.Update(step, sampled);
 }

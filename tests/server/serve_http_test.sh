@@ -71,7 +71,13 @@ import json; a=json.load(open('$work/greedy.json')); b=json.loads(open('$work/ge
 assert a['choices'][0]['text'] == b['text'], (a['choices'][0]['text'], b['text'])
 assert a['usage']['completion_tokens'] == 24 and a['choices'][0]['finish_reason'] == 'length'"
 
-# A stop string that spans tokens cuts the text before it, finish_reason stop.
+# A stop string that spans tokens cuts the text before it, finish_reason stop. The engine matches
+# it, so the request finishes (counted as a success, with its latency) instead of being aborted.
+metric() {  # metric NAME -> its value on the main server
+  curl -s "$base/metrics" | awk -v n="$1" '$1 == n {print $2}'
+}
+success_before=$(metric vt:request_success_total)
+e2e_before=$(metric vt:e2e_request_latency_seconds_count)
 full=$(python3 -c "import json; print(json.load(open('$work/greedy.json'))['choices'][0]['text'])")
 stop=$(python3 -c "import sys; t=sys.argv[1]; print(t[len(t)//3:len(t)//3+6])" "$full")
 python3 -c "import json,sys; print(json.dumps({'prompt':'The meaning of life is','max_tokens':24,'temperature':0,'ignore_eos':True,'stop':[sys.argv[1]]}))" "$stop" >"$work/stop_body.json"
@@ -79,6 +85,12 @@ curl -s "$base/v1/completions" -d @"$work/stop_body.json" >"$work/stop.json"
 check "stop string across tokens" python3 -c "
 import json,sys; d=json.load(open('$work/stop.json')); full=sys.argv[1]; stop=sys.argv[2]
 c=d['choices'][0]; assert c['finish_reason'] == 'stop' and c['text'] == full[:full.index(stop)], (c, stop)" "$full" "$stop"
+check "a stop-string request counts as a success" test "$(metric vt:request_success_total)" = "$((success_before + 1))"
+check "a stop-string request has its e2e latency" test "$(metric vt:e2e_request_latency_seconds_count)" = "$((e2e_before + 1))"
+"$vt" generate --prompt "The meaning of life is" --max-tokens 24 --ignore-eos --stop "$stop" --json 2>/dev/null >"$work/generate_stop.json"
+check "vt generate --stop cuts the same text" python3 -c "
+import json,sys; a=json.load(open('$work/stop.json'))['choices'][0]; b=json.loads(open('$work/generate_stop.json').read().splitlines()[-1])
+assert b['finish_reason'] == 'stop' and b['text'] == a['text'], (a, b)"
 
 # Chat with content parts, n=2 with a seed, logprobs.
 code=$(post chat /v1/chat/completions '{"messages":[{"role":"user","content":[{"type":"text","text":"Tell me "},{"type":"text","text":"a joke"}]}],"max_completion_tokens":16,"n":2,"seed":7,"temperature":0.9,"logprobs":true,"top_logprobs":3}')

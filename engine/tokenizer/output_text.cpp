@@ -1,23 +1,23 @@
-#include "engine/server/choice_text.h"
+#include "engine/tokenizer/output_text.h"
 
 #include <algorithm>
 
-namespace vt::server {
+namespace vt {
 
-ChoiceText::ChoiceText(std::shared_ptr<const Tokenizer> tokenizer, std::vector<int32_t> prompt,
+OutputText::OutputText(std::shared_ptr<const Tokenizer> tokenizer, std::vector<int32_t> prompt,
                        std::vector<std::string> stop)
     : detok_(std::move(tokenizer), /*skip_special_tokens=*/true, std::move(prompt)), stop_(std::move(stop)) {
   for (const std::string& s : stop_) longest_stop_ = std::max(longest_stop_, s.size());
 }
 
-std::string ChoiceText::Release(size_t n) {
+std::string OutputText::Release(size_t n) {
   std::string out = held_.substr(0, n);
   held_.erase(0, n);
   text_ += out;
   return out;
 }
 
-std::string ChoiceText::Add(int32_t token, bool* stopped) {
+std::string OutputText::Add(int32_t token, bool* stopped) {
   *stopped = stopped_;
   if (stopped_) return "";
   held_ += detok_.Add(token);
@@ -39,10 +39,10 @@ std::string ChoiceText::Add(int32_t token, bool* stopped) {
   return Release(keep_from);
 }
 
-std::string ChoiceText::Finish() {
+std::string OutputText::Finish() {
   if (stopped_) return "";
   held_ += detok_.Flush();
   return Release(held_.size());
 }
 
-}  // namespace vt::server
+}  // namespace vt
