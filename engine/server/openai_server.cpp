@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/server/client_connection.h"
 #include "engine/server/http_listener.h"
 #include "engine/server/tokenize_request.h"
 
@@ -167,10 +168,13 @@ struct OpenAiServer::Impl {
 
   void Completions(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
                    bool chat);
+  // `client` (when found) is polled while the choices run: a client that went away cancels them.
   void Respond(const CompletionRequest& r, const ModelContext& m, std::vector<Choice>& choices,
-               httplib::Response& res, const std::string& id, bool chat);
+               const std::optional<ClientConnection>& client, httplib::Response& res, const std::string& id,
+               bool chat);
   void Stream(const httplib::Request& req, const CompletionRequest& r, std::shared_ptr<const ModelContext> m,
-              std::shared_ptr<std::vector<Choice>> choices, httplib::Response& res, const std::string& id, bool chat);
+              std::shared_ptr<std::vector<Choice>> choices, std::optional<ClientConnection> client,
+              httplib::Response& res, const std::string& id, bool chat);
   // /tokenize and /detokenize: `op` turns the body into the response object.
   void TokenizerCall(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
                      std::variant<json, ApiError> (*op)(const std::string&, const ModelContext&));
@@ -226,17 +230,27 @@ void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Respo
     }
   }
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id.fetch_add(1));
-  if (r.stream) return Stream(req, r, m, choices, res, id, chat);
-  Respond(r, *m, *choices, res, id, chat);
+  std::optional<ClientConnection> client;
+  if (Result<ClientConnection> found = ClientConnection::Of(req); found.ok()) client = *found;
+  if (r.stream) return Stream(req, r, m, choices, client, res, id, chat);
+  Respond(r, *m, *choices, client, res, id, chat);
 }
 
 void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext& m, std::vector<Choice>& choices,
-                                 httplib::Response& res, const std::string& id, bool chat) {
+                                 const std::optional<ClientConnection>& client, httplib::Response& res,
+                                 const std::string& id, bool chat) {
   std::vector<std::string> texts(choices.size());
   for (size_t i = 0; i < choices.size(); ++i) {
     Choice& c = choices[i];
     while (c.finish.empty()) {
-      const StreamUpdate u = c.stream->Wait(200ms);
+      // Wakes at every step that gave this choice a token, and often enough while it waits in
+      // the queue, so a client that left is noticed within one engine step.
+      const StreamUpdate u = c.stream->Wait(20ms);
+      if (client && client->Closed()) {
+        for (Choice& other : choices) other.stream->Cancel();
+        // Nobody reads this; nginx's 499 names the case in the server's own log.
+        return SendError(res, {499, "the client closed the connection", "ClientClosedRequest", "", ""});
+      }
       if (!u.error.ok()) return SendError(res, {500, u.error.message(), "InternalServerError", "", ""});
       auto [text, lps] = Advance(r, m, c, u);
       texts[i] += text;
@@ -268,14 +282,15 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
 
 void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionRequest& r,
                                 std::shared_ptr<const ModelContext> m, std::shared_ptr<std::vector<Choice>> choices,
-                                httplib::Response& res, const std::string& id, bool chat) {
+                                std::optional<ClientConnection> client, httplib::Response& res, const std::string& id,
+                                bool chat) {
   const int64_t created = static_cast<int64_t>(std::time(nullptr));
   // HTTP/1.0 has no chunked encoding: the stream's end is the connection's close.
   const bool close_delimited = req.version == "HTTP/1.0";
   res.set_header("Cache-Control", "no-cache");
   if (close_delimited) res.set_header("Connection", "close");
-  auto events = [r, m, choices, id, chat, created, close_delimited, fingerprint = fingerprint](size_t,
-                                                                                             httplib::DataSink& sink) {
+  auto events = [r, m, choices, client, id, chat, created, close_delimited, fingerprint = fingerprint](
+                    size_t, httplib::DataSink& sink) {
     auto send = [&](const json& chunk) {
       const std::string event = "data: " + Dump(chunk) + "\n\n";
       return sink.write(event.data(), event.size());
@@ -336,7 +351,9 @@ void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionReq
           if (!send(stream_choice(c, text, lps))) return cancel_all();
         }
         if (!c.finish.empty()) --open;
-        if (!sink.is_writable()) return cancel_all();
+        // A write into a closed connection can still succeed (the kernel buffers it), so the
+        // peer's FIN is looked for too: the request ends at the next step, not a few tokens on.
+        if (!sink.is_writable() || (client && client->Closed())) return cancel_all();
       }
     }
     if (r.include_usage) {

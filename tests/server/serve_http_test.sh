@@ -2,7 +2,8 @@
 # `vt serve` end to end with curl on loopback: endpoints, SSE framing, stop strings across
 # tokens, n, logprobs, every error of the API's table, hostile bodies (deep nesting, huge
 # prompts, raw-socket garbage), socket settings (backlog, TCP_NODELAY), a client that
-# disconnects mid-stream (its request is cancelled and its KV blocks freed) and SIGTERM (exit 0).
+# disconnects mid-stream or while waiting for a whole response (its request is cancelled and its
+# KV blocks freed) and SIGTERM (exit 0).
 # Usage: serve_http_test.sh VT_BINARY
 set -uo pipefail
 vt=$1
@@ -156,6 +157,31 @@ check "metrics count tokens" python3 -c "
 import re; t=open('$work/metrics.txt').read()
 assert int(float(re.search(r'^vt:generation_tokens_total (\S+)', t, re.M).group(1))) > 40
 assert re.search(r'^vt:time_to_first_token_seconds_count [1-9]', t, re.M)"
+
+# Non-streaming clients that give up: curl closes each connection after 1 s, while the engine
+# would need far longer for 10 x 1800 tokens. Each request is cancelled (the handler polls its
+# socket) and is not counted as a success. The slots free within a second of the disconnects; the
+# check allows 3 s so a loaded machine slows it without making it red, which still fails the old
+# behaviour (requests ran to full length, tens of seconds here).
+success_before=$(metric vt:request_success_total)
+tokens_before=$(metric vt:generation_tokens_total)
+curls=()
+for i in $(seq 1 10); do
+  curl -s -o /dev/null --max-time 1 "$base/v1/chat/completions" \
+    -d '{"messages":[{"role":"user","content":"Tell me a story"}],"max_tokens":1800,"ignore_eos":true}' &
+  curls+=($!)
+done
+wait "${curls[@]}"
+disconnected=$(date +%s.%N)
+wait_metric "$base" vt:num_requests_running 0 && wait_metric "$base" vt:kv_cache_usage_perc 0
+freed=$(date +%s.%N)
+free_s=$(python3 -c "print(f'{$freed - $disconnected:.3f}')")
+echo "     10 non-streaming disconnects: running back to 0 ${free_s} s after the last curl exited"
+check "non-streaming disconnects free their slots (took $free_s s)" \
+  python3 -c "import sys; sys.exit(0 if $free_s < 3.0 else 1)"
+check "disconnected requests are not successes" test "$(metric vt:request_success_total)" = "$success_before"
+check "disconnected requests stopped early" python3 -c "
+import sys; n=int(float('$(metric vt:generation_tokens_total)')) - int(float('$tokens_before')); sys.exit(0 if n < 10 * 1800 else 1)"
 
 # An API key guards /v1.
 start keyed --api-key s3cret
