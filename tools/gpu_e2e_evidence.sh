@@ -19,12 +19,8 @@
 #       cp /lib/x86_64-linux-gnu/libbrotli{common,dec,enc}.so.1* .gpu/fallback/
 set -uo pipefail
 shopt -s nullglob
-bin=$(cd "$1" && pwd)
-out=$(mkdir -p "$2" && cd "$2" && pwd)
-parts=",${3:-gates,memcheck,qwen,llama,ab},"
-want() { [[ $parts == *",$1,"* ]]; }
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/tools/gpu_bin_env.sh"
+default_parts=gates,memcheck,qwen,llama,ab
+source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
 export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m"
 export VT_SOURCE_DIR="$root"  # the test binaries were configured at another path
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

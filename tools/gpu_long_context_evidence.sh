@@ -9,12 +9,8 @@
 #   PARTS: comma-separated table,budget,before,anchor (default all four). BIN_DIR is packed as for
 #   tools/gpu_e2e_evidence.sh; the GPU gates are that script's `gates` part.
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-out=$(mkdir -p "$2" && cd "$2" && pwd)
-parts=",${3:-table,budget,before,anchor},"
-want() { [[ $parts == *",$1,"* ]]; }
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/tools/gpu_bin_env.sh"
+default_parts=table,budget,before,anchor
+source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 
 # One line per level: tok/s, TTFT, TPOT, the inter-token latencies and the weights + KV roofline.
