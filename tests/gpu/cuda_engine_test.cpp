@@ -21,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -123,6 +124,9 @@ struct ArmCase {
   const char* arm;
   const char* split;
 };
+
+// Names the case in test listings (gtest would print the pointers' bytes).
+void PrintTo(const ArmCase& c, std::ostream* os) { *os << c.arm << ", split " << c.split; }
 
 class ArmGate : public ::testing::TestWithParam<ArmCase> {};
 
