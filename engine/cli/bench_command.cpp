@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/bench/decode_bench.h"
+#include "engine/bench/grammar_bench.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/default_model.h"
 
@@ -30,6 +31,13 @@ int RunDecode(bench::DecodeBenchOptions options) {
     std::fprintf(stderr, "vt bench decode: out of memory; try fewer or shorter requests\n");
   }
   return 1;
+}
+
+int RunGrammar(const bench::GrammarBenchOptions& options) {
+  const Status status = bench::RunGrammarBench(options);
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "vt bench grammar: %s\n", status.message().c_str());
+  return status.code() == StatusCode::kInvalidArgument ? 2 : 1;
 }
 
 std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
@@ -79,6 +87,13 @@ Command AddBenchCommand(CLI::App& parent) {
   CLI::App* attention = app->add_subcommand("attention", "Time the paged decode-attention arms (CUDA graphs)");
   CLI::App* w4a16 = app->add_subcommand("w4a16", "Time the W4A16 GEMM against cuBLAS bf16 (CUDA graphs)");
   std::shared_ptr<bench::DecodeBenchOptions> decode_options = AddDecodeOptions(decode);
+  CLI::App* grammar = app->add_subcommand("grammar", "Time the grammar engine's next-token mask on a vocabulary");
+  auto grammar_options = std::make_shared<bench::GrammarBenchOptions>();
+  grammar->add_option("--tokenizer", grammar_options->tokenizer, "A tokenizer.json")->required();
+  grammar->add_option("--schema", grammar_options->schema_file, "A JSON Schema file (default: a nested schema)");
+  grammar->add_option("--steps", grammar_options->steps, "Masks to time")->capture_default_str();
+  grammar->add_option("--seed", grammar_options->seed, "Seed of the random walk")->capture_default_str();
+  grammar->add_flag("--json", grammar_options->json, "Print JSON instead of text");
 #ifdef VT_HAVE_CUDA
   auto w4 = std::make_shared<kernels::cuda::W4A16BenchOptions>();
   w4a16->add_option("--shapes", w4->shapes, "Weight shapes KxN")->delimiter(',');
@@ -97,16 +112,18 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");
-  return {app, [decode, decode_options, attention, options, w4] {
+  return {app, [decode, decode_options, grammar, grammar_options, attention, options, w4] {
     if (decode->parsed()) return RunDecode(*decode_options);
+    if (grammar->parsed()) return RunGrammar(*grammar_options);
     if (attention->parsed()) return kernels::cuda::RunAttentionBench(*options);
     return kernels::cuda::RunW4A16Bench(*w4);
   }};
 #else
   (void)attention;
   (void)w4a16;
-  return {app, [app, decode, decode_options] {
+  return {app, [app, decode, decode_options, grammar, grammar_options] {
     if (decode->parsed()) return RunDecode(*decode_options);
+    if (grammar->parsed()) return RunGrammar(*grammar_options);
     std::fprintf(stderr, "vt bench %s: this vt was built without CUDA (VT_CUDA=OFF or no nvcc)\n",
                  app->get_subcommands().front()->get_name().c_str());
     return 1;

@@ -91,7 +91,7 @@ Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingPar
 Status LlmEngine::MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint,
                                 std::vector<float>* logits) {
   const grammar::GrammarMatcher& matcher = matchers_.at(id);
-  matcher.AllowedTokens(*constraint.vocabulary, &allowed_);
+  matcher.AllowedTokens(*constraint.vocabulary, &allowed_, constraint.masks.get());
   const int64_t vocab = static_cast<int64_t>(logits->size());
   std::vector<std::pair<int32_t, float>> eos;
   for (int32_t t : config_.scheduler.eos_token_ids) {

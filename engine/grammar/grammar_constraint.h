@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/grammar/grammar.h"
+#include "engine/grammar/mask_cache.h"
 #include "engine/grammar/token_vocabulary.h"
 
 namespace vt::grammar {
@@ -12,6 +13,7 @@ namespace vt::grammar {
 struct GrammarConstraint {
   std::shared_ptr<const Grammar> grammar;
   std::shared_ptr<const TokenVocabulary> vocabulary;
+  std::shared_ptr<MaskCache> masks = std::make_shared<MaskCache>();  // for this grammar and vocabulary
 };
 
 }  // namespace vt::grammar

@@ -170,9 +170,39 @@ void GrammarMatcher::Walk(const TokenVocabulary& vocab, int32_t node, const Stat
   }
 }
 
-void GrammarMatcher::AllowedTokens(const TokenVocabulary& vocab, std::vector<uint8_t>* allowed) const {
+// The state as bytes: every stack's positions, then the pending UTF-8 character.
+std::string GrammarMatcher::StateKey() const {
+  std::string key;
+  auto put = [&key](int32_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (const Stack& stack : state_.stacks) {
+    put(static_cast<int32_t>(stack.size()));
+    for (const Position& p : stack) {
+      put(p.rule);
+      put(p.alternative);
+      put(p.element);
+    }
+  }
+  put(-1);
+  put(static_cast<int32_t>(state_.partial));
+  put(state_.pending);
+  put(state_.length);
+  put(state_.seen);
+  return key;
+}
+
+void GrammarMatcher::AllowedTokens(const TokenVocabulary& vocab, std::vector<uint8_t>* allowed,
+                                   MaskCache* cache) const {
+  std::string key;
+  if (cache != nullptr) {
+    key = StateKey();
+    if (std::shared_ptr<const std::vector<uint8_t>> hit = cache->Find(key)) {
+      *allowed = *hit;
+      return;
+    }
+  }
   allowed->assign(static_cast<size_t>(vocab.size()), 0);
   Walk(vocab, 0, state_, allowed);
+  if (cache != nullptr) cache->Insert(key, std::make_shared<const std::vector<uint8_t>>(*allowed));
 }
 
 }  // namespace vt::grammar

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/grammar/grammar.h"
+#include "engine/grammar/mask_cache.h"
 #include "engine/grammar/token_vocabulary.h"
 
 namespace vt::grammar {
@@ -27,7 +29,8 @@ class GrammarMatcher {
   bool Finished() const;
 
   // allowed[id] = 1 for each token whose bytes the grammar accepts next, else 0; sized vocab.size().
-  void AllowedTokens(const TokenVocabulary& vocab, std::vector<uint8_t>* allowed) const;
+  // With a cache (one per grammar and vocabulary), a state met before costs a copy.
+  void AllowedTokens(const TokenVocabulary& vocab, std::vector<uint8_t>* allowed, MaskCache* cache = nullptr) const;
 
  private:
   struct Position {
@@ -56,6 +59,7 @@ class GrammarMatcher {
   bool AnyTopIntersects(const State& s, uint32_t lo, uint32_t hi) const;
   void Expand(Stack stack, std::vector<Stack>& out, int depth) const;
   const Element& Top(const Stack& s) const;
+  std::string StateKey() const;
   void Walk(const TokenVocabulary& vocab, int32_t node, const State& state, std::vector<uint8_t>* allowed) const;
 
   std::shared_ptr<const Grammar> grammar_;
