@@ -47,6 +47,9 @@ std::string TokenString(const nlohmann::json& v) {
   return "";
 }
 
+// Distinct structured-output grammars kept compiled; agents reuse a handful of schemas.
+constexpr size_t kCachedGrammars = 64;
+
 // Tokenizer, chat template and template globals of a model directory (all optional).
 Result<server::ModelContext> LoadModelContext(const std::string& dir, const std::string& name, int64_t max_model_len) {
   server::ModelContext m;
@@ -58,6 +61,9 @@ Result<server::ModelContext> LoadModelContext(const std::string& dir, const std:
     Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(dir + "/tokenizer.json");
     if (!t.ok()) return t.status();
     m.tokenizer = *t;
+    // The vocabulary every grammar of this model masks, walked per step: built once, here.
+    m.grammars = std::make_shared<server::GrammarCache>(
+        std::make_shared<const grammar::TokenVocabulary>(m.tokenizer->TokenBytesTable()), kCachedGrammars);
   }
   const std::string config_path = dir + "/tokenizer_config.json";
   if (std::filesystem::exists(config_path)) {

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "engine/server/bounded_json.h"
 #include "engine/server/chat_prompt.h"
 #include "engine/server/prompt_encoding.h"
+#include "engine/server/structured_output.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace vt::server {
@@ -49,6 +51,43 @@ bool IsTokenId(const json& j) {
 }
 
 bool AllTokenIds(const json& a) { return std::all_of(a.begin(), a.end(), IsTokenId); }
+
+// presence_penalty, frequency_penalty, repetition_penalty, logit_bias and min_tokens, with OpenAI's
+// and vLLM's ranges. logit_bias keys are token ids as strings (JSON keys are strings).
+std::optional<ApiError> ParseLogitsAdjustments(const json& body, const ModelContext& model, SamplingParams* params) {
+  ApiError err;
+  if (!Number(body, "presence_penalty", &params->presence_penalty, &err) ||
+      !Number(body, "frequency_penalty", &params->frequency_penalty, &err) ||
+      !Number(body, "repetition_penalty", &params->repetition_penalty, &err) ||
+      !Number(body, "min_tokens", &params->min_tokens, &err)) {
+    return err;
+  }
+  for (const char* key : {"presence_penalty", "frequency_penalty"}) {
+    const float v = std::string(key) == "presence_penalty" ? params->presence_penalty : params->frequency_penalty;
+    if (v < -2.0f || v > 2.0f) return BadRequest(std::string("'") + key + "' must be in [-2, 2]", key);
+  }
+  if (!(params->repetition_penalty > 0.0f)) return BadRequest("'repetition_penalty' must be > 0", "repetition_penalty");
+  if (params->min_tokens < 0) return BadRequest("'min_tokens' must be >= 0", "min_tokens");
+  if (!body.contains("logit_bias") || body["logit_bias"].is_null()) return std::nullopt;
+  const json& bias = body["logit_bias"];
+  if (!bias.is_object()) return BadRequest("'logit_bias' must be an object of token ids to numbers", "logit_bias");
+  const int64_t vocab = model.vocab_size > 0 ? model.vocab_size : std::numeric_limits<int32_t>::max();
+  for (const auto& [key, value] : bias.items()) {
+    const bool digits = !key.empty() && key.size() <= 10 &&
+                        std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int64_t id = digits ? std::stoll(key) : -1;
+    if (id < 0 || id >= vocab) {
+      return BadRequest("'logit_bias' key '" + key + "' is not a token id of the vocabulary (0.." +
+                            std::to_string(vocab - 1) + ")",
+                        "logit_bias");
+    }
+    if (!value.is_number() || !(value.get<double>() >= -100.0 && value.get<double>() <= 100.0)) {
+      return BadRequest("'logit_bias' value of token " + key + " must be a number in [-100, 100]", "logit_bias");
+    }
+    params->logit_bias.emplace_back(static_cast<int32_t>(id), value.get<float>());
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -141,6 +180,8 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
     if (r.logprobs < 0 || r.logprobs > 20) return BadRequest("'logprobs' must be between 0 and 20", "logprobs");
   }
   r.params.logprobs = r.logprobs;
+  if (std::optional<ApiError> e = ParseLogitsAdjustments(body, model, &r.params)) return *e;
+  if (std::optional<ApiError> e = ParseStructuredOutput(body, model, &r.params)) return *e;
 
   // Prompts.
   const std::string param = chat ? "messages" : "prompt";
@@ -196,6 +237,11 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
       std::max_element(r.prompts.begin(), r.prompts.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); })->size());
   const int64_t room = model.max_model_len - longest;
   r.params.max_tokens = max_tokens < 0 ? room : std::min(max_tokens, room);
+  if (r.params.min_tokens > r.params.max_tokens) {
+    return BadRequest("'min_tokens' (" + std::to_string(r.params.min_tokens) + ") is above max_tokens (" +
+                          std::to_string(r.params.max_tokens) + ")",
+                      "min_tokens");
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/chat/chat_template.h"
+#include "engine/server/grammar_cache.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace vt::server {
@@ -19,6 +20,7 @@ struct ModelContext {
   nlohmann::json template_globals;                    // bos_token, eos_token
   int64_t max_model_len = 0;
   int64_t vocab_size = 0;  // the model's embedding rows; 0: token ids are not checked here
+  std::shared_ptr<GrammarCache> grammars;  // null (no tokenizer): structured outputs are refused
 };
 
 }  // namespace vt::server

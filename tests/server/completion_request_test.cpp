@@ -117,5 +117,51 @@ TEST(CompletionRequest, ByteBoundNeverRefusesAPromptThatFits) {
   EXPECT_EQ(ErrorMessage(R"({"prompt": ")" + words + R"(", "max_tokens": 1})", model), "<accepted>");
 }
 
+CompletionRequest Parsed(const std::string& body, bool chat = false) {
+  auto parsed = ParseCompletionRequest(body, chat, TokenIdModel());
+  if (auto* e = std::get_if<ApiError>(&parsed)) ADD_FAILURE() << body << ": " << e->message;
+  return std::holds_alternative<CompletionRequest>(parsed) ? std::get<CompletionRequest>(parsed) : CompletionRequest{};
+}
+
+TEST(CompletionRequest, LogitsAdjustmentsReachTheSamplingParams) {
+  const CompletionRequest r = Parsed(R"({"prompt": [1], "max_tokens": 8, "presence_penalty": 1.5,
+      "frequency_penalty": -0.5, "repetition_penalty": 1.2, "min_tokens": 8, "logit_bias": {"7": 100, "999": -2.5}})");
+  EXPECT_FLOAT_EQ(r.params.presence_penalty, 1.5f);
+  EXPECT_FLOAT_EQ(r.params.frequency_penalty, -0.5f);
+  EXPECT_FLOAT_EQ(r.params.repetition_penalty, 1.2f);
+  EXPECT_EQ(r.params.min_tokens, 8);
+  const std::vector<std::pair<int32_t, float>> bias = {{7, 100.0f}, {999, -2.5f}};
+  EXPECT_EQ(r.params.logit_bias, bias);
+  EXPECT_TRUE(r.params.AdjustsLogits());
+  const CompletionRequest plain = Parsed(R"({"prompt": [1], "logit_bias": {}, "min_tokens": 0, "presence_penalty": null})");
+  EXPECT_FALSE(plain.params.AdjustsLogits());
+}
+
+TEST(CompletionRequest, LogitsAdjustmentsOutOfRangeAreRefusedByName) {
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "presence_penalty": 2.5})"), "presence_penalty");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "presence_penalty": "1"})"), "presence_penalty");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "frequency_penalty": -2.01})"), "frequency_penalty");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "frequency_penalty": 2})"), "<accepted>");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "repetition_penalty": 0})"), "repetition_penalty");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "repetition_penalty": -1})"), "repetition_penalty");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "min_tokens": -1})"), "min_tokens");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "min_tokens": 1.5})"), "min_tokens");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "max_tokens": 4, "min_tokens": 5})"), "min_tokens");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "max_tokens": 5, "min_tokens": 5})"), "<accepted>");
+  // max_tokens is cut to the room the context leaves (64 - 1 prompt token here); min_tokens must fit in that.
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "max_tokens": 100, "min_tokens": 64})"), "min_tokens");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "max_tokens": 100, "min_tokens": 63})"), "<accepted>");
+}
+
+TEST(CompletionRequest, LogitBiasKeysMustBeTokenIdsAndValuesInRange) {
+  for (const char* bias : {R"([1])", R"({"x": 1})", R"({"-1": 1})", R"({"1000": 1})", R"({"1.0": 1})", R"({"": 1})",
+                           R"({"99999999999999999999": 1})", R"({"5": 101})", R"({"5": -100.5})", R"({"5": "1"})",
+                           R"({"5": null})"}) {
+    EXPECT_EQ(ErrorParam(std::string(R"({"prompt": [1], "logit_bias": )") + bias + "}"), "logit_bias") << bias;
+  }
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "logit_bias": {"0": -100, "999": 100}})"), "<accepted>");
+  EXPECT_EQ(ErrorParam(R"({"prompt": [1], "logit_bias": null})"), "<accepted>");
+}
+
 }  // namespace
 }  // namespace vt::server

@@ -1,5 +1,6 @@
 // The official `openai` npm client against a running `vt serve`: completions, chat, streaming
-// with usage, n = 2, stop strings, logprobs, models.retrieve and the error cases.
+// with usage, n = 2, stop strings, logprobs, models.retrieve, structured outputs, logit_bias and
+// min_tokens, and the error cases.
 // Usage: node openai_client_test.mjs BASE_URL NODE_CACHE
 import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
@@ -100,6 +101,111 @@ await check('logprobs', async () => {
   assert.equal(content.length, 5);
   assert.equal(content[0].top_logprobs.length, 2);
   assert.ok(content[0].logprob <= 0);
+});
+
+// A validator for the JSON Schema keywords the schemas below use (ajv is not in the offline
+// cache): the errors found, empty when `value` validates.
+function validate(schema, value, path = '$') {
+  const errors = [];
+  const typeOf = (v) => (Array.isArray(v) ? 'array' : v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v);
+  if (schema.type) {
+    const t = typeOf(value);
+    if (!(t === schema.type || (schema.type === 'number' && t === 'integer'))) return [`${path}: ${t}, not ${schema.type}`];
+  }
+  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) errors.push(`${path}: not in the enum`);
+  if (schema.maxLength !== undefined && [...value].length > schema.maxLength) errors.push(`${path}: longer than ${schema.maxLength}`);
+  if (schema.type === 'array') {
+    if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${path}: fewer than ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${path}: more than ${schema.maxItems} items`);
+    value.forEach((item, i) => errors.push(...validate(schema.items, item, `${path}[${i}]`)));
+  }
+  if (schema.type === 'object') {
+    for (const key of schema.required ?? []) if (!(key in value)) errors.push(`${path}: '${key}' is missing`);
+    for (const [key, v] of Object.entries(value)) {
+      if (schema.properties?.[key]) errors.push(...validate(schema.properties[key], v, `${path}.${key}`));
+      else if (schema.additionalProperties === false) errors.push(`${path}: '${key}' is not allowed`);
+    }
+  }
+  return errors;
+}
+
+const personSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', maxLength: 16 },
+    age: { type: 'integer' },
+    colors: { type: 'array', items: { enum: ['red', 'green', 'blue'] }, maxItems: 3 },
+    home: { type: 'object', properties: { city: { type: 'string', maxLength: 16 }, floor: { type: 'integer' } },
+            required: ['city', 'floor'], additionalProperties: false },
+  },
+  required: ['name', 'age', 'colors', 'home'],
+  additionalProperties: false,
+};
+const personFormat = { type: 'json_schema', json_schema: { name: 'person', schema: personSchema, strict: true } };
+
+await check('response_format json_schema: 20 sampled answers parse and validate', async () => {
+  // The validator must be able to fail.
+  assert.notDeepEqual(validate(personSchema, { name: 'x', age: 1.5, colors: ['pink'], home: {} }), []);
+  for (let seed = 0; seed < 20; seed++) {
+    const r = await client.chat.completions.create({
+      model, messages: [{ role: 'user', content: 'Describe a person' }], max_tokens: 400, temperature: 1, seed,
+      response_format: personFormat,
+    });
+    const content = r.choices[0].message.content;
+    assert.equal(r.choices[0].finish_reason, 'stop', `seed ${seed}: ${content}`);
+    const errors = validate(personSchema, JSON.parse(content));
+    assert.deepEqual(errors, [], `seed ${seed}: ${content}`);
+  }
+});
+
+await check('response_format json_schema streamed: the chunks concatenate to valid JSON', async () => {
+  const stream = await client.chat.completions.create({
+    model, messages: [{ role: 'user', content: 'Describe a person' }], max_tokens: 400, temperature: 1, seed: 7,
+    response_format: personFormat, stream: true,
+  });
+  let text = '';
+  for await (const chunk of stream) for (const c of chunk.choices) text += c.delta.content ?? '';
+  assert.deepEqual(validate(personSchema, JSON.parse(text)), [], text);
+});
+
+await check('response_format json_object: a JSON object', async () => {
+  // A free-form object can ramble past max_tokens (inside a string, say): such an answer is cut
+  // (finish_reason length) and not checked; every one that ended is an object, and some end.
+  let ended = 0;
+  for (let seed = 0; seed < 8; seed++) {
+    const r = await client.completions.create({
+      model, prompt: 'JSON:', max_tokens: 200, temperature: 1, seed, response_format: { type: 'json_object' },
+    });
+    if (r.choices[0].finish_reason !== 'stop') continue;
+    ended += 1;
+    const value = JSON.parse(r.choices[0].text);
+    assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value), r.choices[0].text);
+  }
+  assert.ok(ended >= 2, `only ${ended} of 8 answers ended`);
+});
+
+await check('a schema vt cannot compile is a BadRequestError naming response_format', async () => {
+  await assert.rejects(client.chat.completions.create({
+    model, messages: [{ role: 'user', content: 'x' }],
+    response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'integer', minimum: 3 } } },
+  }), (e) => e.status === 400 && e instanceof OpenAI.BadRequestError && e.param === 'response_format' &&
+    e.message.includes('minimum'));
+});
+
+await check('tool_choice "required" is a BadRequestError naming it, not ignored', async () => {
+  await assert.rejects(client.chat.completions.create({
+    model, messages: [{ role: 'user', content: 'x' }], tool_choice: 'required',
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+  }), (e) => e.status === 400 && e.param === 'tool_choice');
+});
+
+await check('logit_bias and min_tokens through the SDK', async () => {
+  // EOS (id 0) pushed to the top: the output ends at once, or after min_tokens.
+  const early = await client.completions.create({ model, prompt: 'Hi', max_tokens: 20, temperature: 0, logit_bias: { 0: 100 } });
+  const held = await client.completions.create({ model, prompt: 'Hi', max_tokens: 20, temperature: 0, logit_bias: { 0: 100 }, min_tokens: 5 });
+  assert.ok(early.usage.completion_tokens <= 1, JSON.stringify(early.usage));
+  assert.ok(held.usage.completion_tokens >= 5 && held.usage.completion_tokens <= 6, JSON.stringify(held.usage));
+  assert.equal(held.choices[0].finish_reason, 'stop');
 });
 
 await check('unknown model is a NotFoundError', async () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `vt serve` end to end with curl on loopback: endpoints, SSE framing, stop strings across
-# tokens, n, logprobs, every error of the API's table, hostile bodies (deep nesting, huge
-# prompts, raw-socket garbage), socket settings (backlog, TCP_NODELAY), a client that
+# tokens, n, logprobs, logit_bias / min_tokens / penalties, structured outputs, every error of the
+# API's table, hostile bodies (deep nesting, huge prompts, raw-socket garbage), socket settings (backlog, TCP_NODELAY), a client that
 # disconnects mid-stream or while waiting for a whole response (its request is cancelled and its
 # KV blocks freed) and SIGTERM (exit 0).
 # Usage: serve_http_test.sh VT_BINARY
@@ -117,6 +117,44 @@ usage=chunks[-1]['usage']; assert usage['completion_tokens'] == 12 and len(token
 assert tokens[-1]['choices'][0]['finish_reason'] == 'length' and all(t['choices'][0]['finish_reason'] is None for t in tokens[:-1])
 assert chunks[0]['choices'][0]['delta']['role'] == 'assistant'
 assert all(c['system_fingerprint'].startswith('vt-') for c in chunks)"
+
+# Sampling controls reach the sampler. logit_bias +100 on one token makes greedy decoding emit
+# only it; +100 on EOS (id 0) ends the output at once unless min_tokens holds it back.
+post tok_the /tokenize '{"prompt":" the","add_special_tokens":false}' >/dev/null
+the=$(python3 -c "import json; print(json.load(open('$work/tok_the.json'))['tokens'][0])")
+code=$(post bias /v1/completions '{"prompt":"The meaning of life is","max_tokens":6,"temperature":0,"logprobs":0,"logit_bias":{"'"$the"'":100}}')
+check "logit_bias 100 -> every token is the biased one" python3 -c "
+import json; d=json.load(open('$work/bias.json')); c=d['choices'][0]
+assert c['logprobs']['tokens'] == [' the'] * 6 and d['usage']['completion_tokens'] == 6, d"
+post eos_bias /v1/completions '{"prompt":"The meaning of life is","max_tokens":20,"temperature":0,"logit_bias":{"0":100}}' >/dev/null
+post eos_min /v1/completions '{"prompt":"The meaning of life is","max_tokens":20,"temperature":0,"logit_bias":{"0":100},"min_tokens":7}' >/dev/null
+check "EOS favoured by logit_bias ends the output at once" json "$work/eos_bias.json" \
+  "d['usage']['completion_tokens'] <= 1 and d['choices'][0]['finish_reason'] == 'stop'"
+check "min_tokens holds that EOS back" json "$work/eos_min.json" \
+  "d['usage']['completion_tokens'] in (7, 8) and d['choices'][0]['finish_reason'] == 'stop'"
+post plain24 /v1/completions '{"prompt":"The meaning of life is","max_tokens":24,"temperature":0,"ignore_eos":true}' >/dev/null
+post rep24 /v1/completions '{"prompt":"The meaning of life is","max_tokens":24,"temperature":0,"ignore_eos":true,"repetition_penalty":2.0,"presence_penalty":2,"frequency_penalty":2}' >/dev/null
+check "penalties change the greedy output" python3 -c "
+import json; a=json.load(open('$work/plain24.json')); b=json.load(open('$work/rep24.json'))
+assert a['choices'][0]['text'] != b['choices'][0]['text'], a"
+code=$(post bad_bias /v1/completions '{"prompt":"x","logit_bias":{"abc":1}}')
+check "a bad logit_bias key -> 400 naming logit_bias" json "$work/bad_bias.json" "d['error']['param'] == 'logit_bias'"
+check "a bad logit_bias key -> 400" test "$code" = 400
+
+# Structured outputs over HTTP (the openai SDK suite checks schemas in depth): a chat answer under
+# json_object parses as an object; a schema the compiler refuses is a 400 naming response_format.
+code=$(post jobj /v1/chat/completions '{"messages":[{"role":"user","content":"Give me JSON"}],"max_tokens":300,"temperature":1,"seed":5,"response_format":{"type":"json_object"}}')
+check "json_object -> a JSON object" python3 -c "
+import json; d=json.load(open('$work/jobj.json')); c=d['choices'][0]
+assert c['finish_reason'] == 'stop', d
+assert isinstance(json.loads(c['message']['content']), dict), c"
+code=$(post badschema /v1/chat/completions '{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"string","format":"email"}}}}')
+check "an uncompilable schema -> 400 naming response_format and the keyword" json "$work/badschema.json" \
+  "d['error']['param'] == 'response_format' and 'format' in d['error']['message']"
+code=$(post regex /v1/completions '{"prompt":"x","guided_regex":"a+"}')
+check "guided_regex -> 400 naming it" json "$work/regex.json" "d['error']['param'] == 'guided_regex'"
+code=$(post choice /v1/completions '{"prompt":"The answer is","max_tokens":10,"temperature":1,"seed":2,"guided_choice":["yes","no","maybe"]}')
+check "guided_choice -> exactly one of the choices" json "$work/choice.json" "d['choices'][0]['text'] in ('yes', 'no', 'maybe')"
 
 # Errors in OpenAI's shape; the server keeps serving after each.
 expect() {  # expect NAME STATUS PARAM ENDPOINT BODY

@@ -1,0 +1,46 @@
+#include "engine/server/grammar_cache.h"
+
+namespace vt::server {
+
+GrammarCache::GrammarCache(std::shared_ptr<const grammar::TokenVocabulary> vocabulary, size_t capacity)
+    : vocabulary_(std::move(vocabulary)), capacity_(capacity == 0 ? 1 : capacity) {}
+
+Result<std::shared_ptr<const grammar::GrammarConstraint>> GrammarCache::Get(
+    const std::string& key, const std::function<Result<grammar::Grammar>()>& compile) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = index_.find(key); it != index_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second);
+      return it->second->second;
+    }
+  }
+  // Compiled without the lock: a large schema must not stall every other request's lookup.
+  Result<grammar::Grammar> compiled = compile();
+  if (!compiled.ok()) return compiled.status();
+  auto constraint = std::make_shared<grammar::GrammarConstraint>();
+  constraint->grammar = std::make_shared<const grammar::Grammar>(std::move(*compiled));
+  constraint->vocabulary = vocabulary_;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++compiles_;
+  // Another request may have compiled the same source meanwhile; the first one stays.
+  if (auto it = index_.find(key); it != index_.end()) return it->second->second;
+  lru_.emplace_front(key, constraint);
+  index_[key] = lru_.begin();
+  if (lru_.size() > capacity_) {
+    index_.erase(lru_.back().first);
+    lru_.pop_back();
+  }
+  return std::shared_ptr<const grammar::GrammarConstraint>(std::move(constraint));
+}
+
+size_t GrammarCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lru_.size();
+}
+
+int64_t GrammarCache::compiles() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return compiles_;
+}
+
+}  // namespace vt::server

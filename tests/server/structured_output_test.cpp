@@ -1,0 +1,159 @@
+// Structured-output fields of request bodies: each source compiles into the request's grammar
+// (through the model's cache, compiled once per distinct schema), bad schemas and the fields vt
+// cannot honour are 400s naming the field.
+#include "engine/server/structured_output.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "engine/grammar/grammar_matcher.h"
+#include "engine/server/completion_request.h"
+#include "tests/source_root.h"
+
+namespace vt::server {
+namespace {
+
+using nlohmann::json;
+
+// The embedded model's tokenizer and a grammar cache over its vocabulary, as `vt serve` has them.
+ModelContext TextModel(size_t cached = 8) {
+  ModelContext m;
+  m.served_name = "m";
+  m.max_model_len = 2048;
+  auto tok = Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
+  EXPECT_TRUE(tok.ok()) << tok.status().message();
+  if (!tok.ok()) return m;
+  m.tokenizer = *tok;
+  m.vocab_size = (*tok)->vocab_size();
+  m.grammars = std::make_shared<GrammarCache>(
+      std::make_shared<const grammar::TokenVocabulary>((*tok)->TokenBytesTable()), cached);
+  return m;
+}
+
+std::variant<CompletionRequest, ApiError> Parse(const std::string& extra, const ModelContext& model) {
+  return ParseCompletionRequest(R"({"prompt": "Hi", "max_tokens": 8)" + extra + "}", false, model);
+}
+
+std::string ErrorParam(const std::string& extra, const ModelContext& model) {
+  auto r = Parse(extra, model);
+  if (auto* e = std::get_if<ApiError>(&r)) return e->param + ": " + e->message;
+  return "<accepted>";
+}
+
+std::shared_ptr<const grammar::GrammarConstraint> GrammarOf(const std::string& extra, const ModelContext& model) {
+  auto r = Parse(extra, model);
+  if (auto* e = std::get_if<ApiError>(&r)) {
+    ADD_FAILURE() << extra << ": " << e->message;
+    return nullptr;
+  }
+  return std::get<CompletionRequest>(r).params.grammar;
+}
+
+bool Accepts(const std::shared_ptr<const grammar::GrammarConstraint>& c, const std::string& text) {
+  grammar::GrammarMatcher m(c->grammar);
+  return m.Accept(text) && m.CanEnd();
+}
+
+const char* kSchema = R"({"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "integer"}},
+                          "required": ["name", "n"]})";
+
+TEST(StructuredOutput, JsonSchemaBecomesTheRequestsGrammar) {
+  const ModelContext model = TextModel();
+  const auto c = GrammarOf(std::string(R"(, "response_format": {"type": "json_schema", "json_schema": {"name": "x",
+      "strict": true, "schema": )") + kSchema + "}}", model);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(Accepts(c, R"({"n":1,"name":"a"})"));
+  EXPECT_FALSE(Accepts(c, R"({"name":"a"})"));
+  EXPECT_EQ(c->vocabulary->size(), model.tokenizer->vocab_size());
+}
+
+TEST(StructuredOutput, EachSourceCompilesItsGrammar) {
+  const ModelContext model = TextModel();
+  const auto object = GrammarOf(R"(, "response_format": {"type": "json_object"})", model);
+  ASSERT_NE(object, nullptr);
+  EXPECT_TRUE(Accepts(object, R"({"a": [1, {"b": null}]})"));
+  EXPECT_FALSE(Accepts(object, "[1]"));
+  const auto guided = GrammarOf(std::string(R"(, "guided_json": )") + json(json::parse(kSchema).dump()).dump(), model);
+  ASSERT_NE(guided, nullptr);
+  EXPECT_TRUE(Accepts(guided, R"({"n":1,"name":"a"})"));
+  // guided_choice is one of the strings verbatim, as vLLM has it: no JSON quotes.
+  const auto choice = GrammarOf(R"(, "guided_choice": ["yes", "no", "maybe not"])", model);
+  ASSERT_NE(choice, nullptr);
+  EXPECT_TRUE(Accepts(choice, "maybe not"));
+  EXPECT_FALSE(Accepts(choice, "\"yes\""));
+  EXPECT_FALSE(Accepts(choice, "maybe"));
+  const auto so = GrammarOf(R"(, "structured_outputs": {"choice": ["a", "b"]})", model);
+  ASSERT_NE(so, nullptr);
+  EXPECT_TRUE(Accepts(so, "b"));
+  EXPECT_EQ(GrammarOf(R"(, "response_format": {"type": "text"}, "tool_choice": "auto")", model), nullptr);
+}
+
+TEST(StructuredOutput, TheSameSchemaCompilesOnce) {
+  const ModelContext model = TextModel();
+  const auto a = GrammarOf(std::string(R"(, "guided_json": )") + kSchema, model);
+  // The same schema with its keys in another order is the same source.
+  const auto b = GrammarOf(R"(, "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema":
+      {"required": ["name", "n"], "properties": {"n": {"type": "integer"}, "name": {"type": "string"}}, "type": "object"}}})",
+                           model);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(model.grammars->compiles(), 1);
+}
+
+TEST(StructuredOutput, TheCacheIsBounded) {
+  const ModelContext model = TextModel(2);
+  for (const char* c : {"[\"a\"]", "[\"b\"]", "[\"c\"]", "[\"a\"]"}) {
+    ASSERT_NE(GrammarOf(std::string(R"(, "guided_choice": )") + c, model), nullptr);
+  }
+  EXPECT_EQ(model.grammars->size(), 2u);
+  EXPECT_EQ(model.grammars->compiles(), 4);  // "a" was evicted by "c" and compiled again
+}
+
+TEST(StructuredOutput, BadSchemasAreRefusedWithTheCompilersMessage) {
+  const ModelContext model = TextModel();
+  const std::string error = ErrorParam(
+      R"(, "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "string", "pattern": "a+"}}})",
+      model);
+  EXPECT_EQ(error.rfind("response_format: ", 0), 0u) << error;
+  EXPECT_NE(error.find("pattern"), std::string::npos) << error;
+  for (const char* bad : {R"("json")", R"({"type": "yaml"})", R"({"type": "json_schema"})",
+                          R"({"type": "json_schema", "json_schema": {"name": "x"}})",
+                          R"({"type": "json_schema", "json_schema": {"name": 1, "schema": {}}})"}) {
+    EXPECT_EQ(ErrorParam(std::string(R"(, "response_format": )") + bad, model).rfind("response_format: ", 0), 0u) << bad;
+  }
+  EXPECT_EQ(ErrorParam(R"(, "guided_json": "{not json")", model).rfind("guided_json: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_json": {"type": "integer", "minimum": 3})", model).rfind("guided_json: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_choice": [])", model).rfind("guided_choice: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_choice": ["a", 1])", model).rfind("guided_choice: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_choice": [""])", model).rfind("guided_choice: ", 0), 0u);
+}
+
+TEST(StructuredOutput, FieldsVtCannotHonourAreRefusedByName) {
+  const ModelContext model = TextModel();
+  EXPECT_EQ(ErrorParam(R"(, "guided_regex": "a+")", model).rfind("guided_regex: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_grammar": "root ::= \"a\"")", model).rfind("guided_grammar: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "structured_outputs": {"regex": "a+"})", model).rfind("structured_outputs: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "tool_choice": "required")", model).rfind("tool_choice: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "tool_choice": {"type": "function", "function": {"name": "f"}})", model).rfind("tool_choice: ", 0),
+            0u);
+  const std::string both = ErrorParam(R"(, "guided_choice": ["a"], "response_format": {"type": "json_object"})", model);
+  EXPECT_NE(both.find("cannot be combined"), std::string::npos) << both;
+  EXPECT_EQ(ErrorParam(R"(, "ignore_eos": true, "response_format": {"type": "json_object"})", model)
+                .rfind("ignore_eos: ", 0),
+            0u);
+}
+
+TEST(StructuredOutput, AModelWithoutATokenizerRefusesConstraintsButNotText) {
+  ModelContext model;
+  model.served_name = "m";
+  model.max_model_len = 64;
+  auto r = ParseCompletionRequest(R"({"prompt": [1], "response_format": {"type": "json_object"}})", false, model);
+  ASSERT_TRUE(std::holds_alternative<ApiError>(r));
+  EXPECT_EQ(std::get<ApiError>(r).param, "response_format");
+  r = ParseCompletionRequest(R"({"prompt": [1], "response_format": {"type": "text"}})", false, model);
+  EXPECT_TRUE(std::holds_alternative<CompletionRequest>(r));
+}
+
+}  // namespace
+}  // namespace vt::server
