@@ -7,17 +7,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <memory>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cli/commands.h"
 #include "engine/cli/default_model.h"
 #include "engine/exec/backend_factory.h"
+#include "engine/grammar/grammar_constraint.h"
+#include "engine/grammar/json_schema_grammar.h"
 #include "engine/loader/model_source.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "kernels/cpu/thread_pool.h"
@@ -41,6 +46,12 @@ struct GenerateOptions {
   bool ignore_eos = false;
   std::vector<std::string> stop;
   int32_t logprobs = -1;
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
+  float repetition_penalty = 1.0f;
+  int64_t min_tokens = 0;
+  std::vector<std::string> logit_bias;  // ID=BIAS
+  std::string json_schema;              // a file
   bool json = false;
 };
 
@@ -57,6 +68,42 @@ Result<std::vector<int32_t>> ParseIds(const std::string& text) {
   }
   if (ids.empty()) return InvalidArgument("--prompt-ids: no ids");
   return ids;
+}
+
+// --logit-bias ID=BIAS, checked as the server checks logit_bias.
+Result<std::pair<int32_t, float>> ParseLogitBias(const std::string& item, int64_t vocab) {
+  const size_t eq = item.find('=');
+  if (eq != std::string::npos) {
+    const std::string id_text = item.substr(0, eq), bias_text = item.substr(eq + 1);
+    char* id_end = nullptr;
+    char* bias_end = nullptr;
+    const long long id = std::strtoll(id_text.c_str(), &id_end, 10);
+    const double bias = std::strtod(bias_text.c_str(), &bias_end);
+    if (!id_text.empty() && *id_end == '\0' && !bias_text.empty() && *bias_end == '\0' && id >= 0 && id < vocab &&
+        bias >= -100.0 && bias <= 100.0) {
+      return std::pair<int32_t, float>(static_cast<int32_t>(id), static_cast<float>(bias));
+    }
+  }
+  return InvalidArgument("--logit-bias: '" + item + "' is not ID=BIAS with an id below " + std::to_string(vocab) +
+                         " and a bias in [-100, 100]");
+}
+
+// --json-schema FILE compiled against the tokenizer's vocabulary.
+Result<std::shared_ptr<const grammar::GrammarConstraint>> LoadJsonSchema(const std::string& path,
+                                                                        const Tokenizer* tokenizer) {
+  if (!tokenizer) return InvalidArgument("--json-schema needs the model's tokenizer, and this model has none");
+  std::ifstream in(path);
+  if (!in) return NotFound("--json-schema: cannot open " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json schema = nlohmann::json::parse(text.str(), nullptr, false);
+  if (schema.is_discarded()) return InvalidArgument("--json-schema: " + path + " is not valid JSON");
+  Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
+  if (!compiled.ok()) return InvalidArgument("--json-schema: " + path + ": " + compiled.status().message());
+  auto constraint = std::make_shared<grammar::GrammarConstraint>();
+  constraint->grammar = std::make_shared<const grammar::Grammar>(std::move(*compiled));
+  constraint->vocabulary = std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable());
+  return std::shared_ptr<const grammar::GrammarConstraint>(std::move(constraint));
 }
 
 using Clock = std::chrono::steady_clock;
@@ -140,6 +187,21 @@ int Run(GenerateOptions o) {
   params.ignore_eos = o.ignore_eos;
   params.stop = o.stop;
   params.logprobs = o.logprobs;
+  params.presence_penalty = o.presence_penalty;
+  params.frequency_penalty = o.frequency_penalty;
+  params.repetition_penalty = o.repetition_penalty;
+  params.min_tokens = o.min_tokens;
+  if (o.min_tokens > o.max_tokens) return Fail(InvalidArgument("--min-tokens is above --max-tokens"));
+  for (const std::string& item : o.logit_bias) {
+    Result<std::pair<int32_t, float>> bias = ParseLogitBias(item, config.vocab_size);
+    if (!bias.ok()) return Fail(bias.status());
+    params.logit_bias.push_back(*bias);
+  }
+  if (!o.json_schema.empty()) {
+    Result<std::shared_ptr<const grammar::GrammarConstraint>> c = LoadJsonSchema(o.json_schema, tokenizer.get());
+    if (!c.ok()) return Fail(c.status());
+    params.grammar = *c;
+  }
   std::vector<RequestId> ids;
   int64_t prompt_tokens = 0;
   for (auto& p : prompts) {
@@ -254,6 +316,18 @@ Command AddGenerateCommand(CLI::App& parent) {
   app->add_option("--stop", o->stop, "End the text right before this string (finish_reason stop); repeatable");
   app->add_option("--logprobs", o->logprobs, "With --json: each token's logprob and the top N alternatives")
       ->check(CLI::Range(0, 20));
+  app->add_option("--presence-penalty", o->presence_penalty, "Subtracted from the logit of each token the output holds")
+      ->check(CLI::Range(-2.0, 2.0));
+  app->add_option("--frequency-penalty", o->frequency_penalty, "Subtracted per occurrence in the output")
+      ->check(CLI::Range(-2.0, 2.0));
+  app->add_option("--repetition-penalty", o->repetition_penalty,
+                  "HF's: divides positive, multiplies negative logits of prompt and output tokens (1: off)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--min-tokens", o->min_tokens, "EOS and stop tokens cannot end the output before this many tokens")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--logit-bias", o->logit_bias, "ID=BIAS: add BIAS (-100..100) to token ID's logit; repeatable");
+  app->add_option("--json-schema", o->json_schema, "The output is JSON that validates against the schema in FILE")
+      ->check(CLI::ExistingFile);
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
   return {app, [o] {
     try {
