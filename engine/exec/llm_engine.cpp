@@ -146,6 +146,7 @@ Result<StepResult> LlmEngine::Step() {
     wants_rows = wants_rows || r->params.logprobs >= 0 || r->params.AdjustsLogits();
   }
   std::vector<SampledToken> sampled(draws.size());
+  std::vector<RequestId> grammar_failed;
   if (!wants_rows) {
     std::vector<int32_t> tokens;
     VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, &tokens));
@@ -169,18 +170,27 @@ Result<StepResult> LlmEngine::Step() {
       adjusted.assign(row, row + vocab);
       AdjustLogits(adjusted.data(), vocab, *d.params, drawn_for[i]->prompt, drawn_for[i]->output,
                    config_.scheduler.eos_token_ids);
-      if (d.params->grammar != nullptr) {
-        VT_RETURN_IF_ERROR(MaskByGrammar(drawn_for[i]->id, *d.params->grammar, &adjusted));
+      // A grammar that cannot go on ends its own request (aborted), never the step of the others.
+      const RequestId id = drawn_for[i]->id;
+      if (d.params->grammar != nullptr && !MaskByGrammar(id, *d.params->grammar, &adjusted).ok()) {
+        grammar_failed.push_back(id);
+        continue;
       }
       sampled[i] = Sample(adjusted.data(), vocab, *d.params, d.seed, d.token_index, row);
-      if (d.params->grammar != nullptr) VT_RETURN_IF_ERROR(AdvanceGrammar(drawn_for[i]->id, sampled[i].token));
+      if (d.params->grammar != nullptr && !AdvanceGrammar(id, sampled[i].token).ok()) grammar_failed.push_back(id);
     }
   }
+  for (RequestId id : grammar_failed) Abort(id);
   size_t row = 0;
   for (const ScheduledChunk& c : step.chunks) {
-    if (c.sample) result.tokens.push_back({c.id, std::move(sampled[row++]), ""});
+    if (!c.sample) continue;
+    SampledToken& token = sampled[row++];
+    if (std::find(grammar_failed.begin(), grammar_failed.end(), c.id) == grammar_failed.end()) {
+      result.tokens.push_back({c.id, std::move(token), ""});
+    }
   }
   result.finished = scheduler_.Update(step, result.tokens);
+  result.finished.insert(result.finished.end(), grammar_failed.begin(), grammar_failed.end());
   result.num_tokens = step.num_tokens;
   ApplyText(result);
   return result;

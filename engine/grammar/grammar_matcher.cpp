@@ -9,6 +9,10 @@ namespace {
 // Expansion through rule references nests at most this deep before a character is consumed; a
 // grammar that goes deeper (left recursion) gets no stack rather than a stack overflow.
 constexpr int kMaxExpandDepth = 256;
+// An ambiguous grammar (a schema's anyOf of look-alike branches, nested) can multiply the live parse
+// stacks at every character; past this many the input is rejected rather than let one request's
+// grammar take the engine's time.
+constexpr size_t kMaxStacks = 4096;
 
 }  // namespace
 
@@ -30,7 +34,7 @@ const Element& GrammarMatcher::Top(const Stack& s) const {
 // finished sequence returns to its parent past the reference, a reference branches into each
 // alternative of its rule.
 void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth) const {
-  if (depth > kMaxExpandDepth) return;
+  if (depth > kMaxExpandDepth || out.size() > kMaxStacks) return;
   while (true) {
     if (stack.empty()) {
       out.push_back(std::move(stack));
@@ -66,7 +70,7 @@ bool GrammarMatcher::AcceptCodePoint(State& s, uint32_t cp) const {
     ++advanced.back().element;
     Expand(std::move(advanced), next, 0);
   }
-  if (next.empty()) return false;
+  if (next.empty() || next.size() > kMaxStacks) return false;
   std::sort(next.begin(), next.end());
   next.erase(std::unique(next.begin(), next.end()), next.end());
   s.stacks = std::move(next);

@@ -163,6 +163,32 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   }
 }
 
+// A vocabulary that cannot spell what the grammar needs next ends that request (aborted) and only
+// that one: its neighbour in the same steps finishes as it would alone.
+TEST(GrammarEngine, AGrammarThatCannotGoOnEndsOnlyItsOwnRequest) {
+  ModelConfig c = testing::TinyConfig();
+  c.eos_token_ids = {0};
+  auto engine = testing::MakeEngine(c);
+  auto constraint = std::make_shared<GrammarConstraint>();
+  constraint->grammar = Compile(kPerson);
+  constraint->vocabulary = std::make_shared<const TokenVocabulary>(std::vector<std::string>(256, "x"));
+  SamplingParams plain;
+  plain.temperature = 0.0f;
+  plain.ignore_eos = true;
+  plain.max_tokens = 5;
+  SamplingParams constrained;
+  constrained.grammar = constraint;
+  const std::vector<int32_t> prompt = testing::Prompt(8, 2);
+  const RequestId a = engine->AddRequest(prompt, plain).value();
+  const RequestId b = engine->AddRequest(prompt, constrained).value();
+  while (engine->HasUnfinished()) ASSERT_TRUE(engine->Step().ok());
+  EXPECT_EQ(engine->TakeFinished(a)->output.size(), 5u);
+  const std::unique_ptr<Request> failed = engine->TakeFinished(b);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->finish, FinishReason::kAborted);
+  EXPECT_TRUE(failed->output.empty());
+}
+
 TEST(GrammarEngine, RequestsTheGrammarCannotEndAreRefused) {
   ModelConfig c = testing::TinyConfig();
   auto no_eos = testing::MakeEngine(c);
