@@ -96,6 +96,10 @@ struct GateSpec {
 // What a record table column means; header cells map here through aliases.
 enum class Column { kId, kItem, kCode, kTests, kSpec, kState, kOwner, kIssue, kClosing, kCount };
 
+// What a state asks of the speed goals its row's spec lists (record.goals):
+// kMeasured, every goal has a verdict; kMet, every verdict is "met".
+enum class GoalsRule { kNone, kMeasured, kMet };
+
 // What a row in a state must have.
 struct StateRule {
   std::string name;
@@ -105,6 +109,13 @@ struct StateRule {
   bool closing = false;  // a closing commit that is an ancestor of HEAD
   bool live = false;     // audited by the rows gate
   bool counted = false;  // each such row is a finding `state:NAME` (pin it with a ratchet)
+  GoalsRule goals = GoalsRule::kNone;
+};
+
+// Where goals and their verdicts live (governance/goals.h has the format).
+struct GoalsConfig {
+  std::string section = "Goals";  // the spec section that lists the row's goals
+  std::string verdicts;           // file marking each goal "met" / "not met", relative to the root
 };
 
 struct RecordConfig {
@@ -114,6 +125,7 @@ struct RecordConfig {
   std::vector<StateRule> states;
   std::vector<std::string> anchor_prefixes;  // anchors must resolve under one of these
   std::vector<std::string> spec_sections;    // headings every spec must have, with content
+  std::optional<GoalsConfig> goals;
   std::vector<std::string> placeholders{"TBD", "TODO", "...", "-", "n/a", "tbd", "todo"};
   const StateRule* FindState(const std::string& name) const;
 };

@@ -263,19 +263,32 @@ StateRule ParseState(const std::string& name, const YAML::Node& node) {
   StateRule rule;
   rule.name = name;
   if (node.IsNull()) return rule;
-  ExpectMap(node, "state " + name, {"anchors", "spec", "owner", "closing", "live", "counted"});
+  ExpectMap(node, "state " + name, {"anchors", "spec", "owner", "closing", "live", "counted", "goals"});
   if (node["anchors"]) rule.anchors = Bool(node["anchors"], "anchors");
   if (node["spec"]) rule.spec = Bool(node["spec"], "spec");
   if (node["owner"]) rule.owner = Bool(node["owner"], "owner");
   if (node["closing"]) rule.closing = Bool(node["closing"], "closing");
   if (node["live"]) rule.live = Bool(node["live"], "live");
   if (node["counted"]) rule.counted = Bool(node["counted"], "counted");
+  if (const YAML::Node goals = node["goals"]) {
+    std::string value = Scalar(goals, "goals");
+    if (value == "met") {
+      rule.goals = GoalsRule::kMet;
+    } else if (value == "measured") {
+      rule.goals = GoalsRule::kMeasured;
+    } else {
+      Fail(goals, "goals must be `met` or `measured`, not '" + value + "'");
+    }
+    // The goals are read from the spec: without one there is nothing to hold the row to.
+    if (!rule.spec) Fail(goals, "state " + name + ": goals needs spec: true");
+  }
   return rule;
 }
 
 RecordConfig ParseRecord(const YAML::Node& node) {
   ExpectMap(node, "record",
-            {"files", "columns", "id_pattern", "states", "anchor_prefixes", "spec_sections", "placeholders"});
+            {"files", "columns", "id_pattern", "states", "anchor_prefixes", "spec_sections", "placeholders",
+             "goals"});
   if (!node["files"]) Fail(node, "record needs files (globs of the Markdown files that hold the record)");
   if (!node["states"]) Fail(node, "record needs states");
   RecordConfig record;
@@ -296,6 +309,17 @@ RecordConfig ParseRecord(const YAML::Node& node) {
     record.anchor_prefixes = NonEmptyList(node["anchor_prefixes"], "anchor_prefixes");
   if (node["spec_sections"]) record.spec_sections = StringList(node["spec_sections"], "spec_sections");
   if (node["placeholders"]) record.placeholders = StringList(node["placeholders"], "placeholders");
+  if (const YAML::Node goals = node["goals"]) {
+    ExpectMap(goals, "record goals", {"section", "verdicts"});
+    if (!goals["verdicts"]) Fail(goals, "record goals needs verdicts (the file that marks goals met / not met)");
+    record.goals = GoalsConfig{};
+    if (goals["section"]) record.goals->section = Scalar(goals["section"], "goals section");
+    record.goals->verdicts = Scalar(goals["verdicts"], "goals verdicts");
+  }
+  for (auto it = states.begin(); it != states.end(); ++it) {
+    if (it->second.IsMap() && it->second["goals"] && !record.goals)
+      Fail(it->second["goals"], "state " + it->first.Scalar() + ": goals needs a record goals section");
+  }
   return record;
 }
 

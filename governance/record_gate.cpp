@@ -8,6 +8,7 @@
 
 #include "governance/anchors.h"
 #include "governance/git_range.h"
+#include "governance/goals.h"
 #include "governance/record.h"
 
 namespace vt::gate {
@@ -56,7 +57,9 @@ class RecordChecker {
     if (state->counted) {
       Add("state:" + state->name, row.file, row.line, "row `" + row.id + "` is " + state->name);
     }
-    if (state->spec) CheckSpec(row);
+    std::optional<MdDocument> spec;
+    if (state->spec) spec = CheckSpec(row);
+    if (state->goals != GoalsRule::kNone && spec) CheckGoals(row, *state, *spec);
     if (state->owner) CheckOwner(row, *state);
     if (state->closing) CheckClosing(row, *state);
   }
@@ -111,7 +114,8 @@ class RecordChecker {
     return false;
   }
 
-  void CheckSpec(const RecordRow& row) {
+  // The spec, parsed, when it exists (the goals check reads it too).
+  std::optional<MdDocument> CheckSpec(const RecordRow& row) {
     const MdCell* cell = row.Cell(Column::kSpec);
     std::optional<AnchorTarget> target;
     if (cell) {
@@ -122,14 +126,14 @@ class RecordChecker {
     if (!target) {
       Add("spec", row.file, row.line,
           "row `" + row.id + "` needs a spec: link its spec file in the spec column");
-      return;
+      return std::nullopt;
     }
     std::optional<std::string> spec_text = source_.Read(target->path);
     std::optional<MdDocument> spec;
     if (spec_text) spec = ParseMarkdown(*spec_text);
     if (!spec) {
       Add("spec", row.file, row.line, "row `" + row.id + "`: spec " + target->path + " does not exist");
-      return;
+      return std::nullopt;
     }
     if (!ContainsToken(spec->text, row.id)) {
       Add("spec", target->path, 1,
@@ -146,6 +150,44 @@ class RecordChecker {
       } else if (IsPlaceholder(section->body)) {
         Add("spec-section", target->path, section->line,
             "section `" + name + "` of the spec of row `" + row.id + "` has no real content");
+      }
+    }
+    return spec;
+  }
+
+  // A state that claims more than the measurements (DONE while a speed goal
+  // is "not met") is a finding; so is a goal nobody measured.
+  void CheckGoals(const RecordRow& row, const StateRule& state, const MdDocument& spec) {
+    const GoalsConfig& config = *config_.goals;
+    std::optional<std::vector<Goal>> goals = SpecGoals(spec, config.section);
+    if (!goals) return;
+    if (goals->empty()) {
+      Add("goals", row.file, row.line,
+          "row `" + row.id + "`: its spec's `" + config.section +
+              "` section lists no goal ids (a table whose first column holds each id as a code span)");
+      return;
+    }
+    if (!verdicts_) {
+      std::optional<std::string> text = source_.Read(config.verdicts);
+      verdicts_ = text ? std::optional(ReadVerdicts(ParseMarkdown(*text))) : std::nullopt;
+      if (!verdicts_) {
+        Add("goals", row.file, row.line,
+            "row `" + row.id + "` has goals, but the verdicts file " + config.verdicts + " does not exist");
+        verdicts_.emplace();  // reported once; each goal below then has no verdict
+      }
+    }
+    for (const Goal& goal : *goals) {
+      auto it = verdicts_->find(goal.id);
+      Verdict verdict = it == verdicts_->end() ? Verdict::kNone : it->second.verdict;
+      if (verdict == Verdict::kNone) {
+        Add("goals", row.file, row.line,
+            "row `" + row.id + "` is " + state.name + ", but goal `" + goal.id + "` has no verdict (\"met\" or " +
+                "\"not met\" in a table row naming it) in " + config.verdicts);
+      } else if (verdict == Verdict::kNotMet && state.goals == GoalsRule::kMet) {
+        Add("goals", row.file, row.line,
+            "row `" + row.id + "` is " + state.name + ", but goal `" + goal.id + "` is not met (" +
+                config.verdicts + ":" + std::to_string(it->second.line) +
+                "): pick a state that allows unmet goals");
       }
     }
   }
@@ -253,6 +295,7 @@ class RecordChecker {
   std::set<std::string> reported_;                       // "file:line:target" of broken anchors
   std::map<std::string, std::string> closing_problems_;  // closing-commit word -> problem, "" when fine
   std::optional<git_oid> head_;
+  std::optional<std::map<std::string, GoalVerdict>> verdicts_;  // read once, on the first row with goals
 };
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST(Config, GateSectionsAreValidatedWithFileAndLine) {
   };
   EXPECT_EQ(
       error("record:\n  files: [a.md]\n  states: {A: {spec: yes, anchor: true}}\n"),
-      "x.yaml:3: unknown key 'anchor' in state A (known: anchors, closing, counted, live, owner, spec)");
+      "x.yaml:3: unknown key 'anchor' in state A (known: anchors, closing, counted, goals, live, owner, spec)");
   EXPECT_EQ(error("record:\n  states: {A: {}}\n"),
             "x.yaml:2: record needs files (globs of the Markdown files that hold the record)");
   EXPECT_EQ(error("rows: {branch: 'row/x'}\n"), "x.yaml:1: branch must contain {id}");

@@ -3,6 +3,8 @@
 // of the Row rule, and config errors for a gate without its section.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/governance/record_fixture.h"
@@ -81,7 +83,10 @@ TEST_F(GatesCli, PreflightRunsTheNewGatesOnce) {
   repo_.Write(".vt-gate.yaml", std::string(RecordRepo::ConfigText()) + "preflight:\n  gates: [gencode]\n");
   out = Gate("preflight");
   EXPECT_EQ(out.status, 2) << out.out;
-  EXPECT_NE(out.out.find(".vt-gate.yaml:20: gate 'gencode' needs a gencode section"), std::string::npos)
+  // The gates list is on the second line after the fixture's config.
+  std::string config = RecordRepo::ConfigText();
+  std::string line = std::to_string(std::count(config.begin(), config.end(), '\n') + 2);
+  EXPECT_NE(out.out.find(".vt-gate.yaml:" + line + ": gate 'gencode' needs a gencode section"), std::string::npos)
       << out.out;
 }
 

@@ -37,10 +37,12 @@ const char* RecordRepo::ConfigText() {
          "  states:\n"
          "    READY: {spec: true}\n"
          "    ACTIVE: {spec: true, anchors: true, owner: true, live: true}\n"
-         "    DONE: {spec: true, anchors: true, closing: true}\n"
+         "    DONE: {spec: true, anchors: true, closing: true, goals: met}\n"
+         "    SHORT: {spec: true, anchors: true, closing: true, goals: measured}\n"
          "    BACKFILL: {counted: true}\n"
          "  anchor_prefixes: [src/, tests/]\n"
          "  spec_sections: [Goal, Acceptance]\n"
+         "  goals: {section: Goals, verdicts: docs/BENCHMARKS.md}\n"
          "intake: {}\n"
          "rows: {}\n";
 }

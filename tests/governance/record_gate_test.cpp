@@ -273,6 +273,85 @@ TEST_F(Ratchets, RaisingTheBaselineAboveTheBaseIsRefused) {
   EXPECT_NE(r.findings[0].message.find("raised from 2 to 3"), std::string::npos) << Dump(r);
 }
 
+// Honest row states: APP-DONE's spec gains speed goals, docs/BENCHMARKS.md
+// marks them, and the state must agree with the verdicts.
+class RecordGoals : public RecordGate {
+ protected:
+  void PlantGoals(const std::string& latency_verdict) {
+    repo_.Write("roadmap/specs/APP-DONE.md", repo_.Read("roadmap/specs/APP-DONE.md") +
+                                                 "\n## Goals\n\n| goal | target |\n|---|---|\n"
+                                                 "| `app/speed` | >= 2x the baseline |\n"
+                                                 "| `app/latency` | <= 5 us at batch 1 |\n");
+    repo_.Write("docs/BENCHMARKS.md",
+                "# Benchmarks\n\n| goal | measured | verdict |\n|---|---|---|\n"
+                "| `app/speed` >= 2x | 2.4x | **met** |\n"
+                "| `app/latency` <= 5 us | 7.1 us | " + latency_verdict + " |\n");
+  }
+  void MoveToShort() {
+    repo_.Replace("roadmap/rows.md", "| DONE |", "| SHORT |");
+    repo_.Replace("roadmap/README.md", "| DONE | 1 |", "| SHORT | 1 |");
+  }
+};
+
+TEST_F(RecordGoals, ADoneRowWithAnUnmetGoalIsAFindingNamingTheRowAndTheGoal) {
+  PlantGoals("**not met**: launch latency");
+  GateReport r = Run();
+  ASSERT_EQ(Where(r, "goals"), V{RowLine("roadmap/rows.md", "APP-DONE")}) << Dump(r);
+  const std::string& message = r.findings[0].message;
+  EXPECT_NE(message.find("`APP-DONE` is DONE"), std::string::npos) << message;
+  EXPECT_NE(message.find("`app/latency` is not met (docs/BENCHMARKS.md:6)"), std::string::npos) << message;
+}
+
+TEST_F(RecordGoals, AMixedVerdictIsNotMet) {
+  PlantGoals("met at batch 8; **not met** at batch 1");
+  EXPECT_EQ(Where(Run(), "goals"), V{RowLine("roadmap/rows.md", "APP-DONE")});
+}
+
+TEST_F(RecordGoals, TheHonestStatePasses) {
+  PlantGoals("**not met**: launch latency");
+  MoveToShort();
+  GateReport r = Run();
+  EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
+}
+
+TEST_F(RecordGoals, ADoneRowWithEveryGoalMetPasses) {
+  PlantGoals("met (the metric of record)");
+  GateReport r = Run();
+  EXPECT_EQ(r.status, GateStatus::kOk) << Dump(r);
+}
+
+TEST_F(RecordGoals, AGoalWithoutAVerdictIsCaughtEvenInTheHonestState) {
+  PlantGoals("not run yet, metrics pending");  // neither "met" nor "not met" as words
+  MoveToShort();
+  GateReport r = Run();
+  ASSERT_EQ(Where(r, "goals"), V{RowLine("roadmap/rows.md", "APP-DONE")}) << Dump(r);
+  EXPECT_NE(r.findings[0].message.find("goal `app/latency` has no verdict"), std::string::npos) << Dump(r);
+}
+
+TEST_F(RecordGoals, AMissingVerdictsFileIsAFinding) {
+  PlantGoals("met");
+  std::filesystem::remove(repo_.path() + "/docs/BENCHMARKS.md");
+  GateReport r = Run();
+  EXPECT_EQ(r.status, GateStatus::kFail) << Dump(r);
+  EXPECT_FALSE(Where(r, "goals").empty()) << Dump(r);
+}
+
+TEST(RecordGoalsConfig, AGoalsRuleNeedsTheGoalsSectionAndASpec) {
+  std::string base =
+      "record:\n  files: [r.md]\n  states:\n    DONE: {spec: true, goals: met}\n";
+  Result<Config> no_section = ParseConfig(base, "c.yaml");
+  ASSERT_FALSE(no_section.ok());
+  EXPECT_NE(no_section.status().message().find("goals needs a record goals section"), std::string::npos)
+      << no_section.status().message();
+  Result<Config> no_spec = ParseConfig(
+      "record:\n  files: [r.md]\n  goals: {verdicts: b.md}\n  states:\n    DONE: {goals: met}\n", "c.yaml");
+  ASSERT_FALSE(no_spec.ok());
+  EXPECT_NE(no_spec.status().message().find("goals needs spec: true"), std::string::npos)
+      << no_spec.status().message();
+  Result<Config> complete = ParseConfig(base + "  goals: {verdicts: b.md}\n", "c.yaml");
+  EXPECT_TRUE(complete.ok()) << complete.status().message();
+}
+
 TEST(ExampleProfile, TheAgentsProtocolRecordOfGatesMdIsExpressible) {
   Result<Config> config =
       LoadConfig(std::string(VT_SOURCE_DIR) + "/governance/examples/agents-protocol.yaml");
