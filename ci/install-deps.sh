@@ -10,7 +10,7 @@ packages=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcpp-httplib-dev libpcre2-dev
-  gitlint python3-jinja2 curl
+  gitlint pre-commit python3-jinja2 curl
   clang libfuzzer-14-dev
 )
 

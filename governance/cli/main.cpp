@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,7 @@ struct Options {
   std::string base;
   std::string message_file;
   std::string pre_push_remote;
+  bool pre_commit_push = false;
   bool first_parent = false;
   bool staged = false;
   bool fail_on_skip = false;
@@ -71,9 +73,10 @@ int Print(const std::string& text) {
 
 int RunTrailers(const Options& options, OutputFormat format) {
   int modes = !options.range.empty() + !options.base.empty() + !options.message_file.empty() +
-              !options.pre_push_remote.empty();
+              !options.pre_push_remote.empty() + options.pre_commit_push;
   if (modes > 1)
-    return UsageError("trailers: give at most one of --range, --base, --message-file, --pre-push");
+    return UsageError(
+        "trailers: give at most one of --range, --base, --message-file, --pre-push, --pre-commit-push");
   vt::Result<Repository> repo = Repository::Open(options.repo);
   if (!repo.ok() && options.message_file.empty()) return UsageError(repo.status().message());
   const Repository* repo_ptr = repo.ok() ? &repo.value() : nullptr;
@@ -93,6 +96,34 @@ int RunTrailers(const Options& options, OutputFormat format) {
   std::string base_spec = config->base;
   std::string head_spec = "HEAD";
   if (!options.base.empty()) base_spec = options.base;
+  // pre-commit's pre-push stage hides git's ref lines and passes the pushed
+  // range in its environment instead: FROM_REF..TO_REF, or only the branch
+  // names when the push includes a root commit (then every commit of the
+  // branch not on the remote is pushed, which is what --pre-push checks).
+  std::string pre_push_remote = options.pre_push_remote;
+  std::istringstream pre_commit_ref_line;
+  if (options.pre_commit_push) {
+    auto env = [](const char* name) -> std::string {
+      const char* value = std::getenv(name);
+      return value ? value : "";
+    };
+    std::string from = env("PRE_COMMIT_FROM_REF"), to = env("PRE_COMMIT_TO_REF");
+    std::string local = env("PRE_COMMIT_LOCAL_BRANCH"), remote = env("PRE_COMMIT_REMOTE_NAME");
+    if (!from.empty() && !to.empty()) {
+      base_spec = from;
+      head_spec = to;
+    } else if (!local.empty() && !remote.empty()) {
+      vt::Result<git_oid> tip = ResolveCommit(repo.value(), local);
+      if (!tip.ok()) return UsageError(tip.status().message());
+      pre_push_remote = remote;
+      pre_commit_ref_line.str(local + " " + OidHex(tip.value()) + " " + env("PRE_COMMIT_REMOTE_BRANCH") + " " +
+                              std::string(GIT_OID_HEXSZ, '0') + "\n");
+    } else {
+      return UsageError(
+          "--pre-commit-push needs PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF (or PRE_COMMIT_LOCAL_BRANCH and "
+          "PRE_COMMIT_REMOTE_NAME): run it from pre-commit's pre-push stage");
+    }
+  }
   if (!options.range.empty()) {
     size_t dots = options.range.find("..");
     if (dots == std::string::npos || options.range.find("...") != std::string::npos) {
@@ -116,10 +147,11 @@ int RunTrailers(const Options& options, OutputFormat format) {
     }
   }
   GateReport report;
-  if (!options.pre_push_remote.empty()) {
+  if (!pre_push_remote.empty()) {
     std::optional<git_oid> pinned;
     if (base.ok()) pinned = base.value();
-    report = CheckTrailerPush(repo.value(), config.value(), std::cin, options.pre_push_remote, pinned);
+    std::istream& ref_lines = options.pre_commit_push ? static_cast<std::istream&>(pre_commit_ref_line) : std::cin;
+    report = CheckTrailerPush(repo.value(), config.value(), ref_lines, pre_push_remote, pinned);
   } else if (!base.ok()) {
     report = SkipReport("trailers", base.status().message());
   } else {
@@ -216,6 +248,8 @@ int main(int argc, char** argv) {
                        "Check one message file, or - for stdin (commit-msg)");
   trailers->add_option("--pre-push", options.pre_push_remote,
                        "REMOTE: check the commits of a push; ref lines on stdin");
+  trailers->add_flag("--pre-commit-push", options.pre_commit_push,
+                     "Check the commits of a push from pre-commit's PRE_COMMIT_FROM_REF/TO_REF");
   trailers->add_flag("--first-parent", options.first_parent,
                      "Walk first parents only (as `first_parent: true`)");
 
