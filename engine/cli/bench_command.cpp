@@ -1,5 +1,6 @@
 // `vt bench`: benchmarks users compare against other engines. `decode` sweeps end-to-end decode
-// throughput over concurrency on any backend (so it exists in every build); `attention` times the
+// throughput over concurrency on any backend (so it exists in every build); `serve` loads an
+// OpenAI-compatible server over HTTP; `attention` times the
 // paged decode-attention arms and `w4a16` the int4 GEMM against cuBLAS, both CUDA-only.
 #include <cstdio>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "engine/bench/decode_bench.h"
 #include "engine/bench/grammar_bench.h"
+#include "engine/bench/serve_bench.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/default_model.h"
 
@@ -38,6 +40,42 @@ int RunGrammar(const bench::GrammarBenchOptions& options) {
   if (status.ok()) return 0;
   std::fprintf(stderr, "vt bench grammar: %s\n", status.message().c_str());
   return status.code() == StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+int RunServe(const bench::ServeBenchOptions& options) {
+  const Status status = bench::RunServeBench(options);
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "vt bench serve: %s\n", status.message().c_str());
+  return status.code() == StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
+  auto o = std::make_shared<bench::ServeBenchOptions>();
+  serve->add_option("--base-url", o->base_url, "The server, http://HOST:PORT")->capture_default_str();
+  serve->add_option("--endpoint", o->endpoint, "The completions endpoint (prompts are token ids)")
+      ->capture_default_str();
+  serve->add_option("--model", o->model, "The model name to request (default: none, the server's model)");
+  serve->add_option("--num-prompts", o->num_prompts, "Requests in total")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--concurrency", o->concurrency, "Requests in flight at once (one connection each)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--input-len", o->input_len, "Prompt tokens per request (random ids)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--output-len", o->output_len, "Output tokens per request (max_tokens, EOS ignored)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--vocab-size", o->vocab_size, "Prompt ids are drawn from [0, this)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--seed", o->seed, "Seed of the random prompts")->capture_default_str();
+  serve->add_option("--timeout", o->timeout_s, "Seconds a request may wait for its next bytes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_flag("--json", o->json, "Print one JSON object instead of a table");
+  return o;
 }
 
 std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
@@ -94,6 +132,9 @@ Command AddBenchCommand(CLI::App& parent) {
   grammar->add_option("--steps", grammar_options->steps, "Masks to time")->capture_default_str();
   grammar->add_option("--seed", grammar_options->seed, "Seed of the random walk")->capture_default_str();
   grammar->add_flag("--json", grammar_options->json, "Print JSON instead of text");
+  CLI::App* serve = app->add_subcommand(
+      "serve", "Load an OpenAI-compatible server: streamed requests at a concurrency; throughput, TTFT, TPOT, ITL");
+  std::shared_ptr<bench::ServeBenchOptions> serve_options = AddServeOptions(serve);
 #ifdef VT_HAVE_CUDA
   auto w4 = std::make_shared<kernels::cuda::W4A16BenchOptions>();
   w4a16->add_option("--shapes", w4->shapes, "Weight shapes KxN")->delimiter(',');
@@ -112,18 +153,20 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");
-  return {app, [decode, decode_options, grammar, grammar_options, attention, options, w4] {
+  return {app, [decode, decode_options, grammar, grammar_options, serve, serve_options, attention, options, w4] {
     if (decode->parsed()) return RunDecode(*decode_options);
     if (grammar->parsed()) return RunGrammar(*grammar_options);
+    if (serve->parsed()) return RunServe(*serve_options);
     if (attention->parsed()) return kernels::cuda::RunAttentionBench(*options);
     return kernels::cuda::RunW4A16Bench(*w4);
   }};
 #else
   (void)attention;
   (void)w4a16;
-  return {app, [app, decode, decode_options, grammar, grammar_options] {
+  return {app, [app, decode, decode_options, grammar, grammar_options, serve, serve_options] {
     if (decode->parsed()) return RunDecode(*decode_options);
     if (grammar->parsed()) return RunGrammar(*grammar_options);
+    if (serve->parsed()) return RunServe(*serve_options);
     std::fprintf(stderr, "vt bench %s: this vt was built without CUDA (VT_CUDA=OFF or no nvcc)\n",
                  app->get_subcommands().front()->get_name().c_str());
     return 1;

@@ -1,0 +1,322 @@
+#include "engine/bench/serve_bench.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/bench/latency_stats.h"
+
+namespace vt::bench {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Median, p90 and p99 (latency_stats' linear interpolation) of a set of samples.
+struct Spread {
+  int64_t count = 0;
+  double median = 0.0;
+  double p90 = 0.0;
+  double p99 = 0.0;
+};
+
+Spread SpreadOf(const std::vector<double>& samples) {
+  const LatencySummary s = Summarize(samples);
+  return {s.count, s.median, Percentile(samples, 90.0), s.p99};
+}
+
+json SpreadJson(const Spread& s) {
+  return {{"count", s.count}, {"median", s.median}, {"p90", s.p90}, {"p99", s.p99}};
+}
+
+std::string Clip(const std::string& text, size_t limit = 200) {
+  return text.size() <= limit ? text : text.substr(0, limit) + "...";
+}
+
+// The text a streamed choice carries: `text` (completions) or `delta.content` (chat).
+std::string ChoiceText(const json& choice) {
+  if (!choice.is_object()) return {};
+  if (auto it = choice.find("text"); it != choice.end() && it->is_string()) return it->get<std::string>();
+  if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
+    if (auto c = d->find("content"); c != d->end() && c->is_string()) return c->get<std::string>();
+  }
+  return {};
+}
+
+// Why a request got no answer, in words.
+std::string SendError(httplib::Error error, const std::string& base_url) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "could not connect to " + base_url;
+    case httplib::Error::ConnectionTimeout:
+      return "connecting to " + base_url + " timed out";
+    case httplib::Error::Read:
+      return "the connection broke (or timed out) while reading the answer";
+    case httplib::Error::Write:
+      return "the connection broke while sending the request";
+    default:
+      return "request failed: " + httplib::to_string(error);
+  }
+}
+
+}  // namespace
+
+void SseStreamParser::Feed(const char* data, size_t size, double now_ms) {
+  for (size_t i = 0; i < size; ++i) {
+    if (data[i] != '\r') pending_.push_back(data[i]);
+  }
+  for (size_t end; (end = pending_.find("\n\n")) != std::string::npos;) {
+    const std::string block = pending_.substr(0, end);
+    pending_.erase(0, end + 2);
+    // An event's data lines joined by newlines (SSE); comment and other fields are ignored.
+    std::string payload;
+    bool has_data = false;
+    size_t pos = 0;
+    while (pos <= block.size()) {
+      size_t nl = block.find('\n', pos);
+      if (nl == std::string::npos) nl = block.size();
+      const std::string line = block.substr(pos, nl - pos);
+      if (line.rfind("data:", 0) == 0) {
+        std::string value = line.substr(5);
+        if (!value.empty() && value[0] == ' ') value.erase(0, 1);
+        if (has_data) payload += '\n';
+        payload += value;
+        has_data = true;
+      }
+      pos = nl + 1;
+    }
+    if (has_data) Event(payload, now_ms);
+  }
+}
+
+void SseStreamParser::Event(const std::string& payload, double now_ms) {
+  if (!malformed_.empty()) return;
+  if (done_) {
+    malformed_ = "an event after [DONE]";
+    return;
+  }
+  if (payload == "[DONE]") {
+    done_ = true;
+    return;
+  }
+  const json event = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (event.is_discarded() || !event.is_object()) {
+    malformed_ = "malformed stream event: " + Clip(payload);
+    return;
+  }
+  if (auto e = event.find("error"); e != event.end()) {
+    malformed_ = "error event: " + Clip(e->dump());
+    return;
+  }
+  if (auto u = event.find("usage"); u != event.end() && u->is_object()) {
+    if (auto c = u->find("completion_tokens"); c != u->end() && c->is_number_integer()) {
+      result_.output_tokens = c->get<int64_t>();
+      usage_seen_ = true;
+    }
+  }
+  bool text = false;
+  if (auto c = event.find("choices"); c != event.end() && c->is_array()) {
+    for (const json& choice : *c) {
+      if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string() && *f == "error") {
+        malformed_ = "a choice finished with an error";
+        return;
+      }
+      text = text || !ChoiceText(choice).empty();
+    }
+  }
+  if (!text) return;
+  if (first_ms_ < 0) {
+    first_ms_ = now_ms;
+    result_.ttft_ms = now_ms;
+  } else {
+    result_.itl_ms.push_back(now_ms - last_ms_);
+  }
+  last_ms_ = now_ms;
+  result_.last_text_ms = now_ms;
+  ++result_.text_events;
+}
+
+ServeRequestResult SseStreamParser::Finish() {
+  ServeRequestResult r = std::move(result_);
+  if (!usage_seen_) r.output_tokens = r.text_events;
+  if (!malformed_.empty()) {
+    r.error = malformed_;
+  } else if (!pending_.empty() && pending_.find_first_not_of('\n') != std::string::npos) {
+    r.error = "the stream ended inside an event";
+  } else if (!done_) {
+    r.error = "the stream ended without [DONE]";
+  } else if (r.text_events == 0) {
+    r.error = "the stream carried no text";
+  } else {
+    r.ok = true;
+  }
+  return r;
+}
+
+Status RunServeBench(const ServeBenchOptions& o) {
+  if (o.num_prompts < 1) return {StatusCode::kInvalidArgument, "--num-prompts must be at least 1"};
+  if (o.concurrency < 1) return {StatusCode::kInvalidArgument, "--concurrency must be at least 1"};
+  if (o.input_len < 1) return {StatusCode::kInvalidArgument, "--input-len must be at least 1"};
+  if (o.output_len < 1) return {StatusCode::kInvalidArgument, "--output-len must be at least 1"};
+  if (o.vocab_size < 1) return {StatusCode::kInvalidArgument, "--vocab-size must be at least 1"};
+  if (o.base_url.find("://") == std::string::npos || !httplib::Client(o.base_url).is_valid()) {
+    return {StatusCode::kInvalidArgument, "--base-url must be http://HOST:PORT, not '" + o.base_url + "'"};
+  }
+
+  // The request bodies, made up front from the seed so a run is repeatable and no worker waits on
+  // a shared generator.
+  std::mt19937_64 rng(o.seed);
+  std::uniform_int_distribution<int32_t> token(0, o.vocab_size - 1);
+  std::vector<std::string> bodies;
+  bodies.reserve(static_cast<size_t>(o.num_prompts));
+  for (int32_t i = 0; i < o.num_prompts; ++i) {
+    json prompt = json::array();
+    for (int32_t t = 0; t < o.input_len; ++t) prompt.push_back(token(rng));
+    json body = {{"prompt", std::move(prompt)},
+                 {"max_tokens", o.output_len},
+                 {"ignore_eos", true},
+                 {"stream", true},
+                 {"stream_options", {{"include_usage", true}}}};
+    if (!o.model.empty()) body["model"] = o.model;
+    bodies.push_back(body.dump());
+  }
+
+  std::vector<ServeRequestResult> results(bodies.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int32_t> finished{0};
+  const int32_t workers = std::min(o.concurrency, o.num_prompts);
+  const bool progress = !o.json;
+  std::mutex progress_mutex;
+  const Clock::time_point start = Clock::now();
+  auto worker = [&] {
+    httplib::Client client(o.base_url);
+    client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
+    client.set_connection_timeout(10);
+    client.set_read_timeout(o.timeout_s);
+    for (size_t i; (i = next.fetch_add(1)) < bodies.size();) {
+      httplib::Request req;
+      req.method = "POST";
+      req.path = o.endpoint;
+      req.headers.emplace("Accept", "text/event-stream");
+      req.set_header("Content-Type", "application/json");
+      req.body = bodies[i];
+      SseStreamParser parser;
+      std::string error_body;  // a non-200 answer's body, for the message
+      httplib::Response res;
+      httplib::Error error = httplib::Error::Success;
+      const Clock::time_point sent = Clock::now();
+      req.response_handler = [&](const httplib::Response& r) {
+        res.status = r.status;
+        return true;
+      };
+      req.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
+        if (res.status != 200) {
+          if (error_body.size() < 4096) error_body.append(data, size);
+        } else {
+          parser.Feed(data, size, MsSince(sent));
+        }
+        return true;
+      };
+      const bool sent_ok = client.send(req, res, error);
+      ServeRequestResult r;
+      if (!sent_ok) {
+        r.error = SendError(error, o.base_url);
+      } else if (res.status != 200) {
+        r.error = "HTTP " + std::to_string(res.status) + ": " + Clip(error_body);
+      } else {
+        r = parser.Finish();
+      }
+      r.latency_ms = MsSince(sent);
+      results[i] = std::move(r);
+      const int32_t n = finished.fetch_add(1) + 1;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        std::fprintf(stderr, "\rvt bench serve: %d/%d requests", n, o.num_prompts);
+        if (n == o.num_prompts) std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(workers));
+  for (int32_t w = 0; w < workers; ++w) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  const double duration_s = std::chrono::duration<double>(Clock::now() - start).count();
+
+  int64_t ok = 0;
+  int64_t output_tokens = 0;
+  std::vector<double> ttft, tpot, itl, latency;
+  std::map<std::string, int64_t> errors;  // message -> requests
+  for (const ServeRequestResult& r : results) {
+    if (!r.ok) {
+      ++errors[r.error];
+      continue;
+    }
+    ++ok;
+    output_tokens += r.output_tokens;
+    ttft.push_back(r.ttft_ms);
+    latency.push_back(r.latency_ms);
+    itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
+    if (r.output_tokens > 1) {
+      tpot.push_back((r.last_text_ms - r.ttft_ms) / static_cast<double>(r.output_tokens - 1));
+    }
+  }
+  const int64_t failed = static_cast<int64_t>(results.size()) - ok;
+  const Spread ttft_s = SpreadOf(ttft), tpot_s = SpreadOf(tpot), itl_s = SpreadOf(itl), e2e_s = SpreadOf(latency);
+  const double tok_s = duration_s > 0 ? static_cast<double>(output_tokens) / duration_s : 0.0;
+  const double req_s = duration_s > 0 ? static_cast<double>(ok) / duration_s : 0.0;
+  if (o.json) {
+    json errs = json::array();
+    for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
+    const json report = {{"base_url", o.base_url},       {"endpoint", o.endpoint},
+                         {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
+                         {"input_len", o.input_len},     {"output_len", o.output_len},
+                         {"requests_ok", ok},            {"requests_failed", failed},
+                         {"duration_s", duration_s},     {"output_tokens", output_tokens},
+                         {"output_tok_s", tok_s},        {"request_s", req_s},
+                         {"ttft_ms", SpreadJson(ttft_s)}, {"tpot_ms", SpreadJson(tpot_s)},
+                         {"itl_ms", SpreadJson(itl_s)},  {"e2e_latency_ms", SpreadJson(e2e_s)},
+                         {"errors", std::move(errs)}};
+    std::printf("%s\n", report.dump(2).c_str());
+  } else {
+    std::printf("vt bench serve: %s%s, %d requests at concurrency %d, %d prompt ids -> %d tokens\n",
+                o.base_url.c_str(), o.endpoint.c_str(), o.num_prompts, o.concurrency, o.input_len, o.output_len);
+    std::printf("  requests ok       %10lld\n  requests failed   %10lld\n", static_cast<long long>(ok),
+                static_cast<long long>(failed));
+    std::printf("  duration (s)      %10.3f\n  output tokens     %10lld\n", duration_s,
+                static_cast<long long>(output_tokens));
+    std::printf("  output tok/s      %10.1f\n  requests/s        %10.2f\n", tok_s, req_s);
+    std::printf("  %-16s %10s %10s %10s\n", "(ms)", "median", "p90", "p99");
+    for (const auto& [name, s] : {std::pair<const char*, Spread>{"TTFT", ttft_s}, {"TPOT", tpot_s}, {"ITL", itl_s},
+                                  {"E2E latency", e2e_s}}) {
+      std::printf("  %-16s %10.2f %10.2f %10.2f\n", name, s.median, s.p90, s.p99);
+    }
+    for (const auto& [message, count] : errors) {
+      std::printf("  error (%lld requests): %s\n", static_cast<long long>(count), message.c_str());
+    }
+  }
+  std::fflush(stdout);
+  if (failed > 0) {
+    return {StatusCode::kUnavailable, std::to_string(failed) + " of " + std::to_string(results.size()) +
+                                          " requests failed; first error: " + errors.begin()->first};
+  }
+  return Status::Ok();
+}
+
+}  // namespace vt::bench

@@ -1,0 +1,66 @@
+// `vt bench serve`: a load generator for any OpenAI-compatible server (vt's or another engine's),
+// like `vllm bench serve`. N streamed requests of random token-id prompts go out from C worker
+// threads, each with its own keep-alive connection; every request is timed from its send: TTFT to
+// the first SSE event carrying text, the inter-token latencies between text events, and TPOT
+// ((last - first) / (tokens - 1), tokens from the stream's usage). It reports the successes and
+// failures (a non-200 answer, a malformed stream, a stream without [DONE]), the duration, the
+// output tokens and requests per second, and TTFT, TPOT and ITL median/p90/p99 in milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+
+namespace vt::bench {
+
+struct ServeBenchOptions {
+  std::string base_url = "http://127.0.0.1:8000";
+  std::string endpoint = "/v1/completions";
+  std::string model;  // empty: no "model" field (the server's only model)
+  int32_t num_prompts = 100;
+  int32_t concurrency = 8;
+  int32_t input_len = 32;     // prompt token ids per request
+  int32_t output_len = 64;    // max_tokens, with ignore_eos
+  int32_t vocab_size = 1000;  // prompt ids are drawn from [0, vocab_size)
+  uint64_t seed = 0;
+  int32_t timeout_s = 600;  // per-request read timeout
+  bool json = false;
+};
+
+// One request's outcome; times in milliseconds from the request's send.
+struct ServeRequestResult {
+  bool ok = false;
+  std::string error;  // why it failed
+  double ttft_ms = 0.0;
+  double last_text_ms = 0.0;  // the last text event
+  double latency_ms = 0.0;
+  std::vector<double> itl_ms;  // gaps between consecutive text events
+  int64_t output_tokens = 0;   // usage.completion_tokens, else the count of text events
+  int64_t text_events = 0;
+};
+
+// Parses one request's SSE body as it arrives. Feed(bytes, now_ms) for every chunk received;
+// Finish() classifies the stream (ok, or the error).
+class SseStreamParser {
+ public:
+  void Feed(const char* data, size_t size, double now_ms);
+  ServeRequestResult Finish();
+
+ private:
+  void Event(const std::string& payload, double now_ms);
+
+  std::string pending_;
+  ServeRequestResult result_;
+  double first_ms_ = -1.0;
+  double last_ms_ = -1.0;
+  bool done_ = false;
+  bool usage_seen_ = false;
+  std::string malformed_;
+};
+
+// Runs the load and prints the report. Fails (non-OK) when any request failed, after printing.
+Status RunServeBench(const ServeBenchOptions& options);
+
+}  // namespace vt::bench

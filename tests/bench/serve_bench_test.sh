@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `vt bench serve` end to end: against `vt serve` on the embedded model, 24 streamed requests at
+# concurrency 4 all succeed with every requested token counted and sane latency spreads; against
+# a port where nothing listens, every request fails, the exit status is non-zero and the message
+# says why.
+# Usage: serve_bench_test.sh VT_BINARY SOURCE_DIR
+set -uo pipefail
+vt=$1
+src=$2
+source "$src/tests/server/serve_wait.sh"
+log=$(mktemp)
+out=$(mktemp)
+err=$(mktemp)
+"$vt" serve --port 0 --max-num-seqs 8 --max-model-len 256 >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; rm -f "$log" "$out" "$err"' EXIT
+port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
+  { echo "FAIL the server did not become ready:"; cat "$log"; exit 1; }
+status=0
+
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 24 --concurrency 4 --input-len 16 \
+  --output-len 8 --json >"$out" 2>"$err"
+rc=$?
+cat "$out" "$err"
+[ "$rc" = 0 ] || { echo "FAIL vt bench serve exited $rc against a live server"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 24 and d['requests_failed'] == 0, d
+assert d['output_tokens'] == 24 * 8, d
+assert d['duration_s'] > 0 and d['output_tok_s'] > 0 and d['request_s'] > 0, d
+for key in ('ttft_ms', 'tpot_ms', 'itl_ms'):
+    s = d[key]
+    assert s['count'] > 0 and 0 < s['median'] <= s['p90'] <= s['p99'], (key, s)
+assert d['ttft_ms']['count'] == 24 and d['tpot_ms']['count'] == 24, d
+print('ok: live server', d['output_tok_s'], 'tok/s')
+PY
+
+# Nothing listens on a port just freed.
+dead=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()")
+"$vt" bench serve --base-url "http://127.0.0.1:$dead" --num-prompts 5 --concurrency 2 --input-len 4 \
+  --output-len 2 --json >"$out" 2>"$err"
+rc=$?
+cat "$out" "$err"
+[ "$rc" != 0 ] || { echo "FAIL vt bench serve exited 0 with nothing listening"; status=1; }
+grep -q '5 of 5 requests failed; first error: could not connect to http://127.0.0.1:'"$dead" "$err" ||
+  { echo "FAIL the message does not say the requests failed to connect"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 0 and d['requests_failed'] == 5 and d['errors'], d
+print('ok: dead port', d['errors'])
+PY
+exit $status
