@@ -11,11 +11,9 @@ source "$src/tests/server/serve_wait.sh"
 log=$(mktemp)
 out=$(mktemp)
 err=$(mktemp)
-"$vt" serve --port 0 --max-num-seqs 8 --max-model-len 256 >"$log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; rm -f "$log" "$out" "$err"' EXIT
-port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
-  { echo "FAIL the server did not become ready:"; cat "$log"; exit 1; }
+trap 'kill ${served_pid:-} 2>/dev/null; rm -f "$log" "$out" "$err"' EXIT
+start_serve "$vt" "$log" --max-num-seqs 8 --max-model-len 256
+port=$served_port
 status=0
 
 "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 24 --concurrency 4 --input-len 16 \

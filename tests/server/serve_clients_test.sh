@@ -20,12 +20,11 @@ if [ ! -f "$cache/node_modules/openai/package.json" ]; then
 fi
 source "$src/tests/server/serve_wait.sh"
 log=$(mktemp)
-"$vt" serve --port 0 --max-num-seqs 64 --max-model-len 256 >"$log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT
+trap 'kill ${served_pid:-} 2>/dev/null; rm -f "$log"' EXIT
 # Start-up takes seconds on an idle machine and much longer on a loaded one: wait for readiness.
-port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
-  { echo "FAIL the server did not become ready:"; cat "$log"; exit 1; }
+start_serve "$vt" "$log" --max-num-seqs 64 --max-model-len 256
+pid=$served_pid
+port=$served_port
 base=http://127.0.0.1:$port/v1
 status=0
 node "$src/tests/server/openai_client_test.mjs" "$base" "$cache" || status=1

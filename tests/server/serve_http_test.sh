@@ -21,14 +21,10 @@ json() {  # json FILE PYTHON-EXPRESSION-ON-d  -> exit status of the assertion
 }
 
 start() {  # start NAME ARGS... -> sets port_NAME
-  local log=$work/$1.log
-  "$vt" serve --port 0 "${@:2}" >"$log" 2>&1 &
-  pids+=($!)
-  local pid=$! port
-  eval "pid_$1=$pid"
-  port=$(serve_port "$log" "$pid") && wait_healthy "http://127.0.0.1:$port" "$pid" ||
-    { echo "FAIL server '$1' did not become ready:"; cat "$log"; exit 1; }
-  eval "port_$1=$port"
+  start_serve "$vt" "$work/$1.log" "${@:2}"
+  pids+=("$served_pid")
+  eval "pid_$1=$served_pid"
+  eval "port_$1=$served_port"
 }
 
 start main --max-body-bytes 16384

@@ -37,6 +37,21 @@ wait_healthy() {
   wait_until "$ready_timeout" "$2" http_status_is 200 "$1/health"
 }
 
+# start_serve VT LOG ARGS... : starts `VT serve --port 0 ARGS` logging to LOG and waits until it is
+# healthy; sets served_pid and served_port. A server that does not get there is stopped, its log
+# printed, and the test exits 1.
+start_serve() {
+  local vt=$1 log=$2
+  shift 2
+  "$vt" serve --port 0 "$@" >"$log" 2>&1 &
+  served_pid=$!
+  served_port=$(serve_port "$log" "$served_pid") && wait_healthy "http://127.0.0.1:$served_port" "$served_pid" && return 0
+  kill "$served_pid" 2>/dev/null
+  echo "FAIL the server did not become ready:"
+  cat "$log"
+  exit 1
+}
+
 metric_is() {  # metric_is BASE_URL NAME VALUE
   [ "$(curl -s "$1/metrics" | awk -v n="$2" '$1 == n {print $2}')" = "$3" ]
 }
