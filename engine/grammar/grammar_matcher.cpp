@@ -13,13 +13,18 @@ constexpr int kMaxExpandDepth = 256;
 // stacks at every character; past this many the input is rejected rather than let one request's
 // grammar take the engine's time.
 constexpr size_t kMaxStacks = 4096;
+// Expansion steps one character may take. A left-recursive grammar (a schema whose $ref leads back to
+// itself before any character, through anyOf branches) would otherwise branch without end below the
+// depth limit; past the budget its remaining branches are dropped.
+constexpr int kExpandBudget = 1 << 16;
 
 }  // namespace
 
 GrammarMatcher::GrammarMatcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
   const Rule& root = grammar_->rules[size_t(grammar_->root)];
   for (size_t a = 0; a < root.alternatives.size(); ++a) {
-    Expand({{grammar_->root, static_cast<int32_t>(a), 0}}, state_.stacks, 0);
+    int budget = kExpandBudget;
+    Expand({{grammar_->root, static_cast<int32_t>(a), 0}}, state_.stacks, 0, budget);
   }
   std::sort(state_.stacks.begin(), state_.stacks.end());
   state_.stacks.erase(std::unique(state_.stacks.begin(), state_.stacks.end()), state_.stacks.end());
@@ -33,9 +38,9 @@ const Element& GrammarMatcher::Top(const Stack& s) const {
 // Resolves `stack` until its top is a character set (or it is empty, the sentence complete): a
 // finished sequence returns to its parent past the reference, a reference branches into each
 // alternative of its rule.
-void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth) const {
+void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth, int& budget) const {
   if (depth > kMaxExpandDepth || out.size() > kMaxStacks) return;
-  while (true) {
+  while (budget-- > 0) {
     if (stack.empty()) {
       out.push_back(std::move(stack));
       return;
@@ -56,7 +61,7 @@ void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth) con
     for (size_t a = 0; a < rule.alternatives.size(); ++a) {
       Stack branch = stack;
       branch.push_back({e.rule, static_cast<int32_t>(a), 0});
-      Expand(std::move(branch), out, depth + 1);
+      Expand(std::move(branch), out, depth + 1, budget);
     }
     return;
   }
@@ -64,11 +69,12 @@ void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth) con
 
 bool GrammarMatcher::AcceptCodePoint(State& s, uint32_t cp) const {
   std::vector<Stack> next;
+  int budget = kExpandBudget;
   for (const Stack& stack : s.stacks) {
     if (stack.empty() || !Top(stack).Accepts(cp)) continue;
     Stack advanced = stack;
     ++advanced.back().element;
-    Expand(std::move(advanced), next, 0);
+    Expand(std::move(advanced), next, 0, budget);
   }
   if (next.empty() || next.size() > kMaxStacks) return false;
   std::sort(next.begin(), next.end());

@@ -57,7 +57,7 @@ class GrammarMatcher {
   bool AcceptByte(State& s, uint8_t byte) const;
   bool AcceptCodePoint(State& s, uint32_t cp) const;
   bool AnyTopIntersects(const State& s, uint32_t lo, uint32_t hi) const;
-  void Expand(Stack stack, std::vector<Stack>& out, int depth) const;
+  void Expand(Stack stack, std::vector<Stack>& out, int depth, int& budget) const;
   const Element& Top(const Stack& s) const;
   std::string StateKey() const;
   void Walk(const TokenVocabulary& vocab, int32_t node, const State& state, std::vector<uint8_t>* allowed) const;

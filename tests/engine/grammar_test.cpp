@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -78,6 +79,18 @@ TEST(JsonSchemaGrammar, RefsMayRecurse) {
     "$ref": "#/$defs/node"})"));
   EXPECT_TRUE(Matches(g, R"({"kids":[{"kids":[]},{}]})"));
   EXPECT_FALSE(Matches(g, R"({"kids":[{"kids":[1]}]})"));
+}
+
+// A schema that refers back to itself before any character (left recursion through anyOf) would
+// branch without end; the matcher gives up on it at once instead of hanging the engine.
+TEST(JsonSchemaGrammar, LeftRecursionThroughRefsEndsPromptly) {
+  const auto g = Compile(json::parse(R"({
+    "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "null"}]}},
+    "$ref": "#/$defs/a"})"));
+  const auto start = std::chrono::steady_clock::now();
+  GrammarMatcher m(g);
+  m.Accept("nu");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(JsonSchemaGrammar, WhatItCannotEnforceIsAnErrorNamingIt) {
