@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "governance/pattern.h"
 
 namespace vt::gate {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::gate {
 

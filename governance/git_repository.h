@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "governance/trailer_parser.h"
 
 namespace vt::gate {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::gate {
 

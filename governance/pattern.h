@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::gate {
 

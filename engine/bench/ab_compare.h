@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::bench {
 

@@ -14,9 +14,7 @@
 #include "engine/bench/decode_sweep.h"
 #include "engine/bench/self_exec.h"
 #include "engine/bench/svg_plot.h"
-#include "engine/exec/backend_factory.h"
-#include "engine/loader/model_source.h"
-#include "kernels/cpu/thread_pool.h"
+#include "engine/session/session.h"
 
 namespace vt::bench {
 
@@ -75,20 +73,20 @@ Status CheckPlotPath(const std::string& path) {
   return Status::Ok();
 }
 
-Status RunSweep(const DecodeBenchOptions& o, const BackendOptions& backend, LoadFormat format,
-                DecodeSweepOptions sweep) {
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(o.model, format, pool);
-  if (!loaded.ok()) return loaded.status();
-  VT_RETURN_IF_ERROR(CheckSweepFitsModel(sweep, loaded->config));
-  const EngineConfig config = SweepEngineConfig(sweep, loaded->config);
-  Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), backend, config, pool);
-  if (!engine.ok()) return engine.status();
+Status RunSweep(const DecodeBenchOptions& o, DecodeSweepOptions sweep) {
+  SessionSpec spec = o.session;
+  spec.engine = SweepEngineConfig(sweep);
+  spec.kv_demand = [&](const ModelConfig&) { return SweepKvDemand(sweep, spec.engine.block_size); };
+  spec.backend.host_kv_bytes = UINT64_MAX;  // the demand is the run's: a measured level never preempts
+  Result<Session> session = OpenSession(spec);
+  if (!session.ok()) return session.status();
+  VT_RETURN_IF_ERROR(CheckSweepFitsModel(sweep, session->model));
+  LlmEngine* engine = session->engine.get();
 
   ProgressLine progress;
-  Result<DecodeSweepResult> result = RunDecodeSweep(**engine, sweep, std::ref(progress));
+  Result<DecodeSweepResult> result = RunDecodeSweep(*engine, sweep, std::ref(progress));
   if (!result.ok()) return result.status();
-  const SweepReport report{o.model, std::move(sweep), std::move(*result)};
+  const SweepReport report{o.session.model, std::move(sweep), std::move(*result)};
   if (o.json) {
     std::printf("%s\n", SweepJson(report).c_str());
   } else {
@@ -104,11 +102,11 @@ std::vector<std::string> ChildArguments(const DecodeBenchOptions& o, const Decod
   std::string concurrencies;
   for (int32_t c : sweep.concurrencies) concurrencies += (concurrencies.empty() ? "" : ",") + std::to_string(c);
   char utilization[32];
-  std::snprintf(utilization, sizeof utilization, "%.17g", o.gpu_memory_utilization);
+  std::snprintf(utilization, sizeof utilization, "%.17g", o.session.backend.gpu_memory_utilization);
   return {"bench", "decode",
-          "--model", o.model,
-          "--load-format", o.load_format,
-          "--backend", o.backend,
+          "--model", o.session.model,
+          "--load-format", o.session.load_format,
+          "--backend", o.session.backend.backend,
           "--gpu-memory-utilization", utilization,
           "--concurrency", concurrencies,
           "--input-len", std::to_string(sweep.input_len),
@@ -159,13 +157,12 @@ Status RunDecodeBench(const DecodeBenchOptions& options) {
   if (!sweep.ok()) return sweep.status();
   // Checked before a model is loaded or a child spawned: in an A/B a bad option is then one
   // message rather than one per child.
-  const BackendOptions backend{options.backend, options.gpu_memory_utilization};
-  VT_RETURN_IF_ERROR(ValidateBackendOptions(backend));
-  Result<LoadFormat> format = ParseLoadFormat(options.load_format);
+  VT_RETURN_IF_ERROR(ValidateBackendOptions(options.session.backend));
+  Result<LoadFormat> format = ParseLoadFormat(options.session.load_format);
   if (!format.ok()) return format.status();
   if (!options.ab.empty()) return RunAb(options, *sweep);
   VT_RETURN_IF_ERROR(CheckPlotPath(options.plot_path));
-  return RunSweep(options, backend, *format, std::move(*sweep));
+  return RunSweep(options, std::move(*sweep));
 }
 
 }  // namespace vt::bench

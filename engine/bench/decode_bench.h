@@ -7,15 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
+#include "engine/session/session.h"
 
 namespace vt::bench {
 
 struct DecodeBenchOptions {
-  std::string model;  // a directory or preset:NAME
-  std::string load_format = "auto";
-  std::string backend = "cpu";
-  double gpu_memory_utilization = 0.9;
+  SessionSpec session;  // the model, its load format and the backend; the sweep sets the rest
   std::vector<int32_t> concurrencies = {1, 2, 4, 8};
   int32_t input_len = 32;
   int32_t output_len = 128;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/bench/decode_sweep.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::bench {
 

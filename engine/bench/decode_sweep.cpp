@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "engine/exec/step_loop.h"
+
 namespace vt::bench {
 
 namespace {
@@ -37,17 +39,6 @@ SamplingParams GreedyFixedLength(int64_t tokens) {
   return params;
 }
 
-// Steps until the engine is idle, calling on_step with each step's sampled tokens.
-template <typename OnStep>
-Status Drain(LlmEngine& engine, OnStep on_step) {
-  while (engine.HasUnfinished()) {
-    Result<StepResult> step = engine.Step();
-    if (!step.ok()) return step.status();
-    on_step(*step);
-  }
-  return Status::Ok();
-}
-
 // As many requests as the level itself, so every batch size the level will step through has run
 // once (a backend that captures a CUDA graph per batch size does so here, not inside the timing).
 Status Warmup(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o, int32_t concurrency) {
@@ -60,7 +51,7 @@ Status Warmup(LlmEngine& engine, std::mt19937& rng, const DecodeSweepOptions& o,
     if (!id.ok()) return id.status();
     ids.push_back(*id);
   }
-  VT_RETURN_IF_ERROR(Drain(engine, [](const StepResult&) {}));
+  VT_RETURN_IF_ERROR(RunSteps(engine, [](const StepResult&) { return true; }));
   for (RequestId id : ids) engine.TakeFinished(id);
   return Status::Ok();
 }
@@ -87,7 +78,7 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   }
   int64_t done = 0;
   std::vector<double> decode_itl, prefill_itl;
-  VT_RETURN_IF_ERROR(Drain(engine, [&](const StepResult& step) {
+  VT_RETURN_IF_ERROR(RunSteps(engine, [&](const StepResult& step) {
     const Clock::time_point now = Clock::now();
     // Requests that had sampled before are this step's decodes, one token each; any other token
     // the step computed was a prompt token.
@@ -102,6 +93,7 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
     }
     done += static_cast<int64_t>(step.tokens.size());
     if (progress) progress(concurrency, done, total);
+    return true;
   }));
   const Clock::time_point end = Clock::now();
 
@@ -148,7 +140,7 @@ Status CheckSweepFitsModel(const DecodeSweepOptions& o, const ModelConfig& model
   return Status::Ok();
 }
 
-EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& model) {
+EngineConfig SweepEngineConfig(const DecodeSweepOptions& o) {
   const int64_t max_concurrency = o.concurrencies.empty() ? 1 : o.concurrencies.back();
   const int64_t length = static_cast<int64_t>(o.input_len) + o.output_len;
   EngineConfig config;
@@ -160,13 +152,14 @@ EngineConfig SweepEngineConfig(const DecodeSweepOptions& o, const ModelConfig& m
   if (o.max_prefill_tokens_beside_decodes > 0) {
     config.scheduler.max_prefill_tokens_beside_decodes = o.max_prefill_tokens_beside_decodes;
   }
-  config.scheduler.eos_token_ids = model.eos_token_ids;
-  const int64_t blocks_per_sequence = (length + config.block_size - 1) / config.block_size;
+  return config;
+}
+
+KvDemand SweepKvDemand(const DecodeSweepOptions& o, int32_t block_size) {
   // The largest level at full length plus one sequence: nothing is preempted in a measured run, and
   // the blocks warm-up requests leave in the prefix cache are free ones, reused without recompute.
-  config.num_kv_blocks = static_cast<int32_t>(
-      std::min<int64_t>((max_concurrency + 1) * blocks_per_sequence, std::numeric_limits<int32_t>::max()));
-  return config;
+  const int64_t max_concurrency = o.concurrencies.empty() ? 1 : o.concurrencies.back();
+  return KvDemand::Uniform(max_concurrency + 1, static_cast<int64_t>(o.input_len) + o.output_len, block_size);
 }
 
 double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes,

@@ -12,7 +12,8 @@
 
 #include "engine/bench/latency_stats.h"
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
+#include "engine/exec/kv_sizing.h"
 #include "engine/exec/llm_engine.h"
 
 namespace vt::bench {
@@ -58,10 +59,13 @@ Result<DecodeSweepOptions> NormalizeSweepOptions(DecodeSweepOptions options);
 // A prompt and its output must fit the model's context.
 Status CheckSweepFitsModel(const DecodeSweepOptions& options, const ModelConfig& model);
 
-// An engine config that holds every level without preemption: all sequences of the largest level
-// in the KV pool at full length, and (where it fits the usual budget) all prompts of a level
-// prefilled in one step.
-EngineConfig SweepEngineConfig(const DecodeSweepOptions& options, const ModelConfig& model);
+// The scheduler's limits for a sweep: the largest level's sequences at full length, and (where it
+// fits the usual budget) all prompts of a level prefilled in one step.
+EngineConfig SweepEngineConfig(const DecodeSweepOptions& options);
+
+// A KV pool that holds every level without preemption: all sequences of the largest level at
+// full length, and one more.
+KvDemand SweepKvDemand(const DecodeSweepOptions& options, int32_t block_size);
 
 // kv_bytes_per_sequence: the K/V one decode step reads for one sequence (0: weights only).
 double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_per_s, uint64_t weight_bytes,

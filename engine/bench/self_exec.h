@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/bench/ab_compare.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::bench {
 

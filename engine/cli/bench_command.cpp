@@ -12,7 +12,7 @@
 #include "engine/bench/grammar_bench.h"
 #include "engine/bench/serve_bench.h"
 #include "engine/cli/commands.h"
-#include "engine/cli/default_model.h"
+#include "engine/cli/model_flags.h"
 
 #ifdef VT_HAVE_CUDA
 #include "kernels/cuda/bench/attention_bench.h"
@@ -24,9 +24,9 @@ namespace vt::cli {
 namespace {
 
 int RunDecode(bench::DecodeBenchOptions options) {
-  if (options.model.empty()) options.model = DefaultModelDir();
   try {
-    const Status status = bench::RunDecodeBench(options);
+    Status status = ResolveModelFlags(&options.session);
+    if (status.ok()) status = bench::RunDecodeBench(options);
     if (status.ok()) return 0;
     std::fprintf(stderr, "vt bench decode: %s\n", status.message().c_str());
   } catch (const std::bad_alloc&) {
@@ -80,13 +80,7 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
 
 std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
   auto o = std::make_shared<bench::DecodeBenchOptions>();
-  decode->add_option("--model", o->model,
-                     "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
-  decode->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
-      ->check(CLI::IsMember({"auto", "dummy"}));
-  decode->add_option("--backend", o->backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  decode->add_option("--gpu-memory-utilization", o->gpu_memory_utilization,
-                     "cuda: the fraction of device memory vt may hold");
+  AddModelFlags(decode, &o->session);
   // CLI11 would read an empty item as 0; it is a missing level instead.
   const CLI::Validator non_empty([](std::string& item) { return item.empty() ? "an empty level" : ""; }, "");
   decode->add_option("--concurrency", o->concurrencies, "Concurrency levels: requests decoded at once")

@@ -19,22 +19,19 @@
 #include <vector>
 
 #include "engine/cli/commands.h"
-#include "engine/cli/default_model.h"
-#include "engine/exec/backend_factory.h"
+#include "engine/cli/model_flags.h"
+#include "engine/exec/step_loop.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/json_schema_grammar.h"
-#include "engine/loader/model_source.h"
+#include "engine/session/session.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "kernels/cpu/thread_pool.h"
 
 namespace vt::cli {
 
 namespace {
 
 struct GenerateOptions {
-  std::string model;
-  std::string load_format = "auto";
-  BackendOptions backend;
+  SessionSpec session;
   std::vector<std::string> prompts;
   std::vector<std::string> prompt_ids;
   int64_t max_tokens = 16;
@@ -108,8 +105,6 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> LoadJsonSchema(const s
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kMaxKvCacheBytes = 4ll << 30;
-
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 double PeakRssMb() {
@@ -124,27 +119,22 @@ int Fail(const Status& s) {
 }
 
 int Run(GenerateOptions o) {
-  if (o.model.empty()) o.model = DefaultModelDir();
-  if (Status s = ValidateBackendOptions(o.backend); !s.ok()) return Fail(s);
+  if (Status s = ResolveModelFlags(&o.session); !s.ok()) return Fail(s);
   if (o.prompts.empty() == o.prompt_ids.empty()) {
     std::fprintf(stderr, "vt generate: give --prompt or --prompt-ids (not both)\n");
     return 2;
   }
-  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
-  if (!format.ok()) return Fail(format.status());
+  if (Result<LoadFormat> format = ParseLoadFormat(o.session.load_format); !format.ok()) return Fail(format.status());
 
   // A model directory's tokenizer is optional: --prompt-ids work without it.
-  std::shared_ptr<const Tokenizer> tokenizer;
-  const bool is_preset = o.model.rfind("preset:", 0) == 0;
-  if (!is_preset && std::filesystem::exists(o.model + "/tokenizer.json")) {
-    Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(o.model + "/tokenizer.json");
-    if (!t.ok()) return Fail(t.status());
-    tokenizer = *t;
-  }
+  Result<std::shared_ptr<const Tokenizer>> loaded_tokenizer = LoadModelTokenizer(o.session.model);
+  if (!loaded_tokenizer.ok()) return Fail(loaded_tokenizer.status());
+  const std::shared_ptr<const Tokenizer> tokenizer = *loaded_tokenizer;
   std::vector<std::vector<int32_t>> prompts;
   for (const std::string& text : o.prompts) {
     if (!tokenizer) {
-      return Fail(InvalidArgument((is_preset ? std::string("a preset has no tokenizer") : o.model + " has no tokenizer.json") +
+      return Fail(InvalidArgument((IsPreset(o.session.model) ? std::string("a preset has no tokenizer")
+                                                             : o.session.model + " has no tokenizer.json") +
                                   ": give token ids with --prompt-ids"));
     }
     prompts.push_back(tokenizer->Encode(text, /*add_special_tokens=*/true));
@@ -155,27 +145,22 @@ int Run(GenerateOptions o) {
     prompts.push_back(*ids);
   }
 
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
-  if (!loaded.ok()) return Fail(loaded.status());
-  const ModelConfig config = loaded->config;
-  const double load_s = loaded->load_seconds;
-  const uint64_t weight_bytes = loaded->weights.weight_bytes;
-
-  EngineConfig ec;
-  // The pool holds this run's requests at full length (no preemption), within
-  // a memory cap; a request longer than the whole pool is refused by name.
-  int64_t blocks = 0;
-  for (const auto& p : prompts) {
-    const int64_t len = std::min<int64_t>(static_cast<int64_t>(p.size()) + o.max_tokens, config.max_position_embeddings);
-    blocks += (len + ec.block_size - 1) / ec.block_size;
-  }
-  const int64_t block_bytes = static_cast<int64_t>(KvCacheStorage::BytesPerToken(config)) * ec.block_size;
-  ec.num_kv_blocks = static_cast<int32_t>(std::max<int64_t>(1, std::min(blocks, kMaxKvCacheBytes / block_bytes)));
-  Result<std::unique_ptr<LlmEngine>> created = CreateEngine(std::move(*loaded), o.backend, ec, pool);
-  if (!created.ok()) return Fail(created.status());
-  LlmEngine& engine = **created;
-  engine.set_tokenizer(tokenizer);
+  // The pool holds this run's requests at full length (no preemption); a request longer than
+  // the whole pool is refused by name.
+  o.session.tokenizer = tokenizer;
+  o.session.kv_demand = [&](const ModelConfig& model) {
+    std::vector<int64_t> lengths;
+    for (const auto& p : prompts) {
+      lengths.push_back(std::min<int64_t>(static_cast<int64_t>(p.size()) + o.max_tokens, model.max_position_embeddings));
+    }
+    return KvDemand::PerSequence(lengths, o.session.engine.block_size);
+  };
+  Result<Session> session = OpenSession(o.session);
+  if (!session.ok()) return Fail(session.status());
+  const ModelConfig& config = session->model;
+  const double load_s = session->load_seconds;
+  const uint64_t weight_bytes = session->weight_bytes;
+  LlmEngine& engine = *session->engine;
 
   SamplingParams params;
   params.max_tokens = o.max_tokens;
@@ -216,10 +201,8 @@ int Run(GenerateOptions o) {
   const Clock::time_point start = Clock::now();
   std::map<RequestId, double> ttft;
   int64_t generated = 0;
-  while (engine.HasUnfinished()) {
-    Result<StepResult> step = engine.Step();
-    if (!step.ok()) return Fail(step.status());
-    for (const SampledResult& t : step->tokens) {
+  const Status ran = RunSteps(engine, [&](const StepResult& step) {
+    for (const SampledResult& t : step.tokens) {
       ++generated;
       if (!ttft.count(t.id)) ttft[t.id] = Seconds(start, Clock::now());
       if (stream) {
@@ -227,7 +210,9 @@ int Run(GenerateOptions o) {
         std::fflush(stdout);
       }
     }
-  }
+    return true;
+  });
+  if (!ran.ok()) return Fail(ran);
   if (stream) std::printf("\n");
   const double total_s = Seconds(start, Clock::now());
   // Prefill ends when the last prompt has its first token; what follows is decode.
@@ -285,7 +270,7 @@ int Run(GenerateOptions o) {
     std::fprintf(stderr,
                  "%s: %zu prompt(s), %lld prompt tokens, %lld generated; weights %.0f MiB loaded in %.2f s; "
                  "prefill %.1f tok/s, decode %.1f tok/s; peak RSS %.0f MiB\n",
-                 o.model.c_str(), ids.size(), static_cast<long long>(prompt_tokens), static_cast<long long>(generated),
+                 o.session.model.c_str(), ids.size(), static_cast<long long>(prompt_tokens), static_cast<long long>(generated),
                  static_cast<double>(weight_bytes) / (1 << 20), load_s, timings["prefill_tokens_per_s"].get<double>(),
                  timings["decode_tokens_per_s"].get<double>(), PeakRssMb());
   }
@@ -297,13 +282,7 @@ int Run(GenerateOptions o) {
 Command AddGenerateCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("generate", "Generate text from a prompt (continuously batched)");
   auto o = std::make_shared<GenerateOptions>();
-  app->add_option("--model", o->model,
-                  "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
-  app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
-      ->check(CLI::IsMember({"auto", "dummy"}));
-  app->add_option("--backend", o->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  app->add_option("--gpu-memory-utilization", o->backend.gpu_memory_utilization,
-                  "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
+  AddModelFlags(app, &o->session);
   app->add_option("--prompt", o->prompts, "Prompt text; repeat for a batch");
   app->add_option("--prompt-ids", o->prompt_ids, "Comma-separated token ids, used verbatim; repeat for a batch");
   app->add_option("--max-tokens", o->max_tokens, "Tokens to generate per prompt")->check(CLI::PositiveNumber);

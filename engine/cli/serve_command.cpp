@@ -17,18 +17,15 @@
 #include <thread>
 
 #include "engine/cli/commands.h"
-#include "engine/cli/default_model.h"
-#include "engine/exec/backend_factory.h"
-#include "engine/loader/model_source.h"
+#include "engine/cli/model_flags.h"
+#include "engine/session/session.h"
 #include "engine/server/openai_server.h"
 
 namespace vt::cli {
 namespace {
 
 struct ServeOptions {
-  std::string model;
-  std::string load_format = "auto";
-  BackendOptions backend;
+  SessionSpec session;
   std::string served_model_name;
   int max_num_seqs = 16;
   int64_t max_model_len = 0;
@@ -50,17 +47,18 @@ std::string TokenString(const nlohmann::json& v) {
 // Distinct structured-output grammars kept compiled; agents reuse a handful of schemas.
 constexpr size_t kCachedGrammars = 64;
 
-// Tokenizer, chat template and template globals of a model directory (all optional).
-Result<server::ModelContext> LoadModelContext(const std::string& dir, const std::string& name, int64_t max_model_len) {
+// The session's tokenizer, and the chat template and template globals of its model directory
+// (all optional).
+Result<server::ModelContext> LoadModelContext(const Session& session, const std::string& name) {
   server::ModelContext m;
   m.served_name = name;
-  m.max_model_len = max_model_len;
+  m.max_model_len = session.engine->config().scheduler.max_model_len;
+  m.vocab_size = session.model.vocab_size;
   m.template_globals = nlohmann::json::object();
-  if (dir.rfind("preset:", 0) == 0) return m;
-  if (std::filesystem::exists(dir + "/tokenizer.json")) {
-    Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(dir + "/tokenizer.json");
-    if (!t.ok()) return t.status();
-    m.tokenizer = *t;
+  if (session.model_dir.empty()) return m;
+  const std::string& dir = session.model_dir;
+  if (session.tokenizer) {
+    m.tokenizer = session.tokenizer;
     // The vocabulary every grammar of this model masks, walked per step: built once, here.
     m.grammars = std::make_shared<server::GrammarCache>(
         std::make_shared<const grammar::TokenVocabulary>(m.tokenizer->TokenBytesTable()), kCachedGrammars);
@@ -84,13 +82,13 @@ Result<server::ModelContext> LoadModelContext(const std::string& dir, const std:
 }
 
 int Run(ServeOptions o) {
-  if (o.model.empty()) o.model = DefaultModelDir();
-  if (Status s = ValidateBackendOptions(o.backend); !s.ok()) return Fail(s.message());
-  Result<LoadFormat> format = ParseLoadFormat(o.load_format);
-  if (!format.ok()) return Fail(format.status().message());
+  if (Status s = ResolveModelFlags(&o.session); !s.ok()) return Fail(s.message());
+  if (Result<LoadFormat> format = ParseLoadFormat(o.session.load_format); !format.ok()) {
+    return Fail(format.status().message());
+  }
+  const std::string& model = o.session.model;
   if (o.served_model_name.empty()) {
-    o.served_model_name = o.model.rfind("preset:", 0) == 0 ? o.model.substr(7)
-                                                           : std::filesystem::path(o.model).filename().string();
+    o.served_model_name = IsPreset(model) ? model.substr(7) : std::filesystem::path(model).filename().string();
   }
 
   // Signals go to one thread that waits for them; every other thread inherits the mask.
@@ -117,7 +115,7 @@ int Run(ServeOptions o) {
     }
   };
   std::fprintf(stderr, "vt serve: listening on http://%s:%d, loading %s\n", o.http.host.c_str(), http.port(),
-               o.model.c_str());
+               model.c_str());
 
   // On SIGTERM / SIGINT: stop accepting, give in-flight requests the grace period (or less, once
   // the listener has drained), then cancel what is left.
@@ -152,22 +150,15 @@ int Run(ServeOptions o) {
     signal_thread.join();
     return Fail(why.message());
   };
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  Result<LoadedModel> loaded = LoadModel(o.model, *format, pool);
-  if (!loaded.ok()) return abandon(loaded.status());
-  EngineConfig ec;
-  ec.scheduler.max_num_seqs = o.max_num_seqs;
-  if (o.max_model_len > 0) ec.scheduler.max_model_len = o.max_model_len;
-  ec.scheduler.eos_token_ids = loaded->config.eos_token_ids;
-  Result<std::unique_ptr<LlmEngine>> created = CreateEngine(std::move(*loaded), o.backend, ec, pool);
-  if (!created.ok()) return abandon(created.status());
-  std::unique_ptr<LlmEngine> engine = std::move(*created);
-  const int64_t max_model_len = engine->config().scheduler.max_model_len;
-  Result<server::ModelContext> context = LoadModelContext(o.model, o.served_model_name, max_model_len);
+  o.session.engine.scheduler.max_num_seqs = o.max_num_seqs;
+  if (o.max_model_len > 0) o.session.engine.scheduler.max_model_len = o.max_model_len;
+  Result<Session> session = OpenSession(o.session);
+  if (!session.ok()) return abandon(session.status());
+  Result<server::ModelContext> context = LoadModelContext(*session, o.served_model_name);
   if (!context.ok()) return abandon(context.status());
-  context->vocab_size = engine->model_config().vocab_size;
-  engine->set_tokenizer(context->tokenizer);
-  http.SetModel(std::make_unique<server::EngineService>(std::move(engine), 4 * o.max_num_seqs), std::move(*context));
+  const int64_t max_model_len = context->max_model_len;
+  http.SetModel(std::make_unique<server::EngineService>(std::move(session->engine), 4 * o.max_num_seqs),
+                std::move(*context));
   std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
                static_cast<long long>(max_model_len));
 
@@ -183,12 +174,7 @@ int Run(ServeOptions o) {
 Command AddServeCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("serve", "Serve the OpenAI-compatible HTTP API");
   auto o = std::make_shared<ServeOptions>();
-  app->add_option("--model", o->model, "Model directory, or preset:NAME; default: the embedded fortune-qwen3-7m");
-  app->add_option("--load-format", o->load_format, "auto (read the checkpoint) or dummy (random weights)")
-      ->check(CLI::IsMember({"auto", "dummy"}));
-  app->add_option("--backend", o->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  app->add_option("--gpu-memory-utilization", o->backend.gpu_memory_utilization,
-                  "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
+  AddModelFlags(app, &o->session);
   app->add_option("--host", o->http.host, "Address to listen on");
   app->add_option("--port", o->http.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
   app->add_option("--served-model-name", o->served_model_name, "The model name clients send");

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/cpu/rope.h"
 
 namespace vt {

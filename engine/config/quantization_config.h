@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt {
 

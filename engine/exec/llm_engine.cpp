@@ -3,56 +3,36 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/exec/cpu_model_runner.h"
-#include "engine/kv/kv_cache_storage.h"
+#include "engine/exec/eos_policy.h"
 #include "engine/sample/logits_adjust.h"
 
 namespace vt {
 
-EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config) {
-  SchedulerConfig& s = config.scheduler;
-  if (s.max_model_len <= 0 || s.max_model_len > model.max_position_embeddings) {
-    s.max_model_len = model.max_position_embeddings;
-  }
-  if (s.eos_token_ids.empty()) s.eos_token_ids = model.eos_token_ids;
-  if (config.num_kv_blocks <= 0) {
-    const int64_t per_block = static_cast<int64_t>(KvCacheStorage::BytesPerToken(model)) * config.block_size;
-    const int64_t cap = (2ll << 30) / per_block;
-    const int64_t want = static_cast<int64_t>(s.max_num_seqs) * ((s.max_model_len + config.block_size - 1) / config.block_size);
-    config.num_kv_blocks = static_cast<int32_t>(std::max<int64_t>(1, std::min(cap, want)));
-  }
-  return config;
-}
-
 namespace {
 
-EngineConfig WithRunnersPool(const ModelRunner& runner, EngineConfig config) {
+// The scheduler's limits within what the runner was built for: its KV pool, its buffers, the
+// model's context; the end-of-sequence ids by the one EOS policy.
+EngineConfig WithRunnersLimits(const ModelRunner& runner, EngineConfig config) {
   config.num_kv_blocks = runner.num_kv_blocks();
   config.block_size = runner.kv_block_size();
-  config = ResolveEngineConfig(runner.config(), std::move(config));
   SchedulerConfig& s = config.scheduler;
+  const int64_t context = runner.config().max_position_embeddings;
+  if (s.max_model_len <= 0 || s.max_model_len > context) s.max_model_len = context;
+  s.eos_token_ids = ResolveEosTokenIds(s.eos_token_ids, runner.config());
   s.max_num_seqs = std::min(s.max_num_seqs, runner.max_num_seqs());
   s.max_num_batched_tokens = std::min(s.max_num_batched_tokens, runner.max_num_batched_tokens());
   s.max_model_len = std::min(s.max_model_len, runner.max_model_len());
   return config;
 }
 
-std::unique_ptr<ModelRunner> CpuRunner(std::unique_ptr<DecoderModel> model, const EngineConfig& config) {
-  const EngineConfig resolved = ResolveEngineConfig(model->config(), config);
-  return std::make_unique<CpuModelRunner>(std::move(model), resolved.num_kv_blocks, resolved.block_size);
-}
-
 }  // namespace
 
 LlmEngine::LlmEngine(std::unique_ptr<ModelRunner> runner, EngineConfig config)
     : runner_(std::move(runner)),
-      config_(WithRunnersPool(*runner_, std::move(config))),
+      config_(WithRunnersLimits(*runner_, std::move(config))),
       kv_(config_.num_kv_blocks, config_.block_size, config_.prefix_caching),
       scheduler_(config_.scheduler, &kv_),
       seed_source_(std::random_device{}()) {}
-
-LlmEngine::LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config)
-    : LlmEngine(CpuRunner(std::move(model), config), config) {}
 
 Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingParams params) {
   for (int32_t t : prompt) {

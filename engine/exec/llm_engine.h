@@ -9,12 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/exec/model_runner.h"
-#include "engine/model/decoder_model.h"
+#include "engine/exec/forward_batch.h"
 #include "engine/sched/scheduler.h"
 #include "engine/tokenizer/tokenizer.h"
 
@@ -22,7 +22,7 @@ namespace vt {
 
 struct EngineConfig {
   int32_t block_size = 16;
-  int32_t num_kv_blocks = 0;  // 0: enough for max_num_seqs requests of full context, capped at 2 GiB
+  int32_t num_kv_blocks = 0;  // the runner's pool decides; a backend factory sizes it by KvPoolBlocks
   bool prefix_caching = true;
   SchedulerConfig scheduler;
 };
@@ -35,10 +35,9 @@ struct StepResult {
 
 class LlmEngine {
  public:
-  // Runs on `runner`, whose KV pool decides config's num_kv_blocks and block_size.
+  // Runs on `runner`, whose KV pool decides config's num_kv_blocks and block_size, and whose
+  // buffers and model cap the scheduler's limits.
   LlmEngine(std::unique_ptr<ModelRunner> runner, EngineConfig config);
-  // The CPU reference backend with a pool sized by ResolveEngineConfig.
-  LlmEngine(std::unique_ptr<DecoderModel> model, EngineConfig config);
 
   // With a tokenizer the engine detokenises every output (SampledResult::text) and ends a request
   // at its first stop string; without one, requests with stop strings are refused.
@@ -80,8 +79,5 @@ class LlmEngine {
   std::vector<uint8_t> allowed_;  // scratch: the grammar's token mask
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
-
-// config with num_kv_blocks and max_model_len filled in for `model`.
-EngineConfig ResolveEngineConfig(const ModelConfig& model, EngineConfig config);
 
 }  // namespace vt

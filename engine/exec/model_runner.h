@@ -9,18 +9,11 @@
 #include <vector>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
-#include "engine/model/decoder_model.h"
+#include "base/status.h"
+#include "engine/exec/forward_batch.h"
 #include "engine/sample/sampler.h"
 
 namespace vt {
-
-// How one sampling row of a step draws its token.
-struct RowDraw {
-  const SamplingParams* params = nullptr;
-  uint64_t seed = 0;
-  int64_t token_index = 0;  // the request's output index this token takes
-};
 
 class ModelRunner {
  public:

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/core/status.h"
-#include "engine/model/decoder_model.h"
+#include "base/status.h"
+#include "engine/exec/forward_batch.h"
 
 namespace vt {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/grammar/grammar.h"
 
 namespace vt::grammar {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/grammar/grammar.h"
 
 namespace vt::grammar {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/loader/tensor_store.h"
 
 namespace vt {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "engine/config/model_config.h"
-#include "engine/model/model_weights.h"
+#include "engine/loader/model_weights.h"
 #include "kernels/cpu/dtype.h"
 #include "kernels/cpu/thread_pool.h"
 

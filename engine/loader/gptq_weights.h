@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/loader/tensor_store.h"
 #include "kernels/cpu/thread_pool.h"
 #include "kernels/w4a16/gptq_layout.h"

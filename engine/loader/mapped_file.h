@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt {
 

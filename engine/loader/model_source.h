@@ -7,9 +7,9 @@
 #include <string>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/loader/tensor_store.h"
-#include "engine/model/model_weights.h"
+#include "engine/loader/model_weights.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace vt {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/loader/tensor_store.h"
 
 namespace vt {

@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/loader/tensor_store.h"
-#include "engine/model/model_weights.h"
+#include "engine/loader/model_weights.h"
 
 namespace vt {
 

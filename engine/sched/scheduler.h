@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler_step.h"

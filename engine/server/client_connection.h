@@ -7,7 +7,7 @@
 
 #include <httplib.h>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::server {
 

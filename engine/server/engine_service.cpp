@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "engine/exec/step_loop.h"
+
 namespace vt::server {
 
 using Clock = std::chrono::steady_clock;
@@ -169,21 +171,26 @@ void EngineService::Loop() {
     }
     AdmitPending();
     AbortCancelled();
-    if (!engine_->HasUnfinished()) {
+    // Between steps: tokens out, then new requests in and cancelled ones out, until shutdown.
+    const Status ran = RunSteps(*engine_, [&](const StepResult& step) {
+      Publish(step);
       RefreshGauges();
-      continue;
-    }
-    Result<StepResult> step = engine_->Step();
-    if (!step.ok()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stopping_) return false;
+      }
+      AdmitPending();
+      AbortCancelled();
+      return true;
+    });
+    if (!ran.ok()) {
       for (auto& [id, stream] : live_) {
         engine_->Abort(id);
         engine_->TakeFinished(id);
-        stream->Fail(step.status());
+        stream->Fail(ran);
       }
       live_.clear();
-      continue;
     }
-    Publish(*step);
     RefreshGauges();
   }
   for (auto& [id, stream] : live_) {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/server/metrics.h"
 

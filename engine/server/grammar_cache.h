@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/grammar/grammar_constraint.h"
 
 namespace vt::server {

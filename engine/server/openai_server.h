@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "engine/server/completion_request.h"
 #include "engine/server/engine_service.h"
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt {
 

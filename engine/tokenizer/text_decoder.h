@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt {
 

@@ -77,10 +77,6 @@ void ThreadPool::WorkerLoop(int index) {
 
 ThreadPool& DefaultThreadPool() {
   static ThreadPool pool([] {
-    if (const char* env = std::getenv("VT_NUM_THREADS")) {
-      int n = std::atoi(env);
-      if (n > 0) return n;
-    }
     unsigned hc = std::thread::hardware_concurrency();
     return hc == 0 ? 1 : static_cast<int>(hc);
   }());

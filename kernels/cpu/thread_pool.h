@@ -42,7 +42,7 @@ class ThreadPool {
   bool stop_ = false;
 };
 
-// The process-wide pool: VT_NUM_THREADS threads, else one per logical core.
+// The process-wide pool: one thread per logical core (the engine sizes its own from VT_NUM_THREADS).
 ThreadPool& DefaultThreadPool();
 
 }  // namespace vt::kernels::cpu

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/w4a16/w4a16_shape.h"
 
 namespace vt::kernels {

@@ -2,7 +2,7 @@
 // Kept apart from gptq_layout.h so CUDA sources (C++17) can include it.
 #pragma once
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels {
 

@@ -16,6 +16,7 @@
 
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
+#include "tests/engine/tiny_model.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/assets/embedded_fixture.h"
 
@@ -47,7 +48,7 @@ TEST(EmbeddedModel, CpuEngineReproducesTransformersGreedy) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EngineConfig ec;
   ec.num_kv_blocks = 256;
-  LlmEngine engine(std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
+  LlmEngine engine(testing::CpuRunner(loaded->config, std::move(loaded->weights), ec), ec);
 
   testing::ExpectFixtureGreedy(engine, expected, kMarginFloor, "cpu");
 }

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/exec/backend_factory.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/loader/model_source.h"
 
 namespace vt::bench {
@@ -36,17 +36,16 @@ TEST(DecodeSweep, RejectsRequestsLongerThanTheContext) {
 }
 
 TEST(DecodeSweep, EngineConfigHoldsTheLargestLevelWithoutPreemption) {
-  ModelConfig model;
-  const EngineConfig c = SweepEngineConfig({{1, 8}, 100, 28, 0, 0, 0}, model);
+  const EngineConfig c = SweepEngineConfig({{1, 8}, 100, 28, 0, 0, 0});
   EXPECT_EQ(c.scheduler.max_num_seqs, 8);
   EXPECT_EQ(c.scheduler.max_model_len, 128);
   EXPECT_EQ(c.scheduler.max_num_batched_tokens, 800);  // all eight prompts in one step
-  EXPECT_GE(static_cast<int64_t>(c.num_kv_blocks) * c.block_size, 8 * 128);
+  const KvDemand demand = SweepKvDemand({{1, 8}, 100, 28, 0, 0, 0}, c.block_size);
+  EXPECT_GE(demand.wanted_blocks * c.block_size, 8 * 128);
 }
 
 TEST(DecodeSweep, StepBudgetsCanBeSetForLongPromptRuns) {
-  ModelConfig model;
-  const EngineConfig c = SweepEngineConfig({{8}, 8192, 64, 0, 2048, 128}, model);
+  const EngineConfig c = SweepEngineConfig({{8}, 8192, 64, 0, 2048, 128});
   EXPECT_EQ(c.scheduler.max_num_batched_tokens, 2048);
   EXPECT_EQ(c.scheduler.max_prefill_tokens_beside_decodes, 128);
   EXPECT_EQ(c.scheduler.max_model_len, 8192 + 64);
@@ -74,8 +73,9 @@ TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   Result<DecodeSweepOptions> options = NormalizeSweepOptions({{3, 1}, 6, 5, 7, 0, 0});
   ASSERT_TRUE(options.ok());
-  const EngineConfig config = SweepEngineConfig(*options, loaded->config);
-  Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), BackendOptions{}, config, pool);
+  const EngineConfig config = SweepEngineConfig(*options);
+  Result<std::unique_ptr<LlmEngine>> engine =
+      CreateEngine(std::move(*loaded), BackendOptions{}, config, SweepKvDemand(*options, config.block_size));
   ASSERT_TRUE(engine.ok()) << engine.status().message();
 
   int64_t last_done = 0, progress_calls = 0;

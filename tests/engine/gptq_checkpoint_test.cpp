@@ -12,6 +12,7 @@
 
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
+#include "tests/engine/tiny_model.h"
 #include "tests/engine/gptq_fixture.h"
 #include "tests/engine/safetensors_writer.h"
 
@@ -53,10 +54,9 @@ std::vector<float> LastLogits(DecoderModel& model, const std::vector<int32_t>& p
 }
 
 std::vector<std::vector<int32_t>> Greedy(LoadedModel loaded, int max_tokens) {
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   EngineConfig ec;
   ec.num_kv_blocks = 64;
-  LlmEngine engine(std::make_unique<DecoderModel>(loaded.config, std::move(loaded.weights), &pool), ec);
+  LlmEngine engine(testing::CpuRunner(loaded.config, std::move(loaded.weights), ec), ec);
   SamplingParams params;
   params.temperature = 0.0f;
   params.ignore_eos = true;

@@ -13,6 +13,7 @@
 
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
+#include "tests/engine/tiny_model.h"
 
 namespace vt {
 namespace {
@@ -58,7 +59,7 @@ TEST(HfFixtures, MatchTransformers) {
     DecoderModel model(loaded->config, std::move(loaded->weights), &pool);
     EngineConfig ec;
     ec.num_kv_blocks = 128;
-    LlmEngine engine(std::make_unique<DecoderModel>(again->config, std::move(again->weights), &pool), ec);
+    LlmEngine engine(testing::CpuRunner(again->config, std::move(again->weights), ec), ec);
 
     const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
     const auto greedy = expected["greedy"].get<std::vector<std::vector<int32_t>>>();

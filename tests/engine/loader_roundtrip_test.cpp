@@ -100,7 +100,7 @@ TEST_P(RoundTrip, LoadedCheckpointGeneratesLikeInMemoryWeights) {
     greedy.max_tokens = 8;
     EngineConfig ec;
     ec.num_kv_blocks = 32;
-    LlmEngine from_disk(std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
+    LlmEngine from_disk(CpuRunner(loaded->config, std::move(loaded->weights), ec), ec);
     auto in_memory = MakeEngine(c, ec, dtype, 3);
     const std::vector<std::vector<int32_t>> prompts = {Prompt(9, 1), Prompt(21, 2)};
     EXPECT_EQ(Generate(from_disk, prompts, greedy), Generate(*in_memory, prompts, greedy));

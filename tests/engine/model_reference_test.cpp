@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "engine/model/decoder_model.h"
+#include "engine/backends/cpu/decoder_model.h"
 #include "tests/engine/tiny_model.h"
 
 namespace vt::testing {

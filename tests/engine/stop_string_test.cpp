@@ -16,6 +16,7 @@
 #include "engine/tokenizer/output_text.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/utf8.h"
+#include "tests/engine/tiny_model.h"
 
 namespace vt {
 namespace {
@@ -37,8 +38,7 @@ std::unique_ptr<LlmEngine> EmbeddedEngine(std::shared_ptr<const Tokenizer> token
   if (!loaded.ok()) return nullptr;
   EngineConfig ec;
   ec.num_kv_blocks = 64;
-  auto engine = std::make_unique<LlmEngine>(
-      std::make_unique<DecoderModel>(loaded->config, std::move(loaded->weights), &pool), ec);
+  auto engine = std::make_unique<LlmEngine>(testing::CpuRunner(loaded->config, std::move(loaded->weights), ec), ec);
   engine->set_tokenizer(std::move(tokenizer));
   return engine;
 }

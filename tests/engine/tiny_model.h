@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/config/model_config.h"
+#include "engine/backends/cpu/cpu_model_runner.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/dummy_weights.h"
 #include "kernels/cpu/thread_pool.h"
@@ -31,13 +32,17 @@ inline ModelConfig TinyConfig(Architecture arch = Architecture::kQwen3) {
   return c;
 }
 
+// The CPU reference runner over `weights`, its pool sized by `ec` (num_kv_blocks, block_size).
+inline std::unique_ptr<ModelRunner> CpuRunner(ModelConfig c, ModelWeights weights, const EngineConfig& ec) {
+  auto model = std::make_unique<DecoderModel>(std::move(c), std::move(weights), &kernels::cpu::DefaultThreadPool());
+  return std::make_unique<CpuModelRunner>(std::move(model), ec.num_kv_blocks, ec.block_size);
+}
+
 inline std::unique_ptr<LlmEngine> MakeEngine(const ModelConfig& c, EngineConfig ec = {},
                                              kernels::cpu::DType dtype = kernels::cpu::DType::kBF16,
                                              uint64_t seed = 7) {
-  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
-  auto model = std::make_unique<DecoderModel>(c, MakeDummyWeights(c, dtype, seed, pool), &pool);
   if (ec.num_kv_blocks == 0) ec.num_kv_blocks = 256;
-  return std::make_unique<LlmEngine>(std::move(model), ec);
+  return std::make_unique<LlmEngine>(CpuRunner(c, MakeDummyWeights(c, dtype, seed, kernels::cpu::DefaultThreadPool()), ec), ec);
 }
 
 // Runs every prompt to completion in one engine; outputs in prompt order.

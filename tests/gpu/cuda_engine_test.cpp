@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -28,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/exec/cpu_model_runner.h"
-#include "engine/exec/cuda/cuda_model_runner.h"
+#include "engine/backends/cpu/cpu_model_runner.h"
+#include "engine/backends/cuda/cuda_model_runner.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/loader/model_source.h"
 #include "engine/sample/sampler.h"
@@ -60,27 +61,6 @@ Result<LoadedModel> LoadEmbedded() {
 
 nlohmann::json ReadExpected() { return testing::ReadEmbeddedExpected(testing::SourceRoot()); }
 
-// Sets environment variables for its lifetime and puts back what was there.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::vector<std::pair<std::string, std::string>> settings) {
-    for (auto& [name, value] : settings) {
-      const char* old = std::getenv(name.c_str());
-      saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-      setenv(name.c_str(), value.c_str(), 1);
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [name, old] : saved_) {
-      if (old) setenv(name.c_str(), old->c_str(), 1);
-      else unsetenv(name.c_str());
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
 // The runner's settings a test asks for; an empty string leaves the runner's default (arm auto,
 // split auto, tensor-core prefill), which is what users get.
 struct RunnerSettings {
@@ -94,9 +74,19 @@ struct RunnerSettings {
 };
 
 std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettings& settings = {}) {
-  ScopedEnv env({{"VT_ATTN_DECODE", settings.arm}, {"VT_ATTN_SPLIT", settings.split},
-                 {"VT_CUDA_GRAPHS", settings.graphs}, {"VT_ATTN_PREFILL", settings.prefill}});
+  // Parsed as `vt` parses its environment, so a setting here means what it means to users.
+  const std::map<std::string, std::string> values = {{"VT_ATTN_DECODE", settings.arm},
+                                                     {"VT_ATTN_SPLIT", settings.split},
+                                                     {"VT_CUDA_GRAPHS", settings.graphs},
+                                                     {"VT_ATTN_PREFILL", settings.prefill}};
+  Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : it->second.c_str();
+  });
+  EXPECT_TRUE(tuning.ok()) << tuning.status().message();
+  if (!tuning.ok()) return nullptr;
   CudaRunnerOptions o;
+  o.tuning = *tuning;
   o.gpu_memory_utilization = 0.5;
   o.max_num_seqs = settings.max_num_seqs;
   o.max_model_len = std::min<int64_t>(m.config.max_position_embeddings, settings.max_model_len);

@@ -119,7 +119,7 @@ TEST(DecodePlan, ForcedArmThatCannotRunTheShapeIsAnErrorNotAFallback) {
 TEST(DecodePlan, BadOverridesAndShapesAreRejectedWithTheirName) {
   Result<DecodeOverrides> bad_arm = ParseDecodeOverrides("fast", nullptr);
   ASSERT_FALSE(bad_arm.ok());
-  EXPECT_NE(bad_arm.status().message().find("VT_ATTN_DECODE='fast'"), std::string::npos);
+  EXPECT_NE(bad_arm.status().message().find("decode arm 'fast'"), std::string::npos);
   EXPECT_FALSE(ParseDecodeOverrides(nullptr, "12abc").ok());
   EXPECT_FALSE(ParseDecodeOverrides(nullptr, "-5").ok());
 

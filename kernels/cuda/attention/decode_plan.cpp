@@ -32,7 +32,7 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
   } else if (arm == "gqa") {
     o.arm = DecodeArm::kGqa;
   } else {
-    return InvalidArgument("VT_ATTN_DECODE='" + arm + "': expected block, warp, warp2, gqa or auto");
+    return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa or auto");
   }
 
   // Unset means auto: split-KV passed the model-level gates (tests/gpu/cuda_engine_test.cpp), and
@@ -46,15 +46,11 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
     char* end = nullptr;
     long tokens = std::strtol(split.c_str(), &end, 10);
     if (end == split.c_str() || *end != '\0' || tokens <= 0 || tokens > (1 << 20)) {
-      return InvalidArgument("VT_ATTN_SPLIT='" + split + "': expected off, auto or a positive token count");
+      return InvalidArgument("split '" + split + "': expected off, auto or a positive token count");
     }
     o.split_tokens = static_cast<int>(tokens);
   }
   return o;
-}
-
-Result<DecodeOverrides> DecodeOverridesFromEnvironment() {
-  return ParseDecodeOverrides(std::getenv("VT_ATTN_DECODE"), std::getenv("VT_ATTN_SPLIT"));
 }
 
 Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
@@ -130,14 +126,14 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
   }
   const int chunk = overrides.split_tokens;
   if (chunk > 0 && chunk % shape.block_size != 0) {
-    return InvalidArgument("VT_ATTN_SPLIT=" + std::to_string(chunk) + " is not a multiple of the block size " +
+    return InvalidArgument("split chunk " + std::to_string(chunk) + " is not a multiple of the block size " +
                            std::to_string(shape.block_size));
   }
   if (chunk > 0 && shape.max_context > chunk) {
     plan.chunk_tokens = chunk;
     plan.num_chunks = (shape.max_context + chunk - 1) / chunk;
     if (plan.num_chunks > kMaxDecodeChunks) {
-      return InvalidArgument("VT_ATTN_SPLIT=" + std::to_string(chunk) + " gives " + std::to_string(plan.num_chunks) +
+      return InvalidArgument("split chunk " + std::to_string(chunk) + " gives " + std::to_string(plan.num_chunks) +
                              " chunks at context " + std::to_string(shape.max_context) + "; the limit is " +
                              std::to_string(kMaxDecodeChunks));
     }

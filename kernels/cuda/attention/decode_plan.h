@@ -11,12 +11,12 @@
 // token-exact gate passes on it. All four passed on an H200 (docs/BENCHMARKS.md, issue #10);
 // `auto` resolves to the fastest measured there, `gqa`, for every shape it supports, else to
 // `block`, split by context (auto) unless VT_ATTN_SPLIT says off or a fixed chunk. The others
-// run when forced (VT_ATTN_DECODE).
+// run when forced (the engine's VT_ATTN_DECODE).
 #pragma once
 
 #include <string>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/cuda/attention/decode_params.h"
 
 namespace vt::kernels::cuda {
@@ -34,7 +34,7 @@ struct DecodeShape {
   int max_context = 0;  // the longest context this call may see (sets the chunk count)
 };
 
-// What VT_ATTN_DECODE / VT_ATTN_SPLIT ask for. split_tokens: 0 = off, kSplitAuto = auto (each
+// Which arm and split a caller asks for. split_tokens: 0 = off, kSplitAuto = auto (each
 // request's chunk length follows from its own context: ChunkTokensForContext), else a fixed
 // chunk length in tokens (a positive multiple of the block size). The parsed default (split
 // unset) is auto; a default-constructed DecodeOverrides is unsplit.
@@ -45,11 +45,9 @@ struct DecodeOverrides {
 
 inline constexpr int kSplitAuto = -1;
 
-// Parses the two environment values (nullptr or "" means unset: arm auto, split auto).
-Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* split_env);
-
-// Reads VT_ATTN_DECODE and VT_ATTN_SPLIT from the environment.
-Result<DecodeOverrides> DecodeOverridesFromEnvironment();
+// Parses an arm name and a split setting (nullptr or "" means unset: arm auto, split auto). The
+// engine's runner options feed it VT_ATTN_DECODE and VT_ATTN_SPLIT; `vt bench attention` its flags.
+Result<DecodeOverrides> ParseDecodeOverrides(const char* arm, const char* split);
 
 struct DecodePlan {
   DecodeArm arm = DecodeArm::kBlock;

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/cuda/attention/decode_params.h"
 #include "kernels/cuda/attention/decode_plan.h"
 

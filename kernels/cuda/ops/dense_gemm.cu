@@ -1,20 +1,12 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
-#include <cstdlib>
-#include <string>
-
 #include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
-Result<DenseGemm*> DenseGemm::Create(size_t workspace_bytes) {
-  const char* choice = std::getenv("VT_DENSE_GEMM");
-  const std::string gemm = choice != nullptr ? choice : "";
-  if (!gemm.empty() && gemm != "auto" && gemm != "cublas") {
-    return InvalidArgument("VT_DENSE_GEMM='" + gemm + "': expected auto or cublas");
-  }
+Result<DenseGemm*> DenseGemm::Create(bool skinny, size_t workspace_bytes) {
   auto* g = new DenseGemm();
-  g->skinny_ = gemm != "cublas";
+  g->skinny_ = skinny;
   if (cublasCreate(&g->handle_) != CUBLAS_STATUS_SUCCESS) {
     delete g;
     return Unavailable("cuBLAS could not be initialised (no GPU, or the library is missing)");

@@ -9,14 +9,15 @@
 
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels::cuda {
 
 class DenseGemm {
  public:
-  // Creates the cuBLAS handle and its fixed workspace; reads VT_DENSE_GEMM (auto or cublas).
-  static Result<DenseGemm*> Create(size_t workspace_bytes = 32u << 20);
+  // Creates the cuBLAS handle and its fixed workspace. `skinny`: small-M products take vt's
+  // skinny kernel where it applies (else every product goes to cuBLAS).
+  static Result<DenseGemm*> Create(bool skinny = true, size_t workspace_bytes = 32u << 20);
   ~DenseGemm();
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels::cuda {
 

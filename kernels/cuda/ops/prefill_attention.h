@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/cuda/attention/decode_params.h"
 #include "kernels/cuda/attention/decode_plan.h"
 

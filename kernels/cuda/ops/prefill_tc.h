@@ -19,7 +19,7 @@
 
 #include <cstddef>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 
 namespace vt::kernels::cuda {

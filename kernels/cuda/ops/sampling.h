@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels::cuda {
 

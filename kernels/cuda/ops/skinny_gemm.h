@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels::cuda {
 

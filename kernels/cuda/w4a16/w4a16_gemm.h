@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt::kernels::cuda {
 

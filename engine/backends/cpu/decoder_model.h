@@ -8,22 +8,13 @@
 #include <vector>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
-#include "engine/kv/kv_cache_storage.h"
-#include "engine/model/model_weights.h"
+#include "base/status.h"
+#include "engine/backends/cpu/kv_cache_storage.h"
+#include "engine/exec/forward_batch.h"
+#include "engine/loader/model_weights.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace vt {
-
-// One sequence's slice of a batched forward.
-struct ForwardSeq {
-  const int32_t* tokens = nullptr;
-  int64_t num_tokens = 0;
-  int64_t start_pos = 0;  // K/V of positions [0, start_pos) are already cached
-  const int32_t* block_table = nullptr;
-  int64_t num_blocks = 0;  // entries in block_table
-  bool want_logits = false;  // logits of the last token
-};
 
 class DecoderModel {
  public:

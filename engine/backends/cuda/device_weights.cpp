@@ -1,4 +1,4 @@
-#include "engine/exec/cuda/device_weights.h"
+#include "engine/backends/cuda/device_weights.h"
 
 #include <cstring>
 #include <optional>

@@ -1,9 +1,12 @@
-#include "engine/exec/backend_factory.h"
+#include "engine/backends/backend_factory.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "engine/backends/cpu/cpu_model_runner.h"
+#include "engine/backends/cpu/kv_cache_storage.h"
 #ifdef VT_HAVE_CUDA_RUNNER
-#include "engine/exec/cuda/cuda_model_runner.h"
+#include "engine/backends/cuda/cuda_model_runner.h"
 #endif
 
 namespace vt {
@@ -25,25 +28,31 @@ Status ValidateBackendOptions(const BackendOptions& o) {
 }
 
 Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const BackendOptions& options,
-                                                EngineConfig config, kernels::cpu::ThreadPool& pool) {
+                                                EngineConfig config, const KvDemand& demand) {
   VT_RETURN_IF_ERROR(ValidateBackendOptions(options));
-  if (config.scheduler.eos_token_ids.empty()) config.scheduler.eos_token_ids = loaded.config.eos_token_ids;
 #ifdef VT_HAVE_CUDA_RUNNER
   if (options.backend == "cuda") {
-    const EngineConfig resolved = ResolveEngineConfig(loaded.config, config);
+    const SchedulerConfig& s = config.scheduler;
+    const int64_t context = loaded.config.max_position_embeddings;
     CudaRunnerOptions cuda;
     cuda.gpu_memory_utilization = options.gpu_memory_utilization;
-    cuda.block_size = resolved.block_size;
-    cuda.max_num_seqs = resolved.scheduler.max_num_seqs;
-    cuda.max_model_len = resolved.scheduler.max_model_len;
-    cuda.max_num_batched_tokens = resolved.scheduler.max_num_batched_tokens;
+    cuda.block_size = config.block_size;
+    cuda.max_num_seqs = s.max_num_seqs;
+    cuda.max_model_len = s.max_model_len > 0 ? std::min(s.max_model_len, context) : context;
+    cuda.max_num_batched_tokens = s.max_num_batched_tokens;
+    cuda.tuning = options.tuning;
     Result<std::unique_ptr<ModelRunner>> runner = CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);
     if (!runner.ok()) return runner.status();
     return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
   }
 #endif
-  auto model = std::make_unique<DecoderModel>(std::move(loaded.config), std::move(loaded.weights), &pool);
-  return std::make_unique<LlmEngine>(std::move(model), std::move(config));
+  const uint64_t block_bytes = KvCacheStorage::BytesPerToken(loaded.config) * uint64_t(config.block_size);
+  Result<int32_t> blocks = KvPoolBlocks(demand, block_bytes, options.host_kv_bytes);
+  if (!blocks.ok()) return blocks.status();
+  Result<std::unique_ptr<ModelRunner>> runner =
+      CreateCpuModelRunner(std::move(loaded), options.tuning.num_threads, *blocks, config.block_size);
+  if (!runner.ok()) return runner.status();
+  return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
 }
 
 }  // namespace vt

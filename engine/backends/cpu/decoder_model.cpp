@@ -1,4 +1,4 @@
-#include "engine/model/decoder_model.h"
+#include "engine/backends/cpu/decoder_model.h"
 
 #include <cmath>
 

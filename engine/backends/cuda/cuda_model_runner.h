@@ -9,10 +9,11 @@
 #include <memory>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
+#include "base/status.h"
+#include "engine/backends/runner_options.h"
 #include "engine/exec/model_runner.h"
 #include "engine/loader/tensor_store.h"
-#include "engine/model/model_weights.h"
+#include "engine/loader/model_weights.h"
 
 namespace vt {
 
@@ -22,6 +23,7 @@ struct CudaRunnerOptions {
   int32_t max_num_seqs = 64;
   int64_t max_model_len = 4096;
   int64_t max_num_batched_tokens = 512;  // the largest step the activations are sized for
+  RunnerOptions tuning;                  // arms, split, prefill kernel, graphs, GEMM choice
 };
 
 // Errors: Unavailable without a usable GPU, Unimplemented for shapes the kernels do not cover,

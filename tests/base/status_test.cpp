@@ -1,4 +1,4 @@
-#include "engine/core/status.h"
+#include "base/status.h"
 
 #include <gtest/gtest.h>
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "engine/config/model_config.h"
-#include "engine/core/status.h"
-#include "engine/exec/cuda/device_buffer.h"
+#include "base/status.h"
+#include "engine/backends/cuda/device_buffer.h"
 #include "engine/loader/tensor_store.h"
-#include "engine/model/model_weights.h"
+#include "engine/loader/model_weights.h"
 
 namespace vt {
 

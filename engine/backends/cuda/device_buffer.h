@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/core/status.h"
+#include "base/status.h"
 
 namespace vt {
 

@@ -1,4 +1,4 @@
-#include "engine/exec/cpu_model_runner.h"
+#include "engine/backends/cpu/cpu_model_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,12 @@
 namespace vt {
 
 CpuModelRunner::CpuModelRunner(std::unique_ptr<DecoderModel> model, int32_t num_kv_blocks, int32_t block_size)
-    : model_(std::move(model)),
+    : CpuModelRunner(nullptr, std::move(model), num_kv_blocks, block_size) {}
+
+CpuModelRunner::CpuModelRunner(std::unique_ptr<kernels::cpu::ThreadPool> pool, std::unique_ptr<DecoderModel> model,
+                               int32_t num_kv_blocks, int32_t block_size)
+    : pool_(std::move(pool)),
+      model_(std::move(model)),
       num_kv_blocks_(num_kv_blocks),
       block_size_(block_size),
       storage_(model_->config(), num_kv_blocks, block_size) {}
@@ -35,6 +40,16 @@ Result<double> CpuModelRunner::MeasureCopyBandwidth() {
   }
   if (dst[kBytes - 1] != 1) return Internal("memcpy bandwidth probe: the copy did not land");
   return best;
+}
+
+Result<std::unique_ptr<ModelRunner>> CreateCpuModelRunner(LoadedModel loaded, int num_threads, int32_t num_kv_blocks,
+                                                          int32_t block_size) {
+  std::unique_ptr<kernels::cpu::ThreadPool> owned;
+  if (num_threads > 0) owned = std::make_unique<kernels::cpu::ThreadPool>(num_threads);
+  kernels::cpu::ThreadPool* pool = owned ? owned.get() : &kernels::cpu::DefaultThreadPool();
+  auto model = std::make_unique<DecoderModel>(std::move(loaded.config), std::move(loaded.weights), pool);
+  return std::unique_ptr<ModelRunner>(
+      std::make_unique<CpuModelRunner>(std::move(owned), std::move(model), num_kv_blocks, block_size));
 }
 
 }  // namespace vt

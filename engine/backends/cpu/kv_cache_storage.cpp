@@ -1,4 +1,4 @@
-#include "engine/kv/kv_cache_storage.h"
+#include "engine/backends/cpu/kv_cache_storage.h"
 
 #include <new>
 

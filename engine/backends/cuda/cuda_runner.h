@@ -1,0 +1,120 @@
+// The CUDA runner's state, shared by the files that each do one of its jobs:
+// cuda_model_runner.cpp (creation, the step entry points), memory_plan.cpp (arena, workspaces, KV
+// pool), decoder.cpp (the layer plan: GEMM and attention dispatch), decode_graphs.cpp (captured
+// decode steps), device_sampling.cpp (tokens drawn on the device), copy_bandwidth.cpp (the probe).
+// Private to engine/backends/cuda: the rest of vt sees only cuda_model_runner.h.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backends/cuda/cuda_model_runner.h"
+#include "engine/backends/cuda/device_arena.h"
+#include "engine/backends/cuda/device_buffer.h"
+#include "engine/backends/cuda/device_weights.h"
+#include "engine/backends/cuda/pinned_buffer.h"
+#include "engine/exec/step_inputs.h"
+#include "kernels/cuda/attention/decode_plan.h"
+#include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/ops/prefill_attention.h"
+#include "kernels/cuda/ops/sampling.h"
+
+namespace vt::cuda_backend {
+
+namespace kc = kernels::cuda;
+
+class CudaModelRunner final : public ModelRunner {
+ public:
+  CudaModelRunner(ModelConfig config, CudaRunnerOptions options) : config_(std::move(config)), options_(options) {}
+  ~CudaModelRunner() override;
+
+  Status Init(const ModelWeights& weights, const std::shared_ptr<const TensorStore>& store);
+
+  const ModelConfig& config() const override { return config_; }
+  std::string backend() const override { return "cuda"; }
+  uint64_t weight_bytes() const override { return weights_.bytes; }
+  int32_t kv_element_bytes() const override { return 2; }  // bf16
+  int32_t num_kv_blocks() const override { return num_blocks_; }
+  int32_t kv_block_size() const override { return options_.block_size; }
+  int32_t max_num_seqs() const override { return max_seqs_; }
+  int64_t max_num_batched_tokens() const override { return max_tokens_; }
+  int64_t max_model_len() const override { return options_.max_model_len; }
+  Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
+  Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
+                       std::vector<int32_t>* tokens) override;
+  Result<double> MeasureCopyBandwidth() override;
+
+ private:
+  Status CheckSupported() const;
+  Status AllocateWorkspaces();
+  Status AllocateKvPool();
+  Status CaptureDecodeGraphs();
+  Status CopyInputs(int table_rows);
+  Status Run(const std::vector<ForwardSeq>& batch, StagedStep* staged);
+  Status Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged);
+  Status EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step);
+  Status Layer(int layer, const StagedStep& step);
+  // The decode arms' plan for the step's decode-way rows: made once per step, used by every layer.
+  Status PlanAttention(const StagedStep& step);
+  Status Attention(int layer, const StagedStep& step);
+  Status DecodeQueryAttention(int layer, const StagedStep& step);
+  kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
+  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
+  size_t W4A16WorkspaceBytes() const;
+  int GraphBucket(int tokens) const;
+
+  uint16_t* KCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer) * layer_kv_elems_; }
+  uint16_t* VCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer + 1) * layer_kv_elems_; }
+
+  ModelConfig config_;
+  CudaRunnerOptions options_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<kc::DenseGemm> gemm_;
+  kc::DecodeOverrides attention_overrides_;
+  // Prefill attention on the tensor-core kernel (the default since it passed the model-level,
+  // batch-invariance and graph gates); VT_ATTN_PREFILL=decode sends prefill tokens the decode way.
+  bool tensor_core_prefill_ = true;
+  kc::DecodePlan step_plan_;  // this step's, from PlanAttention
+  DeviceWeights weights_;
+
+  // Capacities the buffers are sized for.
+  int max_tokens_ = 0, max_seqs_ = 0, max_blocks_per_seq_ = 0;
+
+  // Activations, per-step inputs and the attention workspace: one allocation.
+  DeviceBuffer work_;
+  uint16_t *residual_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
+           *delta_ = nullptr, *gate_up_ = nullptr, *act_ = nullptr, *last_rows_ = nullptr, *logits_dev_ = nullptr;
+  float* inv_freq_ = nullptr;
+  void* attention_ws_ = nullptr;
+  size_t attention_ws_bytes_ = 0;
+  float* w4a16_ws_ = nullptr;  // split-K partial sums of the int4 GEMMs
+  size_t w4a16_ws_bytes_ = 0;
+  int num_sms_ = 0;
+  // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
+  std::optional<StepInputs> inputs_;
+  unsigned char* inputs_dev_ = nullptr;
+  int64_t* slots_ = nullptr;
+  int32_t *token_ids_ = nullptr, *positions_ = nullptr, *seq_of_token_ = nullptr, *context_lens_ = nullptr;
+  int32_t* block_tables_ = nullptr;
+  PinnedBuffer inputs_host_;
+  PinnedBuffer logits_host_;
+  int32_t* argmax_dev_ = nullptr;  // [max_seqs]: the greedy tokens, or the drawn ones
+  PinnedBuffer argmax_host_;
+  kc::RowSampling* sampling_dev_ = nullptr;  // [max_seqs]
+  PinnedBuffer sampling_host_;
+
+  // Decode steps replay a graph captured per batch-size bucket (powers of two up to max_seqs);
+  // without graphs (VT_CUDA_GRAPHS=0) every step runs eagerly, for A/B and for debugging.
+  std::vector<int> graph_buckets_;
+  std::vector<cudaGraphExec_t> graphs_;
+
+  DeviceBuffer kv_;
+  size_t layer_kv_elems_ = 0;  // elements of one layer's K (or V) pool
+  int32_t num_blocks_ = 0;
+};
+
+}  // namespace vt::cuda_backend

@@ -1,0 +1,175 @@
+// The layer plan on the device: embedding, per layer RMSNorm → fused QKV GEMM → rope and KV
+// write → attention → o_proj → RMSNorm → gate/up GEMM → SiLU·mul → down GEMM, then the head.
+#include "engine/backends/cuda/cuda_runner.h"
+
+#include <cmath>
+
+#include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/ops/forward_ops.h"
+#include "kernels/cuda/ops/prefill_tc.h"
+#include "kernels/cuda/ops/qkv_prepare.h"
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
+
+namespace vt::cuda_backend {
+
+Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
+  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
+  kc::W4A16Problem p;
+  p.x = x;
+  p.packed = w.packed;
+  p.scales = w.scales;
+  p.y = y;
+  p.m = m;
+  p.k = w.k;
+  p.n = w.n;
+  p.group_size = w.group_size;
+  const kc::W4A16Split split = kc::ChooseW4A16Split(m, w.k, w.n, num_sms_);
+  if (kc::W4A16WorkspaceBytes(m, w.n, split) > w4a16_ws_bytes_) {
+    return Internal("cuda forward: the W4A16 split needs more workspace than was sized at start-up");
+  }
+  return kc::RunW4A16Gemm(p, split, w4a16_ws_, stream_);
+}
+
+// The attention parameters of the step's tokens [first, step.tokens) in layer `layer`.
+kc::PrefillAttentionParams CudaModelRunner::AttentionParams(int layer, const StagedStep& step, int first) const {
+  const ModelConfig& c = config_;
+  const size_t row = size_t(c.num_heads) * c.head_dim;
+  kc::PrefillAttentionParams att;
+  att.q = q_ + size_t(first) * row;
+  att.k_cache = KCache(layer);
+  att.v_cache = VCache(layer);
+  att.seq_of_token = seq_of_token_ + first;
+  att.positions = positions_ + first;
+  att.block_tables = block_tables_;
+  att.out = attn_ + size_t(first) * row;
+  att.tokens = step.tokens - first;
+  att.num_q_heads = int(c.num_heads);
+  att.num_kv_heads = int(c.num_kv_heads);
+  att.head_dim = int(c.head_dim);
+  att.block_size = options_.block_size;
+  att.max_blocks_per_seq = max_blocks_per_seq_;
+  att.max_context = step.max_context;
+  att.scale = 1.0f / std::sqrt(float(c.head_dim));
+  return att;
+}
+
+// The rows that go the decode way are the same in every layer: the whole step when prefill goes
+// the decode way or the step is all decodes, else its leading single-token sequences.
+Status CudaModelRunner::PlanAttention(const StagedStep& step) {
+  const bool all_decode_way = step.decode_only || !tensor_core_prefill_;
+  StagedStep rows = step;
+  if (!all_decode_way) rows.tokens = step.leading_single_tokens;
+  if (rows.tokens == 0) return Status::Ok();
+  const kc::PrefillAttentionParams att = AttentionParams(0, rows, 0);
+  const kc::DecodeShape shape{att.tokens, att.num_q_heads, att.num_kv_heads, att.head_dim, att.block_size,
+                              att.max_context};
+  Result<kc::DecodePlan> plan = kc::PlanDecode(shape, attention_overrides_);
+  if (!plan.ok()) return plan.status();
+  const size_t needed =
+      step.decode_only ? kc::DecodeWorkspaceBytes(shape, *plan) : kc::PrefillWorkspaceBytes(att, *plan);
+  if (needed > attention_ws_bytes_) {
+    return Internal("cuda forward: the attention plan needs more workspace than was sized at start-up");
+  }
+  step_plan_ = *plan;
+  return Status::Ok();
+}
+
+// A decode batch (row i is sequence i's one new token) calls the decode arms on the block tables
+// as they are. Any other step treats every token as a query over its own sequence's pages up to
+// its position, which is the same decode call over the tokens with their tables gathered; by
+// default (VT_ATTN_PREFILL unset or tc) the prefill tokens go to the tensor-core kernel instead,
+// after the step's leading one-token sequences (its decodes) have gone the decode way.
+Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
+  if (step.decode_only || !tensor_core_prefill_) return DecodeQueryAttention(layer, step);
+  const int decodes = step.leading_single_tokens;
+  if (decodes > 0) {
+    StagedStep head = step;
+    head.tokens = decodes;
+    VT_RETURN_IF_ERROR(DecodeQueryAttention(layer, head));
+  }
+  if (decodes == step.tokens) return Status::Ok();
+  return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), attention_ws_, attention_ws_bytes_,
+                                           stream_);
+}
+
+// Tokens [0, step.tokens) as decode queries (see Attention).
+Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step) {
+  const kc::PrefillAttentionParams att = AttentionParams(layer, step, 0);
+  if (step.decode_only) {
+    return kc::RunPagedDecode(kc::AsDecodeParams(att, block_tables_, context_lens_), step_plan_, attention_ws_, stream_);
+  }
+  return kc::RunPrefillAttention(att, step_plan_, attention_ws_, stream_);
+}
+
+Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
+  const int tokens = step.tokens;
+  const ModelConfig& c = config_;
+  const DeviceLayer& w = weights_.layers[size_t(layer)];
+  const int h = int(c.hidden_size), inter = int(c.intermediate_size);
+  const float eps = c.rms_norm_eps;
+  // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
+
+  kc::QkvPrepareParams prep;
+  prep.qkv = qkv_;
+  prep.bias = w.qkv_bias;
+  prep.q_norm = w.q_norm;
+  prep.k_norm = w.k_norm;
+  prep.eps = eps;
+  prep.positions = positions_;
+  prep.inv_freq = inv_freq_;
+  prep.slots = slots_;
+  prep.q_out = q_;
+  prep.k_cache = KCache(layer);
+  prep.v_cache = VCache(layer);
+  prep.tokens = tokens;
+  prep.num_q_heads = int(c.num_heads);
+  prep.num_kv_heads = int(c.num_kv_heads);
+  prep.head_dim = int(c.head_dim);
+  VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
+
+  VT_RETURN_IF_ERROR(Attention(layer, step));
+
+  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
+  VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
+  return Linear(act_, w.down_proj, tokens, delta_);
+}
+
+// The whole forward for `tokens` staged rows, ending in bf16 logits and their argmax for the
+// sampled rows. With `batch` null the rows are a decode batch (row i is sequence i's only token,
+// every one sampled), as graphs capture it; otherwise each sampling sequence's last row is
+// gathered first.
+Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step) {
+  const int tokens = step.tokens;
+  const ModelConfig& c = config_;
+  const int h = int(c.hidden_size), vocab = int(c.vocab_size);
+  VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
+  VT_RETURN_IF_ERROR(PlanAttention(step));
+  for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, step));
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));
+  const uint16_t* head_input = normed_;
+  int rows = tokens;
+  if (batch != nullptr) {
+    rows = 0;
+    int first_token = 0;
+    for (const ForwardSeq& s : *batch) {
+      if (s.want_logits) {
+        const int last = first_token + int(s.num_tokens) - 1;
+        VT_RETURN_IF_ERROR(CudaCheck(cudaMemcpyAsync(last_rows_ + size_t(rows) * h, normed_ + size_t(last) * h,
+                                                     size_t(h) * 2, cudaMemcpyDeviceToDevice, stream_),
+                                     "gathering the sampled rows"));
+        ++rows;
+      }
+      first_token += int(s.num_tokens);
+    }
+    head_input = last_rows_;
+  }
+  if (rows == 0) return Status::Ok();
+  VT_RETURN_IF_ERROR(gemm_->Linear(head_input, weights_.lm_head, rows, vocab, h, logits_dev_, stream_));
+  return kc::ArgmaxRowsBf16(logits_dev_, rows, vocab, argmax_dev_, stream_);
+}
+
+}  // namespace vt::cuda_backend

@@ -1,0 +1,75 @@
+// The step entry points that end on the device: logits rows to the host (Forward), or tokens
+// drawn where the logits are, with only their ids copied back (ForwardSample).
+#include "engine/backends/cuda/cuda_runner.h"
+
+#include "kernels/bf16.h"
+
+namespace vt::cuda_backend {
+
+Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, StagedStep* staged) {
+  VT_RETURN_IF_ERROR(inputs_->Stage(batch, staged));
+  if (staged->tokens == 0) return Status::Ok();
+  Status launched = Enqueue(batch, *staged);
+  // Work already queued may still read the pinned inputs: the next step must not overwrite them.
+  if (!launched.ok()) cudaStreamSynchronize(stream_);
+  return launched;
+}
+
+Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
+  StagedStep staged;
+  VT_RETURN_IF_ERROR(Run(batch, &staged));
+  const size_t vocab = size_t(config_.vocab_size), n = size_t(staged.rows) * vocab;
+  if (n > 0) {
+    VT_RETURN_IF_ERROR(CudaCheck(
+        cudaMemcpyAsync(logits_host_.as<uint16_t>(), logits_dev_, n * 2, cudaMemcpyDeviceToHost, stream_),
+        "copying logits"));
+  }
+  VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "running the forward"));
+  logits->resize(n);
+  const uint16_t* bits = logits_host_.as<uint16_t>();
+  for (size_t i = 0; i < n; ++i) (*logits)[i] = Bf16ToFloat(bf16{bits[i]});
+  return Status::Ok();
+}
+
+Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
+                                      std::vector<int32_t>* tokens) {
+  StagedStep staged;
+  VT_RETURN_IF_ERROR(Run(batch, &staged));
+  if (size_t(staged.rows) != draws.size()) {
+    cudaStreamSynchronize(stream_);
+    return Internal("cuda forward: " + std::to_string(draws.size()) + " draws for " + std::to_string(staged.rows) +
+                    " sampled rows");
+  }
+  // The forward ends in the rows' argmax; rows that do not sample greedily draw over the logits.
+  bool all_greedy = true;
+  auto* params = sampling_host_.as<kc::RowSampling>();
+  for (size_t i = 0; i < draws.size(); ++i) {
+    const SamplingParams& p = *draws[i].params;
+    params[i] = {p.temperature, p.top_k, p.top_p, p.min_p, draws[i].seed, draws[i].token_index};
+    all_greedy = all_greedy && (p.temperature <= 0.0f || p.top_k == 1);
+  }
+  Status status;
+  if (!all_greedy) {
+    status = CudaCheck(cudaMemcpyAsync(sampling_dev_, params, draws.size() * sizeof(kc::RowSampling),
+                                       cudaMemcpyHostToDevice, stream_),
+                       "copying sampling parameters");
+    if (status.ok()) {
+      status = kc::SampleRows(logits_dev_, staged.rows, int(config_.vocab_size), sampling_dev_, argmax_dev_, stream_);
+    }
+  }
+  if (status.ok() && staged.rows > 0) {
+    status = CudaCheck(cudaMemcpyAsync(argmax_host_.as<int32_t>(), argmax_dev_, size_t(staged.rows) * 4,
+                                       cudaMemcpyDeviceToHost, stream_),
+                       "copying sampled tokens");
+  }
+  const Status synced = CudaCheck(cudaStreamSynchronize(stream_), "running the forward");
+  VT_RETURN_IF_ERROR(status);
+  VT_RETURN_IF_ERROR(synced);
+  tokens->assign(argmax_host_.as<int32_t>(), argmax_host_.as<int32_t>() + staged.rows);
+  for (int32_t t : *tokens) {
+    if (t < 0 || t >= config_.vocab_size) return Internal("cuda forward: drew token " + std::to_string(t));
+  }
+  return Status::Ok();
+}
+
+}  // namespace vt::cuda_backend

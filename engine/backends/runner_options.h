@@ -1,0 +1,32 @@
+// Every VT_* setting of the backends, parsed once at start-up into typed fields that are passed
+// down. Nothing below this parser reads the environment: the runners and the kernels take these
+// as parameters (the same-binary A/B of `vt bench decode --ab` sets them in a child's environment).
+#pragma once
+
+#include <functional>
+
+#include "base/status.h"
+#include "kernels/cuda/attention/decode_plan.h"
+
+namespace vt {
+
+struct RunnerOptions {
+  int num_threads = 0;  // VT_NUM_THREADS: the CPU backend's threads; 0 = one per hardware thread
+  // VT_ATTN_DECODE (block|warp|warp2|gqa|auto) and VT_ATTN_SPLIT (off|auto|tokens): the decode arm
+  // and the split-KV policy; the defaults are what users get.
+  kernels::cuda::DecodeOverrides attention{kernels::cuda::DecodeArm::kAuto, kernels::cuda::kSplitAuto};
+  bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode
+  bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
+  bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
+};
+
+// Looks a setting up by name; nullptr when it is unset.
+using SettingLookup = std::function<const char*(const char*)>;
+
+// Errors name the setting and its bad value.
+Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup);
+
+// ParseRunnerOptions over the process environment: called once, by the CLI.
+Result<RunnerOptions> RunnerOptionsFromEnvironment();
+
+}  // namespace vt

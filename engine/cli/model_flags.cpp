@@ -1,0 +1,30 @@
+#include "engine/cli/model_flags.h"
+
+#include <cstdlib>
+
+namespace vt::cli {
+
+std::string DefaultModelDir() {
+  if (const char* env = std::getenv("VT_DEFAULT_MODEL"); env != nullptr && *env != '\0') return env;
+  return VT_DEFAULT_MODEL_DIR;
+}
+
+void AddModelFlags(CLI::App* app, SessionSpec* spec) {
+  app->add_option("--model", spec->model,
+                  "Model directory, or preset:NAME (see README); default: the embedded fortune-qwen3-7m");
+  app->add_option("--load-format", spec->load_format, "auto (read the checkpoint) or dummy (random weights)")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  app->add_option("--backend", spec->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app->add_option("--gpu-memory-utilization", spec->backend.gpu_memory_utilization,
+                  "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
+}
+
+Status ResolveModelFlags(SessionSpec* spec) {
+  if (spec->model.empty()) spec->model = DefaultModelDir();
+  Result<RunnerOptions> tuning = RunnerOptionsFromEnvironment();
+  if (!tuning.ok()) return tuning.status();
+  spec->backend.tuning = *tuning;
+  return ValidateBackendOptions(spec->backend);
+}
+
+}  // namespace vt::cli

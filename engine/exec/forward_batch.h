@@ -1,0 +1,33 @@
+// What one step hands a runner: the sequences it computes (their new tokens, where their cached
+// context ends, their block tables) and, for the rows that sample, how each draws its token.
+// Backend-neutral: the CPU and CUDA runners both consume exactly this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/sample/sampler.h"
+
+namespace vt {
+
+// One sequence's slice of a batched forward.
+struct ForwardSeq {
+  const int32_t* tokens = nullptr;
+  int64_t num_tokens = 0;
+  int64_t start_pos = 0;  // K/V of positions [0, start_pos) are already cached
+  const int32_t* block_table = nullptr;
+  int64_t num_blocks = 0;    // entries in block_table
+  bool want_logits = false;  // logits of the last token
+};
+
+// The sequences of one step, in the order their logits rows come back.
+using ForwardBatch = std::vector<ForwardSeq>;
+
+// How one sampling row of a step draws its token.
+struct RowDraw {
+  const SamplingParams* params = nullptr;
+  uint64_t seed = 0;
+  int64_t token_index = 0;  // the request's output index this token takes
+};
+
+}  // namespace vt

@@ -1,0 +1,52 @@
+#include "engine/session/session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "engine/loader/model_source.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace vt {
+
+bool IsPreset(const std::string& model) { return model.rfind("preset:", 0) == 0; }
+
+Result<std::shared_ptr<const Tokenizer>> LoadModelTokenizer(const std::string& model) {
+  const std::string path = model + "/tokenizer.json";
+  if (IsPreset(model) || !std::filesystem::exists(path)) return std::shared_ptr<const Tokenizer>();
+  Result<std::shared_ptr<Tokenizer>> t = Tokenizer::FromFile(path);
+  if (!t.ok()) return t.status();
+  return std::shared_ptr<const Tokenizer>(std::move(*t));
+}
+
+Result<Session> OpenSession(const SessionSpec& spec) {
+  VT_RETURN_IF_ERROR(ValidateBackendOptions(spec.backend));
+  Result<LoadFormat> format = ParseLoadFormat(spec.load_format);
+  if (!format.ok()) return format.status();
+  Session session;
+  session.tokenizer = spec.tokenizer;
+  if (!session.tokenizer) {
+    Result<std::shared_ptr<const Tokenizer>> tokenizer = LoadModelTokenizer(spec.model);
+    if (!tokenizer.ok()) return tokenizer.status();
+    session.tokenizer = *tokenizer;
+  }
+  Result<LoadedModel> loaded = LoadModel(spec.model, *format, kernels::cpu::DefaultThreadPool(), spec.dummy_seed);
+  if (!loaded.ok()) return loaded.status();
+  session.model_dir = loaded->dir;
+  session.model = loaded->config;
+  session.weight_bytes = loaded->weights.weight_bytes;
+  session.load_seconds = loaded->load_seconds;
+
+  const SchedulerConfig& s = spec.engine.scheduler;
+  const int64_t context = s.max_model_len > 0 ? std::min(s.max_model_len, session.model.max_position_embeddings)
+                                              : session.model.max_position_embeddings;
+  const KvDemand demand = spec.kv_demand ? spec.kv_demand(session.model)
+                                         : KvDemand::Uniform(s.max_num_seqs, context, spec.engine.block_size);
+  Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), spec.backend, spec.engine, demand);
+  if (!engine.ok()) return engine.status();
+  session.engine = std::move(*engine);
+  session.engine->set_tokenizer(session.tokenizer);
+  return session;
+}
+
+}  // namespace vt

@@ -1,0 +1,87 @@
+// OpenSession, the one way every app opens a model: the embedded model with its tokenizer, a
+// dummy preset without one, and errors that name what is wrong.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/exec/step_loop.h"
+#include "engine/session/session.h"
+#include "tests/source_root.h"
+
+namespace vt {
+namespace {
+
+const std::string kModel = (testing::SourceRoot() / "assets/models/fortune-qwen3-7m").string();
+
+TEST(Session, OpensTheEmbeddedModelWithItsTokenizerAndGenerates) {
+  SessionSpec spec;
+  spec.model = kModel;
+  Result<Session> session = OpenSession(spec);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  ASSERT_NE(session->tokenizer, nullptr);
+  EXPECT_EQ(session->model_dir, kModel);
+  EXPECT_GT(session->weight_bytes, 0u);
+  // The one EOS policy filled the scheduler's ids from the checkpoint.
+  EXPECT_EQ(session->engine->config().scheduler.eos_token_ids, session->model.eos_token_ids);
+  EXPECT_FALSE(session->model.eos_token_ids.empty());
+
+  SamplingParams params;
+  params.max_tokens = 6;
+  params.ignore_eos = true;
+  const RequestId id = session->engine->AddRequest(session->tokenizer->Encode("The meaning", true), params).value();
+  ASSERT_TRUE(RunSteps(*session->engine, [](const StepResult&) { return true; }).ok());
+  std::unique_ptr<Request> r = session->engine->TakeFinished(id);
+  EXPECT_EQ(r->output.size(), 6u);
+  ASSERT_NE(r->text, nullptr);  // the session gave the engine its tokenizer
+  EXPECT_FALSE(r->text->text().empty());
+}
+
+TEST(Session, SizesTheCpuPoolByTheDemandWithinTheBudget) {
+  SessionSpec spec;
+  spec.model = kModel;
+  spec.kv_demand = [](const ModelConfig&) { return KvDemand::Uniform(2, 100, 16); };
+  Result<Session> session = OpenSession(spec);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  EXPECT_EQ(session->engine->kv().num_blocks(), 2 * 7);
+
+  spec.kv_demand = nullptr;  // the default: max_num_seqs sequences of the full context
+  spec.engine.scheduler.max_num_seqs = 3;
+  spec.engine.scheduler.max_model_len = 64;
+  session = OpenSession(spec);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  EXPECT_EQ(session->engine->kv().num_blocks(), 3 * 4);
+}
+
+TEST(Session, ADummyPresetHasNoTokenizer) {
+  SessionSpec spec;
+  spec.model = "preset:qwen3-0.6b";
+  spec.load_format = "dummy";
+  spec.engine.scheduler.max_model_len = 64;
+  spec.engine.scheduler.max_num_seqs = 1;
+  Result<Session> session = OpenSession(spec);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  EXPECT_EQ(session->tokenizer, nullptr);
+  EXPECT_TRUE(session->model_dir.empty());
+  EXPECT_EQ(session->engine->config().scheduler.max_model_len, 64);
+}
+
+TEST(Session, ErrorsNameWhatIsWrong) {
+  SessionSpec spec;
+  spec.model = "/nonexistent/model";
+  Result<Session> missing = OpenSession(spec);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/model"), std::string::npos);
+
+  spec.model = kModel;
+  spec.backend.backend = "tpu";
+  Result<Session> backend = OpenSession(spec);
+  ASSERT_FALSE(backend.ok());
+  EXPECT_NE(backend.status().message().find("--backend tpu"), std::string::npos);
+
+  spec.backend.backend = "cpu";
+  spec.load_format = "lazy";
+  EXPECT_FALSE(OpenSession(spec).ok());
+}
+
+}  // namespace
+}  // namespace vt
