@@ -37,11 +37,10 @@ std::string LastLines(const std::string& output, int lines) {
 
 }  // namespace
 
-std::string FindExecutable(const std::string& tool) {
+std::string FindExecutable(const std::string& tool, const std::string& search_path) {
   if (tool.empty()) return "";
   if (tool.find('/') != std::string::npos) return access(tool.c_str(), X_OK) == 0 ? tool : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  const std::string dirs = search_path.empty() ? std::string(kDefaultSearchPath) : search_path;
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t colon = dirs.find(':', start);
@@ -54,7 +53,7 @@ std::string FindExecutable(const std::string& tool) {
   return "";
 }
 
-GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd) {
+GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd, const std::string& search_path) {
   Clock::time_point start = Clock::now();
   GateReport report;
   report.gate = spec.name;
@@ -66,10 +65,10 @@ GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd) {
     return report;
   };
   for (const std::string& tool : spec.requires_tools) {
-    if (FindExecutable(tool).empty())
+    if (FindExecutable(tool, search_path).empty())
       return finish(GateStatus::kFail, "required tool '" + tool + "' is not installed");
   }
-  std::string program = FindExecutable(spec.command[0]);
+  std::string program = FindExecutable(spec.command[0], search_path);
   if (program.empty()) return finish(GateStatus::kFail, "command not found: " + spec.command[0]);
 
   int pipe_fds[2];

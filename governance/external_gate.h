@@ -11,10 +11,14 @@
 
 namespace vt::gate {
 
-GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd);
+// The directories commands are looked up in when the caller gives none (the CLI passes PATH).
+inline constexpr const char* kDefaultSearchPath = "/usr/local/bin:/usr/bin:/bin";
 
-// The absolute path of `tool` found through PATH (or `tool` itself when it
-// contains a slash and is executable); empty when not found.
-std::string FindExecutable(const std::string& tool);
+// `search_path`: colon-separated directories to find the command and required tools in.
+GateReport RunExternalGate(const GateSpec& spec, const std::string& cwd, const std::string& search_path);
+
+// The path of `tool` found in `search_path` (or `tool` itself when it contains a slash and is
+// executable); empty when not found.
+std::string FindExecutable(const std::string& tool, const std::string& search_path);
 
 }  // namespace vt::gate

@@ -61,7 +61,7 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   for (size_t i = 0; i < gates.size(); ++i) {
     threads.emplace_back([&, i] {
       const GateSpec& gate = gates[i];
-      summary.gates[i] = gate.command.empty() ? RunBuiltin(gate, root, context) : RunExternalGate(gate, root);
+      summary.gates[i] = gate.command.empty() ? RunBuiltin(gate, root, context) : RunExternalGate(gate, root, options.search_path);
     });
   }
   for (std::thread& t : threads) t.join();

@@ -15,6 +15,7 @@ struct PreflightOptions {
   bool staged = false;        // add the staged-change checks
   bool fail_on_skip = false;  // a skip fails the run
   GateInputs inputs{};        // command-line inputs for the built-in gates
+  std::string search_path{};  // where external gates' commands are found (the CLI passes PATH)
 };
 
 // Errors (an ambiguous base, an unreadable repository) are usage errors.

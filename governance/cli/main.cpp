@@ -166,7 +166,8 @@ int RunPreflightCommand(const Options& options, OutputFormat format) {
   if (!repo.ok()) return UsageError(repo.status().message());
   vt::Result<Config> config = LoadConfigFor(options, &repo.value());
   if (!config.ok()) return UsageError(config.status().message());
-  PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs};
+  const char* path = std::getenv("PATH");
+  PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs, path != nullptr ? path : ""};
   vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
   if (!summary.ok()) return UsageError(summary.status().message());
   Print(FormatPreflight(summary.value(), format));
