@@ -12,7 +12,13 @@
 
 namespace vt {
 
+enum class DummyFill {
+  kNow,        // every matrix generated at once (the CPU backend computes on them)
+  kOnAcquire,  // each matrix generated when its residency Acquires it, and dropped on Release
+};
+
+// The values are the same either way: a device load sees exactly the weights the CPU would.
 ModelWeights MakeDummyWeights(const ModelConfig& config, kernels::cpu::DType dtype, uint64_t seed,
-                              kernels::cpu::ThreadPool& pool);
+                              kernels::cpu::ThreadPool& pool, DummyFill fill = DummyFill::kNow);
 
 }  // namespace vt

@@ -30,12 +30,12 @@ std::span<const T> View(const TensorInfo& t) {
   return {static_cast<const T*>(t.data), static_cast<size_t>(t.NumElements())};
 }
 
-// Projection p as a float32 [rows, cols] matrix in HF Linear layout, the
-// transpose of GPTQ's [K, N]; null when the checkpoint left p unquantised (a
-// plain <name>.weight, as quantisers do for modules they skip).
-Result<std::shared_ptr<std::vector<float>>> Dequantize(const TensorStore& store, const Projection& p,
-                                                       const GptqConfig& gptq) {
-  if (store.Find(p.name + ".weight") != nullptr) {
+}  // namespace
+
+Result<std::shared_ptr<std::vector<float>>> DequantizeGptqProjection(const TensorStore& store, const Projection& p,
+                                                                     const GptqConfig& gptq) {
+  const TensorInfo* weight = store.Find(p.name + ".weight");
+  if (weight != nullptr && weight->data != nullptr) {
     if (store.Find(p.name + ".qweight") == nullptr) return std::shared_ptr<std::vector<float>>();
     return DataLoss("checkpoint has both '" + p.name + ".weight' and the GPTQ '" + p.name + ".qweight'");
   }
@@ -54,7 +54,6 @@ Result<std::shared_ptr<std::vector<float>>> Dequantize(const TensorStore& store,
   return nk;
 }
 
-}  // namespace
 
 std::vector<Projection> DecoderProjections(const ModelConfig& c) {
   std::vector<Projection> out;
@@ -117,7 +116,7 @@ Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store,
   std::vector<std::shared_ptr<std::vector<float>>> weights(projections.size());
   pool.ParallelFor(static_cast<int64_t>(projections.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      Result<std::shared_ptr<std::vector<float>>> w = Dequantize(*store, projections[i], *config.gptq);
+      Result<std::shared_ptr<std::vector<float>>> w = DequantizeGptqProjection(*store, projections[i], *config.gptq);
       if (w.ok()) {
         weights[i] = std::move(*w);
       } else {
@@ -138,6 +137,23 @@ Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store,
     info.file = store->Find(p.name + ".qweight")->file;
     store->Add(p.name + ".weight", std::move(info));  // the name is free: Dequantize checked
     store->KeepAlive(std::move(weights[i]));
+  }
+  return Status::Ok();
+}
+
+Status DeclareGptqProjections(const ModelConfig& config, TensorStore* store) {
+  if (!config.gptq) return InvalidArgument("DeclareGptqProjections: the config is not a GPTQ checkpoint's");
+  for (const Projection& p : DecoderProjections(config)) {
+    const TensorInfo* qweight = store->Find(p.name + ".qweight");
+    if (qweight == nullptr) continue;  // left dense by the quantiser
+    if (store->Find(p.name + ".weight") != nullptr) {
+      return DataLoss("checkpoint has both '" + p.name + ".weight' and the GPTQ '" + p.name + ".qweight'");
+    }
+    TensorInfo shape_only;
+    shape_only.dtype = TensorDType::kF32;
+    shape_only.shape = {p.rows, p.cols};
+    shape_only.file = qweight->file;
+    store->Add(p.name + ".weight", std::move(shape_only));
   }
   return Status::Ok();
 }

@@ -47,4 +47,14 @@ Result<kernels::GptqTensors> FindGptqProjection(const TensorStore& store, const 
 Status DequantizeGptqProjections(const ModelConfig& config, TensorStore* store,
                                  kernels::cpu::ThreadPool& pool);
 
+// Projection p as a float32 [rows, cols] matrix in HF Linear layout, the transpose of GPTQ's
+// [K, N], validated as the W4A16 kernel validates; null when the checkpoint left p unquantised (a
+// plain <name>.weight, as quantisers do for modules they skip).
+Result<std::shared_ptr<std::vector<float>>> DequantizeGptqProjection(const TensorStore& store, const Projection& p,
+                                                                     const GptqConfig& gptq);
+
+// For a load onto a device, which reads the int4 tensors itself: every GPTQ projection gets a
+// shape-only <name>.weight (no data), so the layer plan binds it without a float32 copy.
+Status DeclareGptqProjections(const ModelConfig& config, TensorStore* store);
+
 }  // namespace vt

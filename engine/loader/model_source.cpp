@@ -43,7 +43,8 @@ Result<LoadFormat> ParseLoadFormat(const std::string& s) {
 }
 
 Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernels::cpu::ThreadPool& pool,
-                              uint64_t dummy_seed) {
+                              uint64_t dummy_seed, LoadTarget target) {
+  const bool device = target == LoadTarget::kDevice;
   const auto start = std::chrono::steady_clock::now();
   LoadedModel m;
   const bool preset = spec.rfind(kPresetPrefix, 0) == 0;
@@ -61,14 +62,23 @@ Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernel
     m.dir = spec;
   }
   if (format == LoadFormat::kDummy) {
-    m.weights = MakeDummyWeights(m.config, DummyDType(m.config), dummy_seed, pool);
+    m.weights = MakeDummyWeights(m.config, DummyDType(m.config), dummy_seed, pool,
+                                 device ? DummyFill::kOnAcquire : DummyFill::kNow);
   } else {
     Result<std::shared_ptr<TensorStore>> store = OpenCheckpoint(spec);
     if (!store.ok()) return store.status();
-    if (m.config.gptq) VT_RETURN_IF_ERROR(DequantizeGptqProjections(m.config, store->get(), pool));
+    if (m.config.gptq) {
+      VT_RETURN_IF_ERROR(device ? DeclareGptqProjections(m.config, store->get())
+                                : DequantizeGptqProjections(m.config, store->get(), pool));
+    }
     Result<ModelWeights> w = BindWeights(m.config, *store);
     if (!w.ok()) return w.status();
-    Prefault(**store);
+    // A device backend reads each page once while copying it, and drops it after.
+    if (device) {
+      w->residency = MappedFileResidency();
+    } else {
+      Prefault(**store);
+    }
     m.weights = std::move(*w);
     m.store = *store;
   }

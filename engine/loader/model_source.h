@@ -16,6 +16,12 @@ namespace vt {
 
 enum class LoadFormat { kAuto, kDummy };
 
+// Where the weights will be computed on. The host (the CPU backend) gets every matrix resident
+// and GPTQ projections dequantised; a device backend copies each matrix once, so its load holds
+// no dequantised copies, generates dummy matrices one at a time and lets each go after its copy
+// (ModelWeights::residency), keeping host memory near one tensor rather than the model.
+enum class LoadTarget { kHost, kDevice };
+
 struct LoadedModel {
   ModelConfig config;
   ModelWeights weights;
@@ -30,6 +36,6 @@ Result<LoadFormat> ParseLoadFormat(const std::string& s);
 
 // dummy_seed only matters for --load-format dummy.
 Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernels::cpu::ThreadPool& pool,
-                              uint64_t dummy_seed = 0);
+                              uint64_t dummy_seed = 0, LoadTarget target = LoadTarget::kHost);
 
 }  // namespace vt

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/loader/weight_residency.h"
 #include "kernels/cpu/dtype.h"
 
 namespace vt {
@@ -28,6 +29,9 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   uint64_t weight_bytes = 0;              // bytes of all stored tensors, counted once
   std::shared_ptr<const void> storage;    // keeps the viewed memory alive
+  // Null: every matrix stays resident. Set for loads onto a device, which copy each matrix once
+  // between Acquire and Release.
+  std::shared_ptr<WeightResidency> residency;
 };
 
 }  // namespace vt

@@ -30,7 +30,9 @@ Result<Session> OpenSession(const SessionSpec& spec) {
     if (!tokenizer.ok()) return tokenizer.status();
     session.tokenizer = *tokenizer;
   }
-  Result<LoadedModel> loaded = LoadModel(spec.model, *format, kernels::cpu::DefaultThreadPool(), spec.dummy_seed);
+  const LoadTarget target = spec.backend.backend == "cpu" ? LoadTarget::kHost : LoadTarget::kDevice;
+  Result<LoadedModel> loaded =
+      LoadModel(spec.model, *format, kernels::cpu::DefaultThreadPool(), spec.dummy_seed, target);
   if (!loaded.ok()) return loaded.status();
   session.model_dir = loaded->dir;
   session.model = loaded->config;

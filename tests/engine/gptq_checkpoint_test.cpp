@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/exec/llm_engine.h"
+#include "engine/loader/gptq_weights.h"
 #include "engine/loader/model_source.h"
 #include "tests/engine/tiny_model.h"
 #include "tests/engine/gptq_fixture.h"
@@ -135,6 +136,32 @@ TEST_P(GptqCheckpoint, GeneratesWhatTheDequantisedFloat32CheckpointGenerates) {
     EXPECT_EQ(got[i].size(), 24u);
     EXPECT_EQ(got[i], want[i]) << "prompt " << i;
   }
+}
+
+// A load for a device backend keeps no float32 copy of an int4 projection: it is declared by
+// shape only, and the dequantisation a dense group would need gives the host load's values.
+TEST_P(GptqCheckpoint, ADeviceLoadDeclaresInt4ProjectionsWithoutAFloatCopy) {
+  VT_REQUIRE_GPTQ_FIXTURE();
+  Result<LoadedModel> host = Load(Fixture(GetParam()));
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  Result<LoadedModel> device = LoadModel(Fixture(GetParam()).string(), LoadFormat::kAuto,
+                                         kernels::cpu::DefaultThreadPool(), 0, LoadTarget::kDevice);
+  ASSERT_TRUE(device.ok()) << device.status().message();
+  ASSERT_NE(device->weights.residency, nullptr);
+  EXPECT_LT(device->weights.weight_bytes, host->weights.weight_bytes);  // no float32 projections
+  const std::vector<Projection> projections = DecoderProjections(device->config);
+  const LayerWeights& l = device->weights.layers[0];
+  EXPECT_EQ(l.q_proj.data, nullptr);
+  EXPECT_EQ(l.q_proj.rows, device->config.q_size());
+  EXPECT_EQ(l.down_proj.data, nullptr);
+  EXPECT_NE(l.input_norm.size(), 0u);  // norms are bound as usual
+  Result<std::shared_ptr<std::vector<float>>> q =
+      DequantizeGptqProjection(*device->store, projections[0], *device->config.gptq);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_NE(*q, nullptr);
+  const WeightMatrix& host_q = host->weights.layers[0].q_proj;
+  ASSERT_EQ(host_q.dtype, kernels::cpu::DType::kF32);
+  EXPECT_EQ(std::memcmp((*q)->data(), host_q.data, (*q)->size() * sizeof(float)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GptqCheckpoint, ::testing::Values("g128", "g-1"), [](const auto& info) {

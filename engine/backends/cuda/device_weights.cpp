@@ -1,7 +1,9 @@
 #include "engine/backends/cuda/device_weights.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <string>
 
 #include "engine/loader/gptq_weights.h"
@@ -18,12 +20,19 @@ using kernels::W4A16Weights;
 // Lays tensors out in one allocation: a first pass (null base) sizes it, a second copies into it.
 class Uploader {
  public:
-  explicit Uploader(unsigned char* base) : base_(base) {}
+  // `residency`: how host matrices become readable and are let go (null: always resident).
+  Uploader(unsigned char* base, WeightResidency* residency) : base_(base), residency_(residency) {}
 
-  // Appends the rows of the matrices one after another, as one [sum rows, cols] bf16 matrix.
-  const uint16_t* Dense(std::initializer_list<const WeightMatrix*> parts) {
+  // Appends the rows of the matrices one after another, as one [sum rows, cols] bf16 matrix. Each
+  // part's host memory is held only while it is copied.
+  const uint16_t* Dense(const std::vector<const WeightMatrix*>& parts) {
     const auto* start = reinterpret_cast<const uint16_t*>(Cursor());
-    for (const WeightMatrix* m : parts) AppendBf16(m->dtype, m->data, m->rows * m->cols);
+    for (const WeightMatrix* m : parts) {
+      const bool copying = base_ != nullptr && status_.ok() && residency_ != nullptr;
+      if (copying) status_ = residency_->Acquire(*m);
+      AppendBf16(m->dtype, m->data, m->rows * m->cols);
+      if (copying) residency_->Release(*m);
+    }
     Align();
     return start;
   }
@@ -47,6 +56,8 @@ class Uploader {
     return m;
   }
   bool measuring() const { return base_ == nullptr; }
+  // Parts built here rather than borrowed from the load are not the residency's to drop.
+  WeightResidency* set_residency(WeightResidency* r) { return std::exchange(residency_, r); }
 
   size_t used_bytes() const { return offset_; }
   const Status& status() const { return status_; }
@@ -65,21 +76,30 @@ class Uploader {
     return start;
   }
 
+  // Other float types are converted in bounded slices, so a converted copy of a whole tensor is
+  // never held on the host.
   void AppendBf16(DType type, const void* data, int64_t n) {
-    if (base_ != nullptr && status_.ok()) {
-      const void* src = data;
-      if (type != DType::kBF16) {
-        staging_.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) staging_[i] = FloatToBf16(kernels::cpu::LoadAsFloat(type, data, i)).bits;
-        src = staging_.data();
-      }
-      status_ = CudaCheck(cudaMemcpy(base_ + offset_, src, static_cast<size_t>(n) * 2, cudaMemcpyHostToDevice),
+    if (base_ != nullptr && status_.ok() && type == DType::kBF16) {
+      status_ = CudaCheck(cudaMemcpy(base_ + offset_, data, static_cast<size_t>(n) * 2, cudaMemcpyHostToDevice),
                           "uploading weights");
+    } else if (base_ != nullptr && status_.ok()) {
+      constexpr int64_t kSlice = 8 << 20;  // elements: 16 MiB of bf16
+      for (int64_t first = 0; first < n && status_.ok(); first += kSlice) {
+        const int64_t count = std::min(kSlice, n - first);
+        staging_.resize(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) {
+          staging_[size_t(i)] = FloatToBf16(kernels::cpu::LoadAsFloat(type, data, first + i)).bits;
+        }
+        status_ = CudaCheck(cudaMemcpy(base_ + offset_ + size_t(first) * 2, staging_.data(), size_t(count) * 2,
+                                       cudaMemcpyHostToDevice),
+                            "uploading weights");
+      }
     }
     offset_ += static_cast<size_t>(n) * 2;
   }
 
   unsigned char* base_;
+  WeightResidency* residency_;
   size_t offset_ = 0;
   std::vector<uint16_t> staging_;
   Status status_;
@@ -102,6 +122,11 @@ class QuantisedSource {
   }
 
   int GroupSize(int k) const { return config_.gptq->group_size == -1 ? k : config_.gptq->group_size; }
+
+  // Layer `layer`'s projection i as float32, for a group that stays dense around it.
+  Result<std::shared_ptr<std::vector<float>>> Dequantized(int64_t layer, int i) const {
+    return DequantizeGptqProjection(*store_, At(layer, i), *config_.gptq);
+  }
 
   // Those projections' int4 weights side by side along N.
   Result<W4A16Weights> Fused(int64_t layer, int first, int count) const {
@@ -161,7 +186,25 @@ Result<DeviceMatrix> Group(Uploader& up, const QuantisedSource* quantised, int64
   DeviceMatrix m;
   m.k = k;
   m.n = n;
-  m.dense = up.Dense(dense);
+  // A group that mixes int4 and dense parts stays dense: a device load declared its int4 parts
+  // without data (DeclareGptqProjections), so they are dequantised here, one group at a time.
+  std::vector<const WeightMatrix*> parts(dense);
+  std::vector<WeightMatrix> dequantised;
+  std::vector<std::shared_ptr<std::vector<float>>> owned;
+  dequantised.reserve(parts.size());
+  for (size_t i = 0; i < parts.size() && !up.measuring(); ++i) {
+    if (parts[i]->data != nullptr) continue;
+    if (quantised == nullptr) return Internal("layer " + std::to_string(layer) + ": a dense weight without data");
+    Result<std::shared_ptr<std::vector<float>>> w = quantised->Dequantized(layer, first + int(i));
+    if (!w.ok()) return w.status();
+    if (*w == nullptr) return Internal("layer " + std::to_string(layer) + ": a dense weight without data");
+    owned.push_back(*w);
+    dequantised.push_back({DType::kF32, owned.back()->data(), parts[i]->rows, parts[i]->cols});
+    parts[i] = &dequantised.back();
+  }
+  WeightResidency* residency = owned.empty() ? nullptr : up.set_residency(nullptr);
+  m.dense = up.Dense(parts);
+  if (!owned.empty()) up.set_residency(residency);
   return m;
 }
 
@@ -204,7 +247,7 @@ Result<DeviceWeights> Bind(const ModelConfig& config, const ModelWeights& w, Upl
 
 Result<DeviceWeights> UploadWeights(const ModelConfig& config, const ModelWeights& weights,
                                     const std::shared_ptr<const TensorStore>& store) {
-  Uploader measure(nullptr);
+  Uploader measure(nullptr, nullptr);
   Result<DeviceWeights> measured = Bind(config, weights, measure, store);
   if (!measured.ok()) return measured.status();
   const size_t bytes = measure.used_bytes();
@@ -215,7 +258,7 @@ Result<DeviceWeights> UploadWeights(const ModelConfig& config, const ModelWeight
     return ResourceExhausted("the model's weights need " + std::to_string(bytes >> 20) + " MiB on the GPU; it has " +
                              std::to_string(free_bytes >> 20) + " MiB free of " + std::to_string(total_bytes >> 20));
   }
-  Uploader upload(storage->as<unsigned char>());
+  Uploader upload(storage->as<unsigned char>(), weights.residency.get());
   Result<DeviceWeights> d = Bind(config, weights, upload, store);
   if (!d.ok()) return d.status();
   VT_RETURN_IF_ERROR(upload.status());
