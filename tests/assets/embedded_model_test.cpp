@@ -1,7 +1,7 @@
 // The token-exact gate of the embedded default model (assets/models/fortune-qwen3-7m):
 // the CPU engine, running all 16 prompts as one continuously batched set, must reproduce
 // the greedy continuations transformers computed in float32 on the same bf16 weights
-// (tools/train_embedded_model.py), token for token up to the first step whose top-2
+// (assets/models/fortune-qwen3-7m/train_embedded_model.py), token for token up to the first step whose top-2
 // margin is below 1e-3; and vt's tokenizer must encode the prompt texts to the ids the
 // Hugging Face tokenizer produced.
 #include <gtest/gtest.h>

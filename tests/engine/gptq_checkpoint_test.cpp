@@ -1,5 +1,5 @@
 // GPTQ int4 checkpoints on the CPU backend: the embedded model quantised by
-// tools/make_gptq_checkpoint.py loads, dequantises to exactly the values the
+// tests/fixtures/make_gptq_checkpoint.py loads, dequantises to exactly the values the
 // script's float32 twin holds, and generates token for token (logits bit for
 // bit) what that twin generates; `vt generate` runs it end to end; corrupt and
 // unsupported GPTQ checkpoints are errors naming the problem.

@@ -1,5 +1,5 @@
 // GPTQ checkpoints of the embedded model for tests, written by the committed
-// tools/make_gptq_checkpoint.py (group 128 and -1, each with its dequantised
+// tests/fixtures/make_gptq_checkpoint.py (group 128 and -1, each with its dequantised
 // float32 twin). ctest runs every test in its own process, so the files are
 // written once per content of the script and the model, into the build tree,
 // and shared; a concurrent writer loses the final rename and uses the winner's.
@@ -39,7 +39,7 @@ inline GptqFixture MakeGptqFixture() {
   namespace fs = std::filesystem;
   const std::string python = VT_PYTHON3;
   if (python.empty()) return {{}, "no python3 interpreter was found at configure time"};
-  const fs::path script = SourceRoot() / "tools/make_gptq_checkpoint.py";
+  const fs::path script = SourceRoot() / "tests/fixtures/make_gptq_checkpoint.py";
   const fs::path model = SourceRoot() / "assets/models/fortune-qwen3-7m";
   uint64_t key = 14695981039346656037ull;
   for (const fs::path& p : {script, model / "config.json", model / "model.safetensors"}) {

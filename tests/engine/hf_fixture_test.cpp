@@ -1,4 +1,4 @@
-// The CPU engine against transformers (tools/make_hf_fixtures.py): tiny
+// The CPU engine against transformers (tests/fixtures/hf/make_hf_fixtures.py): tiny
 // random-weight models of each architecture, saved as bf16 safetensors with
 // their HF configs. Greedy output must match token for token up to the first
 // step whose top-2 margin is below 1e-3 (where float rounding may
@@ -39,7 +39,7 @@ std::vector<std::string> CaseNames() {
 TEST(HfFixtures, MatchTransformers) {
   const std::vector<std::string> names = CaseNames();
   if (names.empty()) {
-    GTEST_SKIP() << "no fixtures in tests/fixtures/hf: generate them with tools/make_hf_fixtures.py "
+    GTEST_SKIP() << "no fixtures in tests/fixtures/hf: generate them with tests/fixtures/hf/make_hf_fixtures.py "
                     "where torch and transformers are installed";
   }
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();

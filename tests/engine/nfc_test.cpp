@@ -1,5 +1,5 @@
 // vt's NFC against Python's unicodedata on strings that exercise every step of the algorithm
-// (tools/make_nfc_goldens.py): decomposition, canonical ordering, composition and blocking,
+// (tests/fixtures/tokenizer/make_nfc_goldens.py): decomposition, canonical ordering, composition and blocking,
 // Hangul, singletons, composition exclusions, and random mixes of letters and marks.
 #include "engine/tokenizer/nfc.h"
 

@@ -143,7 +143,7 @@ TEST_P(RealTokenizer, MatchesHfGoldensTokenForToken) {
   if (!missing.empty()) GTEST_SKIP() << missing;
   const fs::path goldens_path = fs::path(VT_SOURCE_DIR) / "tests/fixtures/tokenizer" / ("goldens_" + name + ".json");
   if (!fs::exists(goldens_path)) {
-    GTEST_SKIP() << goldens_path << " not generated yet: run tools/make_tokenizer_goldens.py where HF tokenizers is installed";
+    GTEST_SKIP() << goldens_path << " not generated yet: run tests/fixtures/tokenizer/make_tokenizer_goldens.py where HF tokenizers is installed";
   }
   const json goldens = json::parse(ReadAll(goldens_path));
   const json corpus = json::parse(ReadAll(fs::path(VT_SOURCE_DIR) / "tests/fixtures/tokenizer/corpus.json"));

@@ -1,4 +1,4 @@
-// vt's Jinja subset against Python's jinja2 (tools/make_chat_goldens.py) on the embedded
+// vt's Jinja subset against Python's jinja2 (tests/fixtures/chat/make_chat_goldens.py) on the embedded
 // model's template, the real Qwen3 and Llama-3 templates, and the Llama-2-chat and
 // Mistral-Instruct templates, plus the subset's errors.
 #include "engine/chat/chat_template.h"

@@ -10,7 +10,7 @@ the token-exact gate vt's engines are checked against.
 
 Runs where torch, transformers and tokenizers are installed (the GPU machine):
 
-    python3 tools/train_embedded_model.py --corpus DIR --out OUT
+    python3 assets/models/fortune-qwen3-7m/train_embedded_model.py --corpus DIR --out OUT
 
 DIR holds the fortune text files (copied from /usr/share/games/fortunes, without
 the .dat indexes). OUT receives config.json, generation_config.json,
