@@ -35,7 +35,7 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
     return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa or auto");
   }
 
-  // Unset means auto: split-KV passed the model-level gates (tests/gpu/cuda_engine_test.cpp), and
+  // Unset means auto: split-KV passed the model-level gates (tests/engine/backends/cuda/cuda_engine_test.cpp), and
   // unsplit, batch 1 would run one CTA per KV head on a GPU of 132 SMs.
   const std::string split = split_env ? split_env : "";
   if (split == "off") {

@@ -35,8 +35,8 @@
 #include "engine/loader/model_source.h"
 #include "engine/sample/sampler.h"
 #include "tests/assets/embedded_fixture.h"
-#include "tests/engine/gptq_fixture.h"
-#include "tests/gpu/gpu_test_support.h"
+#include "tests/engine/loader/gptq_fixture.h"
+#include "tests/kernels/cuda/gpu_test_support.h"
 #include "tests/source_root.h"
 
 namespace vt {

@@ -13,8 +13,8 @@
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
-#include "tests/gpu/paged_kv_fixture.h"
-#include "tests/kernels/gptq_test_data.h"
+#include "tests/kernels/cuda/paged_kv_fixture.h"
+#include "tests/kernels/w4a16/gptq_test_data.h"
 
 namespace vt::kernels::cuda {
 namespace {

@@ -18,7 +18,7 @@
 #include "kernels/cuda/attention/kv_cache_write.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/bf16.h"
-#include "tests/gpu/paged_kv_fixture.h"
+#include "tests/kernels/cuda/paged_kv_fixture.h"
 
 namespace vt::kernels::cuda {
 namespace {

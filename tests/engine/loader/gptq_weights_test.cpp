@@ -14,8 +14,8 @@
 #include "engine/loader/gptq_weights.h"
 #include "engine/loader/model_source.h"
 #include "tests/engine/tiny_model.h"
-#include "tests/engine/gptq_fixture.h"
-#include "tests/engine/safetensors_writer.h"
+#include "tests/engine/loader/gptq_fixture.h"
+#include "tests/engine/loader/safetensors_writer.h"
 
 namespace vt::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/gpu/paged_kv_fixture.h"
+#include "tests/kernels/cuda/paged_kv_fixture.h"
 
 #include <algorithm>
 #include <cstdio>

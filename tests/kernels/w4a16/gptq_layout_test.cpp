@@ -7,7 +7,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
-#include "tests/kernels/gptq_test_data.h"
+#include "tests/kernels/w4a16/gptq_test_data.h"
 
 namespace vt::kernels {
 namespace {

@@ -16,7 +16,7 @@
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/skinny_gemm.h"
-#include "tests/gpu/paged_kv_fixture.h"
+#include "tests/kernels/cuda/paged_kv_fixture.h"
 
 namespace vt::kernels::cuda {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/loader/model_source.h"
-#include "tests/engine/safetensors_writer.h"
+#include "tests/engine/loader/safetensors_writer.h"
 #include "tests/engine/tiny_model.h"
 
 namespace vt::testing {

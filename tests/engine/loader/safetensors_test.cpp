@@ -8,7 +8,7 @@
 #include "engine/loader/checkpoint.h"
 #include "engine/loader/safetensors.h"
 #include "kernels/bf16.h"
-#include "tests/engine/safetensors_writer.h"
+#include "tests/engine/loader/safetensors_writer.h"
 
 namespace vt::testing {
 namespace {

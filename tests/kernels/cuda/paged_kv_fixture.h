@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/gpu/gpu_test_support.h"
+#include "tests/kernels/cuda/gpu_test_support.h"
 
 namespace vt::testing {
 

@@ -12,7 +12,7 @@
 #include "kernels/cpu/rope.h"
 #include "kernels/cpu/silu_mul.h"
 #include "kernels/cuda/ops/forward_ops.h"
-#include "tests/gpu/paged_kv_fixture.h"
+#include "tests/kernels/cuda/paged_kv_fixture.h"
 
 namespace vt::kernels::cuda {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/bf16.h"
-#include "tests/gpu/gpu_test_support.h"
+#include "tests/kernels/cuda/gpu_test_support.h"
 
 namespace vt::kernels::cuda {
 namespace {
