@@ -48,14 +48,17 @@ std::string Clip(const std::string& text, size_t limit = 200) {
   return text.size() <= limit ? text : text.substr(0, limit) + "...";
 }
 
-// The text a streamed choice carries: `text` (completions) or `delta.content` (chat).
-std::string ChoiceText(const json& choice) {
-  if (!choice.is_object()) return {};
-  if (auto it = choice.find("text"); it != choice.end() && it->is_string()) return it->get<std::string>();
+// Whether a streamed choice carries a token: a `text` (completions) or `delta.content` (chat)
+// string, empty included. Servers send one event per token, and its text may be empty (bytes held
+// back inside a UTF-8 character, or a model served without a tokenizer); a chat stream's opening
+// role-only delta carries none.
+bool CarriesToken(const json& choice) {
+  if (!choice.is_object()) return false;
+  if (auto it = choice.find("text"); it != choice.end() && it->is_string()) return true;
   if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
-    if (auto c = d->find("content"); c != d->end() && c->is_string()) return c->get<std::string>();
+    if (auto c = d->find("content"); c != d->end() && c->is_string()) return true;
   }
-  return {};
+  return false;
 }
 
 // Why a request got no answer, in words.
@@ -129,17 +132,17 @@ void SseStreamParser::Event(const std::string& payload, double now_ms) {
       usage_seen_ = true;
     }
   }
-  bool text = false;
+  bool token = false;
   if (auto c = event.find("choices"); c != event.end() && c->is_array()) {
     for (const json& choice : *c) {
       if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string() && *f == "error") {
         malformed_ = "a choice finished with an error";
         return;
       }
-      text = text || !ChoiceText(choice).empty();
+      token = token || CarriesToken(choice);
     }
   }
-  if (!text) return;
+  if (!token) return;
   if (first_ms_ < 0) {
     first_ms_ = now_ms;
     result_.ttft_ms = now_ms;
@@ -147,21 +150,21 @@ void SseStreamParser::Event(const std::string& payload, double now_ms) {
     result_.itl_ms.push_back(now_ms - last_ms_);
   }
   last_ms_ = now_ms;
-  result_.last_text_ms = now_ms;
-  ++result_.text_events;
+  result_.last_token_ms = now_ms;
+  ++result_.token_events;
 }
 
 ServeRequestResult SseStreamParser::Finish() {
   ServeRequestResult r = std::move(result_);
-  if (!usage_seen_) r.output_tokens = r.text_events;
+  if (!usage_seen_) r.output_tokens = r.token_events;
   if (!malformed_.empty()) {
     r.error = malformed_;
   } else if (!pending_.empty() && pending_.find_first_not_of('\n') != std::string::npos) {
     r.error = "the stream ended inside an event";
   } else if (!done_) {
     r.error = "the stream ended without [DONE]";
-  } else if (r.text_events == 0) {
-    r.error = "the stream carried no text";
+  } else if (r.token_events == 0) {
+    r.error = "the stream carried no tokens";
   } else {
     r.ok = true;
   }
@@ -274,7 +277,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     latency.push_back(r.latency_ms);
     itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
     if (r.output_tokens > 1) {
-      tpot.push_back((r.last_text_ms - r.ttft_ms) / static_cast<double>(r.output_tokens - 1));
+      tpot.push_back((r.last_token_ms - r.ttft_ms) / static_cast<double>(r.output_tokens - 1));
     }
   }
   const int64_t failed = static_cast<int64_t>(results.size()) - ok;

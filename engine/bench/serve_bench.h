@@ -1,7 +1,7 @@
 // `vt bench serve`: a load generator for any OpenAI-compatible server (vt's or another engine's),
 // like `vllm bench serve`. N streamed requests of random token-id prompts go out from C worker
 // threads, each with its own keep-alive connection; every request is timed from its send: TTFT to
-// the first SSE event carrying text, the inter-token latencies between text events, and TPOT
+// the first SSE event carrying a token, the inter-token latencies between token events, and TPOT
 // ((last - first) / (tokens - 1), tokens from the stream's usage). It reports the successes and
 // failures (a non-200 answer, a malformed stream, a stream without [DONE]), the duration, the
 // output tokens and requests per second, and TTFT, TPOT and ITL median/p90/p99 in milliseconds.
@@ -34,11 +34,11 @@ struct ServeRequestResult {
   bool ok = false;
   std::string error;  // why it failed
   double ttft_ms = 0.0;
-  double last_text_ms = 0.0;  // the last text event
+  double last_token_ms = 0.0;  // the last token event
   double latency_ms = 0.0;
-  std::vector<double> itl_ms;  // gaps between consecutive text events
-  int64_t output_tokens = 0;   // usage.completion_tokens, else the count of text events
-  int64_t text_events = 0;
+  std::vector<double> itl_ms;  // gaps between consecutive token events
+  int64_t output_tokens = 0;   // usage.completion_tokens, else the count of token events
+  int64_t token_events = 0;
 };
 
 // Parses one request's SSE body as it arrives. Feed(bytes, now_ms) for every chunk received;

@@ -34,6 +34,22 @@ assert d['ttft_ms']['count'] == 24 and d['tpot_ms']['count'] == 24, d
 print('ok: live server', d['output_tok_s'], 'tok/s')
 PY
 
+# A model served without a tokenizer streams one event per token with empty text: each is a token.
+kill "$served_pid"; wait "$served_pid" 2>/dev/null
+start_serve "$vt" "$log" --model preset:qwen3-0.6b --load-format dummy --max-num-seqs 2 --max-model-len 64
+"$vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts 4 --concurrency 2 --input-len 4 \
+  --output-len 3 --vocab-size 1000 --json >"$out" 2>"$err"
+rc=$?
+cat "$out" "$err"
+[ "$rc" = 0 ] || { echo "FAIL vt bench serve exited $rc against a server without a tokenizer"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 4 and d['output_tokens'] == 12 and d['ttft_ms']['count'] == 4, d
+assert d['itl_ms']['count'] == 4 * 2, d  # two gaps between three token events per request
+print('ok: no tokenizer', d['output_tok_s'], 'tok/s')
+PY
+
 # Nothing listens on a port just freed.
 dead=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()")
 "$vt" bench serve --base-url "http://127.0.0.1:$dead" --num-prompts 5 --concurrency 2 --input-len 4 \

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Served throughput on a GPU machine (issue #14): `vt bench serve` against `vt serve --backend cuda`
+# (streamed /v1/completions over HTTP, token-id prompts) beside `vt bench decode` of the same shapes in
+# the same job, on dummy qwen3-1.7b and llama3-8b at c = 1, 8, 64, 256. JSON per run under OUT_DIR.
+#
+# Usage: bash tools/gpu_serve_evidence.sh BIN_DIR OUT_DIR [PARTS]
+#   PARTS: comma-separated model names (default qwen3-1.7b,llama3-8b). BIN_DIR packed as for
+#   tools/gpu_e2e_evidence.sh.
+set -uo pipefail
+default_parts=qwen3-1.7b,llama3-8b
+source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
+source "$root/tests/server/serve_wait.sh"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+input=128 output=128 levels="1 8 64 256"
+
+for model in qwen3-1.7b llama3-8b; do
+  want "$model" || continue
+  # The engine alone: the same shapes, all c requests at once, and the server's step budget (512).
+  timeout -k 5 300 "$bin/vt" bench decode --backend cuda --load-format dummy --model "preset:$model" \
+    --input-len $input --output-len $output --concurrency 1,8,64,256 --max-num-batched-tokens 512 --json \
+    > "$out/decode-$model.json" 2> "$out/decode-$model.err"
+  echo "decode $model rc=$?"
+  # The same through HTTP: the server sized for 256 running requests of this length.
+  start_serve "$bin/vt" "$out/serve-$model.log" --backend cuda --load-format dummy --model "preset:$model" \
+    --max-num-seqs 256 --max-model-len $((input + output))
+  for c in $levels; do
+    n=$((c * 4 > 64 ? c * 4 : 64))
+    timeout -k 5 300 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
+      --concurrency $c --input-len $input --output-len $output --vocab-size 32000 --json \
+      > "$out/serve-$model-c$c.json" 2> "$out/serve-$model-c$c.err"
+    echo "serve $model c=$c rc=$?"
+  done
+  kill "$served_pid"; wait "$served_pid" 2>/dev/null
+done
+
+python3 - "$out" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+print("| model | c | decode tok/s | served tok/s | served / decode | decode TTFT p50 | served TTFT p50 | served failed |")
+print("|---|---|---|---|---|---|---|---|")
+for model in ("qwen3-1.7b", "llama3-8b"):
+    try:
+        decode = {r["concurrency"]: r for r in json.load(open(f"{out}/decode-{model}.json"))["results"]}
+    except Exception:
+        continue
+    for c in (1, 8, 64, 256):
+        path = f"{out}/serve-{model}-c{c}.json"
+        if not os.path.exists(path) or c not in decode:
+            continue
+        try:
+            s = json.load(open(path))
+        except Exception:
+            continue
+        d = decode[c]
+        print(f"| {model} | {c} | {d['output_tokens_per_s']:.0f} | {s['output_tok_s']:.0f} | "
+              f"{s['output_tok_s'] / d['output_tokens_per_s']:.3f} | {d['ttft_ms']['median']:.1f} ms | "
+              f"{s['ttft_ms']['median']:.1f} ms | {s['requests_failed']} |")
+PY
