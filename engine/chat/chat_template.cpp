@@ -571,6 +571,7 @@ Result<std::shared_ptr<const ChatTemplate>> ChatTemplate::Parse(const std::strin
   if (!root.ok()) return root.status();
   auto t = std::shared_ptr<ChatTemplate>(new ChatTemplate());
   t->root_ = *root;
+  t->source_ = source;
   return std::shared_ptr<const ChatTemplate>(t);
 }
 

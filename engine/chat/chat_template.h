@@ -31,10 +31,14 @@ class ChatTemplate {
   // bos_token, ...). raise_exception and type errors come back as InvalidArgument.
   Result<std::string> Render(const nlohmann::json& context) const;
 
+  // The template text: the tool-call and reasoning formats are recognised from it.
+  const std::string& source() const { return source_; }
+
   struct Node;
 
  private:
   std::shared_ptr<const Node> root_;
+  std::string source_;
 };
 
 }  // namespace vt
