@@ -157,8 +157,11 @@ int Run(ServeOptions o) {
   Result<server::ModelContext> context = LoadModelContext(*session, o.served_model_name);
   if (!context.ok()) return abandon(context.status());
   const int64_t max_model_len = context->max_model_len;
-  http.SetModel(std::make_unique<server::EngineService>(std::move(session->engine), 4 * o.max_num_seqs),
-                std::move(*context));
+  if (Status s = http.SetModel(std::make_unique<server::EngineService>(std::move(session->engine), 4 * o.max_num_seqs),
+                               std::move(*context));
+      !s.ok()) {
+    return abandon(s);
+  }
   std::fprintf(stderr, "vt serve: ready, model '%s' (context %lld tokens)\n", o.served_model_name.c_str(),
                static_cast<long long>(max_model_len));
 
@@ -183,6 +186,13 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
   app->add_option("--grace-period", o->grace_seconds, "Seconds in-flight requests get after SIGTERM");
+  app->add_option("--tool-call-parser", o->http.tool_call_parser,
+                  "How the model writes tool calls: hermes, llama3_json, mistral, none, or auto (from its chat template)")
+      ->check(CLI::IsMember({"auto", "hermes", "llama3_json", "mistral", "none"}));
+  app->add_option("--reasoning-parser", o->http.reasoning_parser,
+                  "How the model writes its reasoning: qwen3 (<think>...</think>), deepseek_r1 (the same), none, "
+                  "or auto (qwen3 when its chat template has </think>)")
+      ->check(CLI::IsMember({"auto", "qwen3", "deepseek_r1", "none"}));
   return {app, [o] { return Run(*o); }};
 }
 

@@ -1,5 +1,8 @@
 #include "engine/server/chat_prompt.h"
 
+#include <optional>
+
+#include "engine/server/bounded_json.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace vt::server {
@@ -26,6 +29,32 @@ std::variant<std::string, ApiError> MessageText(const json& content, size_t inde
   return text;
 }
 
+// An assistant message's tool_calls as templates read them: OpenAI sends each call's arguments
+// as a JSON string, templates (Llama 3.1's, Mistral's) write them with `| tojson`, so a string
+// that holds a JSON object becomes that object, as vLLM passes it; templates that accept either
+// (Qwen3's) render both the same way.
+std::optional<ApiError> PrepareToolCalls(json& message, size_t index) {
+  if (!message.contains("tool_calls") || message["tool_calls"].is_null()) return std::nullopt;
+  const std::string param = "messages[" + std::to_string(index) + "].tool_calls";
+  json& calls = message["tool_calls"];
+  if (!calls.is_array()) return BadRequest("'" + param + "' must be a list of tool calls", "messages");
+  for (json& call : calls) {
+    if (!call.is_object() || !call.contains("function") || !call["function"].is_object() ||
+        !call["function"].contains("name") || !call["function"]["name"].is_string()) {
+      return BadRequest("'" + param + "' entries must be {\"function\": {\"name\": ..., \"arguments\": ...}}", "messages");
+    }
+    json& fn = call["function"];
+    if (fn.contains("arguments") && fn["arguments"].is_string()) {
+      Result<json> parsed = ParseBoundedJson(fn["arguments"].get<std::string>());
+      if (!parsed.ok() || !parsed->is_object()) {
+        return BadRequest("'" + param + "' arguments must be a JSON object (as a string)", "messages");
+      }
+      fn["arguments"] = std::move(*parsed);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::variant<std::string, ApiError> RenderChatPrompt(json& body, const ModelContext& model) {
@@ -47,6 +76,7 @@ std::variant<std::string, ApiError> RenderChatPrompt(json& body, const ModelCont
     std::string& t = std::get<std::string>(text);
     if (!ValidUtf8(t)) return BadRequest("messages[" + std::to_string(i) + "].content is not valid UTF-8", "messages");
     m["content"] = std::move(t);
+    if (std::optional<ApiError> e = PrepareToolCalls(m, i)) return *e;
   }
   json ctx = model.template_globals;
   ctx["add_generation_prompt"] = !body.contains("add_generation_prompt") ||

@@ -181,13 +181,29 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   }
   r.params.logprobs = r.logprobs;
   if (std::optional<ApiError> e = ParseLogitsAdjustments(body, model, &r.params)) return *e;
-  if (std::optional<ApiError> e = ParseStructuredOutput(body, model, &r.params)) return *e;
+  if (!chat) {
+    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, nullptr, std::nullopt, &r.params)) return *e;
+  }
 
   // Prompts.
   const std::string param = chat ? "messages" : "prompt";
   if (chat) {
+    // Tools first: rendering moves them into the template's context.
+    std::variant<ToolRequest, ApiError> tools = ParseToolRequest(body, model);
+    if (auto* e = std::get_if<ApiError>(&tools)) return *e;
+    r.tools = std::move(std::get<ToolRequest>(tools));
     std::variant<std::string, ApiError> text = RenderChatPrompt(body, model);
     if (auto* e = std::get_if<ApiError>(&text)) return *e;
+    // Where the output starts (inside a reasoning block the prompt opened, say) is known only
+    // from the rendered prompt; a grammar applies after the reasoning.
+    std::optional<chat::ReasoningStart> reasoning;
+    if (model.reasoning_format != chat::ReasoningFormat::kNone) reasoning = chat::ReasoningStartOf(std::get<std::string>(text));
+    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, &r.tools, reasoning, &r.params)) return *e;
+    r.output.reasoning = model.reasoning_format;
+    r.output.reasoning_start = reasoning.value_or(chat::ReasoningStart::kMaybe);
+    if (r.tools.choice != ToolRequest::Choice::kNone) r.output.tools = model.tool_call_format;
+    r.output.max_calls = r.tools.parallel ? SIZE_MAX : 1;
+    r.parse_output = r.output.reasoning != chat::ReasoningFormat::kNone || r.output.tools != chat::ToolCallFormat::kNone;
     std::variant<std::vector<int32_t>, ApiError> ids =
         EncodePrompt(std::get<std::string>(text), /*add_special_tokens=*/false, model, param);
     if (auto* e = std::get_if<ApiError>(&ids)) return *e;

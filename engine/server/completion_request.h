@@ -11,9 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/chat/chat_output_parser.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/server/api_error.h"
 #include "engine/server/model_context.h"
+#include "engine/server/tool_request.h"
 
 namespace vt::server {
 
@@ -26,6 +28,11 @@ struct CompletionRequest {
   bool include_usage = false;
   int logprobs = -1;  // completions: top-n per token (0 = chosen only); chat: top_logprobs when logprobs
   bool chat_logprobs = false;
+  // Chat only: the request's tools, and how its output text splits into reasoning, content and
+  // tool calls (parse_output false: all of it is content, as before tools existed).
+  ToolRequest tools;
+  chat::ChatOutputOptions output;
+  bool parse_output = false;
 };
 
 // A 404 (OpenAI's model_not_found) when the body names a model other than the served one.

@@ -7,8 +7,10 @@
 #include <thread>
 #include <vector>
 
+#include "engine/server/chat_message.h"
 #include "engine/server/client_connection.h"
 #include "engine/server/http_listener.h"
+#include "engine/server/output_formats.h"
 #include "engine/server/tokenize_request.h"
 
 namespace vt::server {
@@ -34,6 +36,11 @@ struct Choice {
   std::string finish;  // empty while running
   json logprobs;       // accumulated for non-streaming responses
   int64_t text_offset = 0;
+  // Chat requests with tools or a reasoning model: splits the text as it arrives (null: the text
+  // is all content). Responses accumulate in `message`; streams only count the calls.
+  std::shared_ptr<chat::ChatOutputParser> parser;
+  AssistantMessage message;
+  size_t calls = 0;
 };
 
 std::string TokenText(const Tokenizer* tok, int32_t id) {
@@ -182,20 +189,44 @@ struct OpenAiServer::Impl {
 
 namespace {
 
-// Applies one update of a choice's stream: text, token count, logprobs and finish. Returns the
-// (text, per-token logprob entries) that became visible.
-std::pair<std::string, json> Advance(const CompletionRequest& r, const ModelContext& m, Choice& c, const StreamUpdate& u) {
+// What one update of a choice's stream made visible: its text, per-token logprob entries and,
+// for a parsed chat output, the parts of the message (with the new calls' ids).
+struct Visible {
   std::string text;
   json lps = json::array();
+  chat::ChatDelta delta;
+  std::vector<std::string> call_ids;
+  size_t first_call = 0;  // the index of delta.calls[0] in the message
+};
+
+void Append(chat::ChatDelta& into, chat::ChatDelta&& more) {
+  into.reasoning += more.reasoning;
+  into.content += more.content;
+  for (chat::ToolCall& call : more.calls) into.calls.push_back(std::move(call));
+}
+
+// Applies one update of a choice's stream: text, token count, logprobs, parsed parts and finish.
+// A parsed output that called tools and ended by itself finishes with "tool_calls".
+Visible Advance(const CompletionRequest& r, const ModelContext& m, Choice& c, const StreamUpdate& u) {
+  Visible v;
   for (const SampledResult& t : u.tokens) {
     ++c.tokens;
-    text += t.text;
-    if (r.logprobs >= 0) lps.push_back(TokenLogprobs(r, m.tokenizer.get(), t.token));
+    v.text += t.text;
+    if (r.logprobs >= 0) v.lps.push_back(TokenLogprobs(r, m.tokenizer.get(), t.token));
   }
-  if (c.finish.empty() && (u.finish || !u.error.ok())) {
+  const bool ends = c.finish.empty() && (u.finish || !u.error.ok());
+  if (c.parser) {
+    v.delta = c.parser->Feed(v.text);
+    if (ends) Append(v.delta, c.parser->Finish());
+    v.first_call = c.calls;
+    for (size_t i = 0; i < v.delta.calls.size(); ++i) v.call_ids.push_back(NewToolCallId());
+    c.calls += v.delta.calls.size();
+  }
+  if (ends) {
     c.finish = !u.error.ok() ? "error" : *u.finish == FinishReason::kLength ? "length" : "stop";
+    if (c.finish == "stop" && c.calls > 0) c.finish = "tool_calls";
   }
-  return {text, lps};
+  return v;
 }
 
 }  // namespace
@@ -222,6 +253,7 @@ void OpenAiServer::Impl::Completions(const httplib::Request& req, httplib::Respo
         return SendError(res, {503, s.status().message(), "ServiceUnavailableError", "", ""});
       }
       Choice c;
+      if (r.parse_output) c.parser = std::make_shared<chat::ChatOutputParser>(r.output);
       c.index = static_cast<int>(choices->size());
       c.prompt = p;
       c.stream = *s;
@@ -252,9 +284,17 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
         return SendError(res, {499, "the client closed the connection", "ClientClosedRequest", "", ""});
       }
       if (!u.error.ok()) return SendError(res, {500, u.error.message(), "InternalServerError", "", ""});
-      auto [text, lps] = Advance(r, m, c, u);
-      texts[i] += text;
-      for (json& lp : lps) c.logprobs.push_back(std::move(lp));
+      Visible v = Advance(r, m, c, u);
+      texts[i] += v.text;
+      for (json& lp : v.lps) c.logprobs.push_back(std::move(lp));
+      if (c.parser) {
+        c.message.reasoning += v.delta.reasoning;
+        c.message.content += v.delta.content;
+        for (size_t k = 0; k < v.delta.calls.size(); ++k) {
+          c.message.calls.push_back(std::move(v.delta.calls[k]));
+          c.message.call_ids.push_back(v.call_ids[k]);
+        }
+      }
     }
   }
   json out_choices = json::array();
@@ -262,7 +302,8 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
     const Choice& c = choices[i];
     json choice = {{"index", c.index}, {"finish_reason", c.finish}};
     if (chat) {
-      choice["message"] = {{"role", "assistant"}, {"content", texts[i]}};
+      choice["message"] = c.parser ? MessageJson(c.message, r.output.reasoning != chat::ReasoningFormat::kNone)
+                                   : json{{"role", "assistant"}, {"content", texts[i]}};
       choice["logprobs"] = r.chat_logprobs ? json{{"content", c.logprobs}} : json(nullptr);
     } else {
       choice["text"] = texts[i];
@@ -304,11 +345,13 @@ void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionReq
                   {"choices", std::move(choice_list)}};
     };
     // One choice of a chunk: the text (and logprobs) a token released, and the finish once known.
-    auto stream_choice = [&](Choice& c, const std::string& text, const json& lps) {
-      json choice = {{"index", c.index}, {"finish_reason", c.finish.empty() ? json(nullptr) : json(c.finish)}};
+    auto stream_choice = [&](Choice& c, const std::string& text, const json& lps, const json* delta = nullptr,
+                             bool last = true) {
+      json choice = {{"index", c.index},
+                     {"finish_reason", c.finish.empty() || !last ? json(nullptr) : json(c.finish)}};
       const bool with_logprobs = !lps.empty();
       if (chat) {
-        choice["delta"] = {{"content", text}};
+        choice["delta"] = delta != nullptr ? *delta : json{{"content", text}};
         choice["logprobs"] = r.chat_logprobs && with_logprobs ? json{{"content", lps}} : json(nullptr);
       } else {
         choice["text"] = text;
@@ -316,6 +359,20 @@ void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionReq
         c.text_offset += static_cast<int64_t>(text.size());
       }
       return chunk_for(json::array({choice}));
+    };
+    // The events of one update: the raw text, or for a parsed output its deltas (an empty one
+    // when the text is held back: one event per token still lets clients time each token). The
+    // logprobs ride on the first event, the finish on the last.
+    auto send_visible = [&](Choice& c, const Visible& v) {
+      if (!c.parser) return send(stream_choice(c, v.text, v.lps));
+      std::vector<json> deltas = DeltaJson(v.delta, v.call_ids, v.first_call);
+      if (deltas.empty()) deltas.push_back(json::object());
+      for (size_t k = 0; k < deltas.size(); ++k) {
+        if (!send(stream_choice(c, "", k == 0 ? v.lps : json::array(), &deltas[k], k + 1 == deltas.size()))) {
+          return false;
+        }
+      }
+      return true;
     };
     auto cancel_all = [&] {
       for (Choice& c : *choices) c.stream->Cancel();
@@ -343,12 +400,10 @@ void OpenAiServer::Impl::Stream(const httplib::Request& req, const CompletionReq
             one.finish = u.finish;
             one.error = u.error;
           }
-          auto [text, lps] = Advance(r, *m, c, one);
-          if (!send(stream_choice(c, text, lps))) return cancel_all();
+          if (!send_visible(c, Advance(r, *m, c, one))) return cancel_all();
         }
         if (u.tokens.empty() && (u.finish || !u.error.ok()) && c.finish.empty()) {
-          auto [text, lps] = Advance(r, *m, c, u);
-          if (!send(stream_choice(c, text, lps))) return cancel_all();
+          if (!send_visible(c, Advance(r, *m, c, u))) return cancel_all();
         }
         if (!c.finish.empty()) --open;
         // A write into a closed connection can still succeed (the kernel buffers it), so the
@@ -474,10 +529,15 @@ Status OpenAiServer::Bind() {
 
 void OpenAiServer::Serve() { impl_->http.listen_after_bind(); }
 
-void OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelContext model) {
+Status OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelContext model) {
+  if (Status s = ResolveOutputFormats(impl_->options.tool_call_parser, impl_->options.reasoning_parser, &model);
+      !s.ok()) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->service = std::move(service);
   impl_->model = std::make_shared<const ModelContext>(std::move(model));
+  return Status::Ok();
 }
 
 void OpenAiServer::StopAccepting() {

@@ -24,6 +24,10 @@ struct ServerOptions {
   int http_threads = 96;              // each streaming client holds one
   int listen_backlog = 1024;          // connections the kernel queues before they are accepted
   std::string version;                // vt's version: /version and system_fingerprint
+  // The model's tool-call and reasoning formats: a name, or "auto" to recognise them from its
+  // chat template (output_formats.h).
+  std::string tool_call_parser = "auto";
+  std::string reasoning_parser = "auto";
 };
 
 class OpenAiServer {
@@ -36,8 +40,9 @@ class OpenAiServer {
   int port() const { return port_; }
   // Serves until Stop(); returns when the listener has closed.
   void Serve();
-  // Makes the model available; requests before this answer 503.
-  void SetModel(std::unique_ptr<EngineService> service, ModelContext model);
+  // Makes the model available; requests before this answer 503. Fails (and keeps answering 503)
+  // when a parser named in the options does not exist.
+  Status SetModel(std::unique_ptr<EngineService> service, ModelContext model);
   // Closes the listener; requests in flight go on. Serve() returns once they have finished.
   void StopAccepting();
   // StopAccepting, then cancels whatever is still in flight and stops the engine.

@@ -192,13 +192,6 @@ await check('a schema vt cannot compile is a BadRequestError naming response_for
     e.message.includes('minimum'));
 });
 
-await check('tool_choice "required" is a BadRequestError naming it, not ignored', async () => {
-  await assert.rejects(client.chat.completions.create({
-    model, messages: [{ role: 'user', content: 'x' }], tool_choice: 'required',
-    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
-  }), (e) => e.status === 400 && e.param === 'tool_choice');
-});
-
 await check('logit_bias and min_tokens through the SDK', async () => {
   // EOS (id 0) pushed to the top: the output ends at once, or after min_tokens.
   const early = await client.completions.create({ model, prompt: 'Hi', max_tokens: 20, temperature: 0, logit_bias: { 0: 100 } });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `vt serve` with real clients: the official openai npm package, then a load of 64 concurrent
+# `vt serve` with real clients: the official openai npm package (tool calling included), then a load of 64 concurrent
 # streaming clients x 10 requests with a vllm-bench-style stream parser. Afterwards no request
 # is running and RSS is within 10% of its value after a warm-up load. The KV pool's pages become
 # resident as blocks are first used, and blocks are handed out least recently freed first, so
@@ -22,12 +22,14 @@ source "$src/tests/server/serve_wait.sh"
 log=$(mktemp)
 trap 'kill ${served_pid:-} 2>/dev/null; rm -f "$log"' EXIT
 # Start-up takes seconds on an idle machine and much longer on a loaded one: wait for readiness.
-start_serve "$vt" "$log" --max-num-seqs 64 --max-model-len 256
+# The embedded model's template renders no tools: --tool-call-parser gives it the Hermes format.
+start_serve "$vt" "$log" --max-num-seqs 64 --max-model-len 256 --tool-call-parser hermes
 pid=$served_pid
 port=$served_port
 base=http://127.0.0.1:$port/v1
 status=0
 node "$src/tests/server/openai_client_test.mjs" "$base" "$cache" || status=1
+node "$src/tests/server/openai_tools_test.mjs" "$base" "$cache" || status=1
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
 for round in 1 2 3; do node "$src/tests/server/load_test.mjs" "$base" 64 10 >/dev/null || status=1; done

@@ -10,27 +10,13 @@
 
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/server/completion_request.h"
-#include "tests/source_root.h"
+#include "tests/server/embedded_model_context.h"
 
 namespace vt::server {
 namespace {
 
 using nlohmann::json;
-
-// The embedded model's tokenizer and a grammar cache over its vocabulary, as `vt serve` has them.
-ModelContext TextModel(size_t cached = 8) {
-  ModelContext m;
-  m.served_name = "m";
-  m.max_model_len = 2048;
-  auto tok = Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
-  EXPECT_TRUE(tok.ok()) << tok.status().message();
-  if (!tok.ok()) return m;
-  m.tokenizer = *tok;
-  m.vocab_size = (*tok)->vocab_size();
-  m.grammars = std::make_shared<GrammarCache>(
-      std::make_shared<const grammar::TokenVocabulary>((*tok)->TokenBytesTable()), cached);
-  return m;
-}
+using testing::TextModel;
 
 std::variant<CompletionRequest, ApiError> Parse(const std::string& extra, const ModelContext& model) {
   return ParseCompletionRequest(R"({"prompt": "Hi", "max_tokens": 8)" + extra + "}", false, model);
