@@ -18,7 +18,7 @@ namespace {
 
 using chat::Expr;
 using chat::ExprPtr;
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 using Node = ChatTemplate::Node;
 
 // A value or Jinja's Undefined (a missing name, key or attribute).

@@ -28,8 +28,10 @@ class ChatTemplate {
   static Result<std::shared_ptr<const ChatTemplate>> Parse(const std::string& source);
 
   // Renders with `context` as the global variables (messages, add_generation_prompt,
-  // bos_token, ...). raise_exception and type errors come back as InvalidArgument.
-  Result<std::string> Render(const nlohmann::json& context) const;
+  // bos_token, ...). raise_exception and type errors come back as InvalidArgument. Objects keep
+  // their keys in the order given, as Python's dicts do: `tool | tojson` and `dict.items()`
+  // follow the client's order, as in Hugging Face's rendering.
+  Result<std::string> Render(const nlohmann::ordered_json& context) const;
 
   // The template text: the tool-call and reasoning formats are recognised from it.
   const std::string& source() const { return source_; }

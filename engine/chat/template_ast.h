@@ -32,7 +32,7 @@ struct Expr {
     kDict,     // {kwargs...} with string keys
   };
   Kind kind = Kind::kLiteral;
-  nlohmann::json value;
+  nlohmann::ordered_json value;
   std::string name;
   bool negate = false;
   std::vector<ExprPtr> args;

@@ -15,7 +15,7 @@ namespace {
 
 using Node = ChatTemplate::Node;
 using NodePtr = std::shared_ptr<const Node>;
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 struct Segment {
   enum class Kind { kText, kOutput, kStatement } kind;

@@ -19,5 +19,7 @@ inline constexpr int kMaxJsonDepth = 64;
 // The JSON value in `text`, or InvalidArgument saying why not, worded to follow "the request body":
 // "is not valid JSON: ...", or "nests deeper than 64 levels ..." (naming the limit).
 Result<nlohmann::json> ParseBoundedJson(std::string_view text, int max_depth = kMaxJsonDepth);
+// The same with objects in their text's key order (what chat templates render).
+Result<nlohmann::ordered_json> ParseBoundedOrderedJson(std::string_view text, int max_depth = kMaxJsonDepth);
 
 }  // namespace vt::server

@@ -8,7 +8,7 @@
 namespace vt::server {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 bool ValidUtf8(const std::string& s) { return CompleteUtf8Prefix(s) == s.size() && SanitizeUtf8(s) == s; }
 
@@ -45,7 +45,7 @@ std::optional<ApiError> PrepareToolCalls(json& message, size_t index) {
     }
     json& fn = call["function"];
     if (fn.contains("arguments") && fn["arguments"].is_string()) {
-      Result<json> parsed = ParseBoundedJson(fn["arguments"].get<std::string>());
+      Result<json> parsed = ParseBoundedOrderedJson(fn["arguments"].get<std::string>());
       if (!parsed.ok() || !parsed->is_object()) {
         return BadRequest("'" + param + "' arguments must be a JSON object (as a string)", "messages");
       }
@@ -57,8 +57,12 @@ std::optional<ApiError> PrepareToolCalls(json& message, size_t index) {
 
 }  // namespace
 
-std::variant<std::string, ApiError> RenderChatPrompt(json& body, const ModelContext& model) {
-  if (!body.contains("messages") || !body["messages"].is_array()) {
+std::variant<std::string, ApiError> RenderChatPrompt(std::string_view body_text, const ModelContext& model) {
+  // Parsed again, keeping the client's key order, which the rendered tools and arguments follow.
+  Result<json> parsed = ParseBoundedOrderedJson(body_text);
+  if (!parsed.ok()) return BadRequest("the request body " + parsed.status().message());
+  json& body = *parsed;
+  if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array()) {
     return BadRequest("'messages' must be a list of messages", "messages");
   }
   json& messages = body["messages"];

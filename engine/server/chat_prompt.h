@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,8 @@
 
 namespace vt::server {
 
-// Moves the fields it renders out of `body` rather than copying them: they can be large.
-std::variant<std::string, ApiError> RenderChatPrompt(nlohmann::json& body, const ModelContext& model);
+// `body_text`: the request body, already checked to be a JSON object (it is parsed again here,
+// keeping its keys' order for the template).
+std::variant<std::string, ApiError> RenderChatPrompt(std::string_view body_text, const ModelContext& model);
 
 }  // namespace vt::server

@@ -188,11 +188,10 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   // Prompts.
   const std::string param = chat ? "messages" : "prompt";
   if (chat) {
-    // Tools first: rendering moves them into the template's context.
     std::variant<ToolRequest, ApiError> tools = ParseToolRequest(body, model);
     if (auto* e = std::get_if<ApiError>(&tools)) return *e;
     r.tools = std::move(std::get<ToolRequest>(tools));
-    std::variant<std::string, ApiError> text = RenderChatPrompt(body, model);
+    std::variant<std::string, ApiError> text = RenderChatPrompt(body_text, model);
     if (auto* e = std::get_if<ApiError>(&text)) return *e;
     // Where the output starts (inside a reasoning block the prompt opened, say) is known only
     // from the rendered prompt; a grammar applies after the reasoning.

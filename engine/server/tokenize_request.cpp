@@ -45,7 +45,7 @@ std::variant<json, ApiError> Tokenize(const std::string& text, const ModelContex
   if (!add_special) return BadRequest("'add_special_tokens' must be a boolean", "add_special_tokens");
   std::string prompt;
   if (chat) {
-    std::variant<std::string, ApiError> rendered = RenderChatPrompt(body, model);
+    std::variant<std::string, ApiError> rendered = RenderChatPrompt(text, model);
     if (auto* e = std::get_if<ApiError>(&rendered)) return *e;
     prompt = std::move(std::get<std::string>(rendered));
   } else {

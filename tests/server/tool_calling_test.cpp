@@ -193,19 +193,24 @@ TEST(ToolCalling, TheGrammarAppliesAfterTheReasoning) {
 
 TEST(ToolCalling, ToolCallsAndResultsGoThroughTheTemplate) {
   ModelContext model = ChatModel(
+      "{% for t in tools %}{{ t | tojson }}{% endfor %}"
       "{% for m in messages %}[{{ m.role }}]{% if m.tool_calls %}{% for c in m.tool_calls %}"
       "{{ c.function.name }}{{ c.function.arguments | tojson }}{% endfor %}{% endif %}"
       "{% if m.role == 'tool' %}{{ m.tool_call_id }}={% endif %}{{ m.content }}{% endfor %}");
-  json body = json::parse(R"({"messages": [
+  // Arguments come as a JSON string; their keys keep the client's order, as do the tools'.
+  const std::string body = R"({"messages": [
       {"role": "user", "content": "Weather?"},
       {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
-      {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}], "add_generation_prompt": false})");
+        "function": {"name": "get_weather", "arguments": "{\"days\": 2, \"city\": \"Paris\"}"}}]},
+      {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}], "add_generation_prompt": false,
+      "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]})";
   std::variant<std::string, ApiError> text = RenderChatPrompt(body, model);
   ASSERT_TRUE(std::holds_alternative<std::string>(text)) << std::get<ApiError>(text).message;
-  EXPECT_EQ(std::get<std::string>(text), R"([user]Weather?[assistant]get_weather{"city": "Paris"}[tool]call_1=sunny)");
-  json bad = json::parse(R"({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c",
-      "type": "function", "function": {"name": "f", "arguments": "{not json"}}]}]})");
+  EXPECT_EQ(std::get<std::string>(text),
+            R"({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}})"
+            R"([user]Weather?[assistant]get_weather{"days": 2, "city": "Paris"}[tool]call_1=sunny)");
+  const std::string bad = R"({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c",
+      "type": "function", "function": {"name": "f", "arguments": "{not json"}}]}]})";
   text = RenderChatPrompt(bad, model);
   ASSERT_TRUE(std::holds_alternative<ApiError>(text));
   EXPECT_EQ(std::get<ApiError>(text).param, "messages");
