@@ -16,14 +16,7 @@ constexpr std::string_view kPythonTag = "<|python_tag|>";
 class Llama3Json final : public ToolCallSyntax {
  public:
   RegionStart FindStart(std::string_view text, bool at_answer_start) const override {
-    if (!at_answer_start) return {};
-    const size_t first = SkipSpace(text);
-    if (first == text.size()) return {};
-    if (text[first] == '{') return {first, false};
-    const std::string_view rest = text.substr(first);
-    if (rest.substr(0, kPythonTag.size()) == kPythonTag) return {first, false};
-    if (kPythonTag.substr(0, rest.size()) == rest) return {first, true};
-    return {};
+    return at_answer_start ? AnswerStart(text, kPythonTag, '{') : RegionStart{};
   }
 
   size_t RegionLength(std::string_view) const override { return std::string_view::npos; }

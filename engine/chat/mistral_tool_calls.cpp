@@ -16,14 +16,8 @@ class Mistral final : public ToolCallSyntax {
  public:
   RegionStart FindStart(std::string_view text, bool at_answer_start) const override {
     if (at_answer_start) {
-      const size_t first = SkipSpace(text);
-      // A '[' that is not the marker's start is the bare list (the marker left out).
-      if (first < text.size() && text[first] == '[') {
-        const std::string_view rest = text.substr(first);
-        const bool marker = rest.substr(0, kMarker.size()) == kMarker;
-        const bool maybe_marker = !marker && kMarker.substr(0, rest.size()) == rest;
-        if (!maybe_marker) return {first, false};
-      }
+      const RegionStart start = AnswerStart(text, kMarker, '[');
+      if (start.pos != std::string_view::npos) return start;
     }
     return FindMarker(text, kMarker);
   }

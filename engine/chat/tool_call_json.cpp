@@ -78,6 +78,16 @@ RegionStart FindMarker(std::string_view text, std::string_view marker, size_t fr
   return {};
 }
 
+RegionStart AnswerStart(std::string_view text, std::string_view marker, char opener) {
+  const size_t first = SkipSpace(text);
+  if (first == text.size()) return {};
+  const std::string_view rest = text.substr(first);
+  if (rest.substr(0, marker.size()) == marker) return {first, false};
+  if (marker.substr(0, rest.size()) == rest) return {first, true};
+  if (rest[0] == opener) return {first, false};
+  return {};
+}
+
 size_t SkipSpace(std::string_view text, size_t from) {
   while (from < text.size() && (text[from] == ' ' || text[from] == '\n' || text[from] == '\t' || text[from] == '\r')) {
     ++from;

@@ -23,6 +23,12 @@ std::optional<nlohmann::ordered_json> ParseJson(std::string_view text);
 // that ends `text` (partial), else npos.
 RegionStart FindMarker(std::string_view text, std::string_view marker, size_t from = 0);
 
+// For formats whose calls are the whole answer: where `text` (the answer so far) starts a region,
+// after leading whitespace: at `marker` (a special token, which the engine's text may leave out),
+// or, without it, at the JSON value `opener` begins; partial while the text is a proper prefix of
+// the marker; npos otherwise.
+RegionStart AnswerStart(std::string_view text, std::string_view marker, char opener);
+
 // The offset of the first character that is not JSON whitespace, or text.size().
 size_t SkipSpace(std::string_view text, size_t from = 0);
 

@@ -2,24 +2,9 @@
 // with usage, n = 2, stop strings, logprobs, models.retrieve, structured outputs, logit_bias and
 // min_tokens, and the error cases.
 // Usage: node openai_client_test.mjs BASE_URL NODE_CACHE
-import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 
-const [baseURL, cache] = process.argv.slice(2);
-const OpenAI = createRequire(cache + '/')('openai');
-const client = new OpenAI({ baseURL, apiKey: 'not-needed', maxRetries: 0 });
-const model = 'fortune-qwen3-7m';
-let failures = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures += 1;
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
+import { OpenAI, check, client, finish, model } from './openai_checks.mjs';
 
 await check('models.list', async () => {
   const models = await client.models.list();
@@ -214,8 +199,4 @@ await check('empty messages is a BadRequestError', async () => {
   await assert.rejects(client.chat.completions.create({ model, messages: [] }), (e) => e.status === 400);
 });
 
-if (failures) {
-  console.log(`${failures} check(s) failed`);
-  process.exit(1);
-}
-console.log('all checks passed');
+finish();

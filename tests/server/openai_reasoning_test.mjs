@@ -5,27 +5,12 @@
 // delta.reasoning_content, which the SDK does not join, so this test does), and a structured
 // output constrains the answer after the block.
 // Usage: node openai_reasoning_test.mjs BASE_URL NODE_CACHE
-import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 
-const [baseURL, cache] = process.argv.slice(2);
-const require = createRequire(cache + '/');
-const OpenAI = require('openai');
-const Ajv = require('ajv');
-const client = new OpenAI({ baseURL, apiKey: 'not-needed', maxRetries: 0 });
-const model = 'fortune-qwen3-7m';
-const messages = [{ role: 'user', content: 'Why is the sky blue?' }];
-let failures = 0;
+import { check, client, finish, model, requireCached } from './openai_checks.mjs';
 
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures += 1;
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
+const Ajv = requireCached('ajv');
+const messages = [{ role: 'user', content: 'Why is the sky blue?' }];
 
 async function streamed(request) {
   const stream = await client.chat.completions.create({ ...request, stream: true });
@@ -83,8 +68,4 @@ await check('a json_schema answer after the reasoning validates', async () => {
   if (r.choices[0].finish_reason === 'stop') assert.ok(validate(JSON.parse(m.content)), m.content);
 });
 
-if (failures) {
-  console.log(`${failures} check(s) failed`);
-  process.exit(1);
-}
-console.log('all checks passed');
+finish();

@@ -4,27 +4,12 @@
 // validate (with ajv) against the function's schema, the streamed deltas the SDK reassembles must
 // equal the whole response, and a conversation with the call and its result must go back in.
 // Usage: node openai_tools_test.mjs BASE_URL NODE_CACHE
-import { createRequire } from 'node:module';
 import assert from 'node:assert/strict';
 
-const [baseURL, cache] = process.argv.slice(2);
-const require = createRequire(cache + '/');
-const OpenAI = require('openai');
-const Ajv = require('ajv');
-const client = new OpenAI({ baseURL, apiKey: 'not-needed', maxRetries: 0 });
-const ajv = new Ajv({ allErrors: true, strict: true });
-const model = 'fortune-qwen3-7m';
-let failures = 0;
+import { OpenAI, check, client, finish, model, requireCached } from './openai_checks.mjs';
 
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures += 1;
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
+const Ajv = requireCached('ajv');
+const ajv = new Ajv({ allErrors: true, strict: true });
 
 const tools = [
   {
@@ -168,8 +153,4 @@ await check('an unknown named function is a BadRequestError naming it', async ()
     e.message.includes('launch_rocket'));
 });
 
-if (failures) {
-  console.log(`${failures} check(s) failed`);
-  process.exit(1);
-}
-console.log('all checks passed');
+finish();
