@@ -7,7 +7,7 @@ namespace vt::chat {
 ChatOutputParser::ChatOutputParser(const ChatOutputOptions& options) {
   if (options.reasoning != ReasoningFormat::kNone) reasoning_.emplace(options.reasoning_start);
   if (std::unique_ptr<const ToolCallSyntax> syntax = ToolCallSyntaxFor(options.tools)) {
-    tools_.emplace(std::move(syntax), options.max_calls);
+    tools_.emplace(std::move(syntax), options.max_calls, options.tool_names);
   }
 }
 

@@ -30,6 +30,7 @@ struct ChatOutputOptions {
   ReasoningStart reasoning_start = ReasoningStart::kMaybe;
   ToolCallFormat tools = ToolCallFormat::kNone;  // kNone: no tool calls are parsed
   size_t max_calls = SIZE_MAX;
+  std::vector<std::string> tool_names;  // the functions offered; empty: any
 };
 
 class ChatOutputParser {

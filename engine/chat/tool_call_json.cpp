@@ -53,9 +53,8 @@ std::optional<ToolCall> CallFromJson(const ordered_json& call) {
   ToolCall out;
   out.name = call["name"].get<std::string>();
   if (out.name.empty()) return std::nullopt;
-  if (args == nullptr) {
-    out.arguments = "{}";
-  } else if (args->is_object()) {
+  if (args == nullptr) return std::nullopt;
+  if (args->is_object()) {
     out.arguments = args->dump(-1, ' ', false, ordered_json::error_handler_t::replace);
   } else if (args->is_string()) {
     std::optional<ordered_json> inner = ParseJson(args->get<std::string>());

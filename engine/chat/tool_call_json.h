@@ -11,8 +11,9 @@
 
 namespace vt::chat {
 
-// A call object; nullopt unless it has a string name and an object of arguments (or a string
-// holding one, as some models write it). Arguments keep the model's key order.
+// A call object; nullopt unless it has a string name and an object of arguments ("arguments", or
+// Llama's "parameters"; or a string holding one, as some models write it). Arguments keep the
+// model's key order.
 std::optional<ToolCall> CallFromJson(const nlohmann::ordered_json& call);
 
 // Parses JSON text strictly (no exceptions, no comments); nullopt when it is not one JSON value

@@ -1,5 +1,7 @@
 #include "engine/chat/tool_call_stream.h"
 
+#include <algorithm>
+
 #include "engine/chat/tool_call_json.h"
 
 namespace vt::chat {
@@ -14,8 +16,16 @@ size_t TrimmedLength(std::string_view text) {
 
 }  // namespace
 
-ToolCallStream::ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls)
-    : syntax_(std::move(syntax)), max_calls_(max_calls) {}
+ToolCallStream::ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls,
+                               std::vector<std::string> names)
+    : syntax_(std::move(syntax)), max_calls_(max_calls), names_(std::move(names)) {}
+
+bool ToolCallStream::Offered(const std::vector<ToolCall>& calls) const {
+  if (names_.empty()) return true;
+  return std::all_of(calls.begin(), calls.end(), [&](const ToolCall& call) {
+    return std::find(names_.begin(), names_.end(), call.name) != names_.end();
+  });
+}
 
 void ToolCallStream::Feed(std::string_view text, std::string* content, std::vector<ToolCall>* calls) {
   pending_.append(text);
@@ -42,7 +52,8 @@ void ToolCallStream::Drain(bool final, std::string* content, std::vector<ToolCal
       pending_.erase(0, n);
       in_region_ = false;
       answer_started_ = true;
-      if (std::optional<std::vector<ToolCall>> parsed = syntax_->ParseRegion(region)) {
+      std::optional<std::vector<ToolCall>> parsed = syntax_->ParseRegion(region);
+      if (parsed && Offered(*parsed)) {
         for (ToolCall& call : *parsed) {
           if (calls_made_ < max_calls_) calls->push_back(std::move(call));
           ++calls_made_;

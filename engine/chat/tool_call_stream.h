@@ -18,8 +18,10 @@ namespace vt::chat {
 
 class ToolCallStream {
  public:
-  // Calls past `max_calls` (1 when parallel calls are off) are dropped.
-  ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls);
+  // Calls past `max_calls` (1 when parallel calls are off) are dropped. `names`: the functions the
+  // request offers; a region that calls any other is content (so JSON that only looks like a call,
+  // {"name": "Bob", ...}, stays text). Empty: any name.
+  ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls, std::vector<std::string> names = {});
 
   // Appends what became final to `content` and `calls`.
   void Feed(std::string_view text, std::string* content, std::vector<ToolCall>* calls);
@@ -31,9 +33,11 @@ class ToolCallStream {
  private:
   void Drain(bool final, std::string* content, std::vector<ToolCall>* calls);
   void Release(std::string_view text, std::string* content);
+  bool Offered(const std::vector<ToolCall>& calls) const;
 
   std::unique_ptr<const ToolCallSyntax> syntax_;
   size_t max_calls_;
+  std::vector<std::string> names_;
   std::string pending_;        // not yet released
   bool in_region_ = false;     // pending_ starts with a tool-call region
   bool skip_space_ = false;    // whitespace right after a call is dropped

@@ -202,6 +202,7 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
     r.output.reasoning_start = reasoning.value_or(chat::ReasoningStart::kMaybe);
     if (r.tools.choice != ToolRequest::Choice::kNone) r.output.tools = model.tool_call_format;
     r.output.max_calls = r.tools.parallel ? SIZE_MAX : 1;
+    for (const ToolFunction& f : r.tools.functions) r.output.tool_names.push_back(f.name);
     r.parse_output = r.output.reasoning != chat::ReasoningFormat::kNone || r.output.tools != chat::ToolCallFormat::kNone;
     std::variant<std::vector<int32_t>, ApiError> ids =
         EncodePrompt(std::get<std::string>(text), /*add_special_tokens=*/false, model, param);

@@ -26,7 +26,7 @@ struct ToolRequest {
     kNamed,     // one call of `functions[0]`, forced by a grammar
   };
   Choice choice = Choice::kNone;
-  // kRequired: every tool; kNamed: the named one; otherwise every tool (unused).
+  // kRequired and kAuto: every tool; kNamed: the named one. Calls of any other are not calls.
   std::vector<ToolFunction> functions;
   bool parallel = true;  // parallel_tool_calls: false allows at most one call
 

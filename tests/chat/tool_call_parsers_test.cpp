@@ -73,6 +73,22 @@ TEST(HermesToolCalls, MalformedCallsArePlainContent) {
   ExpectParts(ToolCallFormat::kHermes, deep, {deep, {}});
 }
 
+TEST(ToolCallStream, CallsOfFunctionsNotOfferedAndCallsWithoutArgumentsAreContent) {
+  ChatOutputOptions o = Tools(ToolCallFormat::kLlama3Json);
+  o.tool_names = {"get_weather"};
+  const std::string person = R"({"name": "Bob", "parameters": {"age": 3}})";
+  for (size_t piece : {0, 1, 5}) {
+    ChatDelta d = ParseInPieces(o, person, piece);
+    EXPECT_EQ(d.content, person);
+    EXPECT_TRUE(d.calls.empty());
+    d = ParseInPieces(o, R"({"name": "get_weather", "parameters": {"city": "Oslo"}})", piece);
+    ASSERT_EQ(d.calls.size(), 1u);
+    EXPECT_EQ(d.calls[0].name, "get_weather");
+  }
+  const std::string no_arguments = "<tool_call>{\"name\": \"get_weather\"}</tool_call>";
+  ExpectParts(ToolCallFormat::kHermes, no_arguments, {no_arguments, {}});
+}
+
 TEST(HermesToolCalls, TextThatOnlyLooksLikeAMarkerIsContent) {
   ExpectParts(ToolCallFormat::kHermes, "a <tool_cal b <tool", {"a <tool_cal b <tool", {}});
   ExpectParts(ToolCallFormat::kHermes, "plain text\n", {"plain text\n", {}});

@@ -33,6 +33,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   auto t = vt::ChatTemplate::Parse(config["chat_template"].get<std::string>());
   if (t.ok()) m->chat_template = *t;
   m->template_globals = {{"bos_token", ""}, {"eos_token", "<|endoftext|>"}};
+  // Tools and reasoning are read as for a Qwen3 model (no grammar cache: compiling schemas is the
+  // grammar engine's own fuzzing, and would slow this target's runs down).
+  m->tool_call_format = vt::chat::ToolCallFormat::kHermes;
+  m->reasoning_format = vt::chat::ReasoningFormat::kQwen3;
   g_model = m;
   return 0;
 }

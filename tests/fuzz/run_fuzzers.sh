@@ -20,8 +20,11 @@ case $target in
   chat_template)
     sources=("$src/tests/fuzz/chat_template_fuzzer.cpp" "$src"/engine/chat/*.cpp)
     libs=() ;;
+  chat_output)
+    sources=("$src/tests/fuzz/chat_output_fuzzer.cpp" "$src"/engine/chat/*.cpp)
+    libs=() ;;
   request_parser)
-    sources=("$src/tests/fuzz/request_parser_fuzzer.cpp" "$src"/engine/server/{bounded_json,chat_prompt,completion_request,prompt_encoding,structured_output,grammar_cache}.cpp "$src"/engine/grammar/*.cpp
+    sources=("$src/tests/fuzz/request_parser_fuzzer.cpp" "$src"/engine/server/{bounded_json,chat_prompt,completion_request,prompt_encoding,structured_output,grammar_cache,grammar_splice,reasoning_grammar,tool_call_grammar,tool_request}.cpp "$src"/engine/grammar/*.cpp
              "$src"/engine/chat/*.cpp "$src"/engine/tokenizer/*.cpp)
     libs=(-lpcre2-8) ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
