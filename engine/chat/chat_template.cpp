@@ -186,19 +186,24 @@ class Renderer {
         } else if (iterable.defined && !iterable.j.is_null()) {
           Throw("cannot iterate over " + PyRepr(iterable.j));
         }
+        if (n.loop_filter) {
+          // Filtered first, so loop.index, length and last count only the items kept, as in Jinja.
+          json kept = json::array();
+          for (const json& item : items) {
+            scopes_.push_back(LoopScope(n, item));
+            const bool keep = Truthy(Eval(*n.loop_filter));
+            scopes_.pop_back();
+            if (keep) kept.push_back(item);
+          }
+          items = std::move(kept);
+        }
         if (items.empty()) {
           if (n.else_body) Run(*n.else_body, out);
           return;
         }
         const size_t count = items.size();
         for (size_t i = 0; i < count; ++i) {
-          json scope = json::object();
-          if (n.loop_vars.size() == 1) {
-            scope[n.loop_vars[0]] = items[i];
-          } else {
-            if (!items[i].is_array() || items[i].size() != n.loop_vars.size()) Throw("cannot unpack loop item");
-            for (size_t v = 0; v < n.loop_vars.size(); ++v) scope[n.loop_vars[v]] = items[i][v];
-          }
+          json scope = LoopScope(n, items[i]);
           scope["loop"] = {{"index0", i},          {"index", i + 1},        {"first", i == 0},
                            {"last", i + 1 == count}, {"length", count},      {"revindex", count - i},
                            {"revindex0", count - i - 1}};
@@ -212,6 +217,18 @@ class Renderer {
   }
 
  private:
+  // The loop variables of one item (unpacked when the loop names several).
+  static json LoopScope(const Node& n, const json& item) {
+    json scope = json::object();
+    if (n.loop_vars.size() == 1) {
+      scope[n.loop_vars[0]] = item;
+    } else {
+      if (!item.is_array() || item.size() != n.loop_vars.size()) Throw("cannot unpack loop item");
+      for (size_t v = 0; v < n.loop_vars.size(); ++v) scope[n.loop_vars[v]] = item[v];
+    }
+    return scope;
+  }
+
   json* Find(const std::string& name) {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
@@ -255,20 +272,7 @@ class Renderer {
       case Expr::Kind::kCall: return Call(e);
       case Expr::Kind::kFilter: return Filter(e);
       case Expr::Kind::kTest: {
-        const Value v = Eval(*e.args[0]);
-        bool r;
-        if (e.name == "defined") r = v.defined;
-        else if (e.name == "undefined") r = !v.defined;
-        else if (e.name == "none") r = v.defined && v.j.is_null();
-        else if (e.name == "string") r = v.j.is_string();
-        else if (e.name == "number") r = v.j.is_number();
-        else if (e.name == "integer") r = v.j.is_number_integer();
-        else if (e.name == "mapping") r = v.j.is_object();
-        else if (e.name == "sequence" || e.name == "iterable") r = v.j.is_array() || v.j.is_string() || v.j.is_object();
-        else if (e.name == "true") r = v.j.is_boolean() && v.j.get<bool>();
-        else if (e.name == "false") r = v.j.is_boolean() && !v.j.get<bool>();
-        else if (e.name == "boolean") r = v.j.is_boolean();
-        else Throw("test '" + e.name + "' is not supported");
+        const bool r = Test(e.name, Eval(*e.args[0]), {});
         return {e.negate ? !r : r};
       }
       case Expr::Kind::kUnary: {
@@ -295,6 +299,27 @@ class Renderer {
       }
     }
     Throw("unknown expression");
+  }
+
+  // Jinja's tests (`x is name`, and the test arguments of select / selectattr).
+  static bool Test(const std::string& name, const Value& v, const std::vector<Value>& args) {
+    if (name == "defined") return v.defined;
+    if (name == "undefined") return !v.defined;
+    if (name == "none") return v.defined && v.j.is_null();
+    if (name == "string") return v.j.is_string();
+    if (name == "number") return v.j.is_number();
+    if (name == "integer") return v.j.is_number_integer();
+    if (name == "mapping") return v.j.is_object();
+    if (name == "sequence" || name == "iterable") return v.j.is_array() || v.j.is_string() || v.j.is_object();
+    if (name == "true") return v.j.is_boolean() && v.j.get<bool>();
+    if (name == "false") return v.j.is_boolean() && !v.j.get<bool>();
+    if (name == "boolean") return v.j.is_boolean();
+    if (name == "equalto" || name == "eq" || name == "==" || name == "ne" || name == "!=") {
+      if (args.empty()) Throw("test '" + name + "' needs a value to compare with");
+      const bool equal = v.defined && v.j == args[0].j;
+      return name == "ne" || name == "!=" ? !equal : equal;
+    }
+    Throw("test '" + name + "' is not supported");
   }
 
   // The source-like name of an expression, for error messages ("messages[0].content").
@@ -506,9 +531,41 @@ class Renderer {
   }
 
   Value Filter(const Expr& e) {
-    const Value v = Eval(*e.args[0]);
-    const std::vector<Value> a = Args(e, 1);
-    const std::string& f = e.name;
+    std::vector<std::pair<std::string, Value>> kwargs;
+    for (const auto& [k, x] : e.kwargs) kwargs.emplace_back(k, Eval(*x));
+    return ApplyFilter(e.name, Eval(*e.args[0]), Args(e, 1), kwargs);
+  }
+
+  // select / reject (by a test of each item) and selectattr / rejectattr (of an attribute of each).
+  static Value SelectItems(const std::string& f, const Value& v, const std::vector<Value>& a) {
+    const bool by_attribute = f == "selectattr" || f == "rejectattr";
+    const bool keep_passing = f == "select" || f == "selectattr";
+    if (by_attribute && (a.empty() || !a[0].j.is_string()))
+      Throw("filter '" + f + "' needs an attribute name");
+    const size_t test_at = by_attribute ? 1 : 0;
+    json out = json::array();
+    if (!v.j.is_array()) return {out};
+    for (const json& item : v.j) {
+      Value subject{item};
+      if (by_attribute) {
+        const std::string& attr = a[0].j.get_ref<const std::string&>();
+        subject = item.is_object() && item.contains(attr) ? Value{item[attr]} : Value::Undefined();
+      }
+      bool passed;
+      if (a.size() <= test_at) {
+        passed = Truthy(subject);
+      } else {
+        if (!a[test_at].j.is_string()) Throw("filter '" + f + "' needs a test name");
+        passed = Test(a[test_at].j.get<std::string>(), subject,
+                      std::vector<Value>(a.begin() + long(test_at) + 1, a.end()));
+      }
+      if (passed == keep_passing) out.push_back(item);
+    }
+    return {out};
+  }
+
+  Value ApplyFilter(const std::string& f, const Value& v, const std::vector<Value>& a,
+                    const std::vector<std::pair<std::string, Value>>& kwargs) {
     if (f == "length" || f == "count") {
       if (v.j.is_string()) return {int64_t(v.j.get_ref<const std::string&>().size())};
       if (v.j.is_array() || v.j.is_object()) return {int64_t(v.j.size())};
@@ -523,8 +580,8 @@ class Renderer {
     }
     if (f == "tojson") {
       int indent = -1;
-      for (const auto& [k, x] : e.kwargs) {
-        if (k == "indent") indent = int(std::clamp<int64_t>(IntOperand(Eval(*x).j, "indent"), -1, 64));
+      for (const auto& [k, x] : kwargs) {
+        if (k == "indent") indent = int(std::clamp<int64_t>(IntOperand(x.j, "indent"), -1, 64));
       }
       if (!a.empty() && a[0].j.is_number_integer()) indent = int(std::clamp<int64_t>(IntOperand(a[0].j, "indent"), -1, 64));
       return {PyJson(v.j, indent, 0)};
@@ -556,6 +613,28 @@ class Renderer {
     if (f == "items" && v.j.is_object()) {
       json out = json::array();
       for (auto it = v.j.begin(); it != v.j.end(); ++it) out.push_back(json::array({it.key(), *it}));
+      return {out};
+    }
+    if (f == "select" || f == "reject" || f == "selectattr" || f == "rejectattr") return SelectItems(f, v, a);
+    if (f == "map") {
+      // map(attribute='x') takes an attribute of each item (an empty string where it has none, as
+      // Jinja's Undefined renders); map('name', ...) applies a filter to each.
+      json out = json::array();
+      if (!v.j.is_array()) return {out};
+      for (const auto& [k, x] : kwargs) {
+        if (k != "attribute") continue;
+        if (!x.j.is_string()) Throw("map's attribute must be a string");
+        for (const json& item : v.j) {
+          const std::string& attr = x.j.get_ref<const std::string&>();
+          out.push_back(item.is_object() && item.contains(attr) ? item[attr] : json(""));
+        }
+        return {out};
+      }
+      if (a.empty() || !a[0].j.is_string()) Throw("filter 'map' needs attribute= or a filter name");
+      const std::string name = a[0].j.get<std::string>();
+      if (name == "map") Throw("filter 'map' cannot map itself");
+      const std::vector<Value> rest(a.begin() + 1, a.end());
+      for (const json& item : v.j) out.push_back(ApplyFilter(name, Value{item}, rest, {}).j);
       return {out};
     }
     Throw("filter '" + f + "' is not supported");

@@ -3,15 +3,16 @@
 // outside the subset is an error at parse time that names it, so a server refuses such a
 // model at start-up instead of failing per request.
 //
-// Supported: text, {{ expr }}, {% if/elif/else %}, {% for x in expr %} (with loop.index0,
+// Supported: text, {{ expr }}, {% if/elif/else %}, {% for x in expr [if cond] %} (with loop.index0,
 // index, first, last, length and {% else %}), {% set name = expr %} and {% set ns.attr = expr %},
 // whitespace control ({%- -%} {{- -}}), comments; expressions with literals, names, .attr,
 // [index], [start:stop:step], + - * / % ~, comparisons, in / not in, and / or / not, is
 // [not] defined / none / string / number / mapping / sequence / true / false, if-else
 // expressions, filters length / count / trim / tojson / string / list / first / last / lower /
-// upper / default, the string methods startswith / endswith / strip / lstrip / rstrip / split /
-// replace / lower / upper / title, dict.items() / keys() / values() / get(), and the calls
-// namespace(...) and raise_exception(msg).
+// upper / default / join / items / map / select / reject / selectattr / rejectattr (with the
+// tests above and equalto / ne), the string methods startswith / endswith / strip / lstrip /
+// rstrip / split / replace / lower / upper / title, dict.items() / keys() / values() / get(),
+// and the calls namespace(...) and raise_exception(msg).
 #pragma once
 
 #include <memory>

@@ -30,7 +30,8 @@ class Llama3Json final : public ToolCallSyntax {
     size_t search = 0;
     while (begin < region.size()) {
       const size_t semi = region.find(';', search);
-      const std::string_view piece = region.substr(begin, semi == std::string_view::npos ? semi : semi - begin);
+      const std::string_view piece =
+          region.substr(begin, semi == std::string_view::npos ? semi : semi - begin);
       std::optional<nlohmann::ordered_json> value = ParseJson(piece);
       if (!value) {
         if (semi == std::string_view::npos) return std::nullopt;

@@ -11,7 +11,8 @@ constexpr std::string_view kOpen = "<think>";
 constexpr std::string_view kClose = "</think>";
 
 std::string_view TrimEnd(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -33,8 +34,10 @@ ReasoningFormat DetectReasoningFormat(std::string_view source) {
 
 ReasoningStart ReasoningStartOf(std::string_view prompt) {
   const std::string_view tail = TrimEnd(prompt);
-  if (tail.size() >= kClose.size() && tail.substr(tail.size() - kClose.size()) == kClose) return ReasoningStart::kAnswer;
-  if (tail.size() >= kOpen.size() && tail.substr(tail.size() - kOpen.size()) == kOpen) return ReasoningStart::kInside;
+  if (tail.size() >= kClose.size() && tail.substr(tail.size() - kClose.size()) == kClose)
+    return ReasoningStart::kAnswer;
+  if (tail.size() >= kOpen.size() && tail.substr(tail.size() - kOpen.size()) == kOpen)
+    return ReasoningStart::kInside;
   return ReasoningStart::kMaybe;
 }
 

@@ -25,9 +25,9 @@ ReasoningFormat DetectReasoningFormat(std::string_view template_source);
 
 // Where the output of a prompt starts, for a model that reasons in <think> blocks.
 enum class ReasoningStart {
-  kMaybe,      // the output may open a block
-  kInside,     // the prompt opened the block: the output starts in the reasoning
-  kAnswer,     // the prompt closed it (enable_thinking false): the output is all answer
+  kMaybe,   // the output may open a block
+  kInside,  // the prompt opened the block: the output starts in the reasoning
+  kAnswer,  // the prompt closed it (enable_thinking false): the output is all answer
 };
 ReasoningStart ReasoningStartOf(std::string_view prompt);
 

@@ -52,6 +52,7 @@ struct ChatTemplate::Node {
   std::shared_ptr<const Node> else_body;                            // kIf, kFor
   std::vector<std::string> loop_vars;                               // kFor
   std::shared_ptr<const Node> body;                                 // kFor
+  chat::ExprPtr loop_filter;  // kFor: `for x in xs if cond` (may be null)
   std::string target, target_attr;                                  // kSet: name or name.attr
   std::vector<std::shared_ptr<const Node>> children;                // kSequence
 };

@@ -549,8 +549,15 @@ class StatementParser {
       start = comma + 1;
     }
     std::string iterable = rest.substr(in + 4);
-    if (iterable.find(" if ") != std::string::npos || iterable.find(" recursive") != std::string::npos) {
-      return Error(s.line, "loop filters ('for ... if') and recursive loops are not supported");
+    if (iterable.find(" recursive") != std::string::npos)
+      return Error(s.line, "recursive loops are not supported");
+    // `for x in xs if cond`: Jinja's iterable has no conditional expression, so the first " if "
+    // outside brackets and strings starts the filter.
+    if (const size_t cond = TopLevelIf(iterable); cond != std::string::npos) {
+      Result<ExprPtr> filter = ParseExpression(iterable.substr(cond + 4), s.line);
+      if (!filter.ok()) return filter.status();
+      n->loop_filter = *filter;
+      iterable.resize(cond);
     }
     Result<ExprPtr> e = ParseExpression(iterable, s.line);
     if (!e.ok()) return e.status();
@@ -567,6 +574,30 @@ class StatementParser {
     }
     ++i_;  // endfor
     return NodePtr(n);
+  }
+
+  // The offset of the first " if " outside brackets and string literals, or npos.
+  static size_t TopLevelIf(const std::string& text) {
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (quote != 0) {
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        --depth;
+      } else if (depth == 0 && text.compare(i, 4, " if ") == 0) {
+        return i;
+      }
+    }
+    return std::string::npos;
   }
 
   static constexpr int kMaxBlockDepth = 64;

@@ -22,7 +22,8 @@ struct ToolCall {
 enum class ToolCallFormat {
   kNone,        // the model has no tool-call format: tools cannot be used
   kHermes,      // Qwen2.5 / Qwen3 / Hermes: <tool_call>{"name": .., "arguments": {..}}</tool_call>
-  kLlama3Json,  // Llama 3.1+: {"name": .., "parameters": {..}} as the whole answer, after an optional <|python_tag|>
+  kLlama3Json,  // Llama 3.1+: {"name": .., "parameters": {..}} as the whole answer, after an optional
+                // <|python_tag|>
   kMistral,     // Mistral: [TOOL_CALLS][{"name": .., "arguments": {..}}, ..]
 };
 

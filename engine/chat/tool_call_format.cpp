@@ -11,7 +11,8 @@ Result<ToolCallFormat> ToolCallFormatNamed(std::string_view name) {
   if (name == "hermes") return ToolCallFormat::kHermes;
   if (name == "llama3_json") return ToolCallFormat::kLlama3Json;
   if (name == "mistral") return ToolCallFormat::kMistral;
-  return InvalidArgument("unknown tool-call parser '" + std::string(name) + "' (hermes, llama3_json, mistral, none)");
+  return InvalidArgument("unknown tool-call parser '" + std::string(name) +
+                         "' (hermes, llama3_json, mistral, none)");
 }
 
 std::string_view ToolCallFormatName(ToolCallFormat format) {

@@ -17,9 +17,12 @@ bool WithinDepth(std::string_view text) {
   bool in_string = false, escaped = false;
   for (const char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -88,7 +91,8 @@ RegionStart AnswerStart(std::string_view text, std::string_view marker, char ope
 }
 
 size_t SkipSpace(std::string_view text, size_t from) {
-  while (from < text.size() && (text[from] == ' ' || text[from] == '\n' || text[from] == '\t' || text[from] == '\r')) {
+  while (from < text.size() &&
+         (text[from] == ' ' || text[from] == '\n' || text[from] == '\t' || text[from] == '\r')) {
     ++from;
   }
   return from;

@@ -2,10 +2,9 @@
 // {..}} read into a ToolCall, and marker searches that tolerate a marker cut at the end of a chunk.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/chat/tool_call.h"
 

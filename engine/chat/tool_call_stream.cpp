@@ -10,7 +10,8 @@ namespace {
 // The length of `text` without its trailing whitespace.
 size_t TrimmedLength(std::string_view text) {
   size_t n = text.size();
-  while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t' || text[n - 1] == '\r')) --n;
+  while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+    --n;
   return n;
 }
 
@@ -32,7 +33,9 @@ void ToolCallStream::Feed(std::string_view text, std::string* content, std::vect
   Drain(false, content, calls);
 }
 
-void ToolCallStream::Finish(std::string* content, std::vector<ToolCall>* calls) { Drain(true, content, calls); }
+void ToolCallStream::Finish(std::string* content, std::vector<ToolCall>* calls) {
+  Drain(true, content, calls);
+}
 
 void ToolCallStream::Release(std::string_view text, std::string* content) {
   if (text.empty()) return;
@@ -85,7 +88,9 @@ void ToolCallStream::Drain(bool final, std::string* content, std::vector<ToolCal
       pending_.erase(0, n);
       return;
     }
-    Release(std::string_view(pending_).substr(0, TrimmedLength(std::string_view(pending_).substr(0, start.pos))), content);
+    Release(
+        std::string_view(pending_).substr(0, TrimmedLength(std::string_view(pending_).substr(0, start.pos))),
+        content);
     pending_.erase(0, start.pos);
     in_region_ = true;
   }

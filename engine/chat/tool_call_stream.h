@@ -21,7 +21,8 @@ class ToolCallStream {
   // Calls past `max_calls` (1 when parallel calls are off) are dropped. `names`: the functions the
   // request offers; a region that calls any other is content (so JSON that only looks like a call,
   // {"name": "Bob", ...}, stays text). Empty: any name.
-  ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls, std::vector<std::string> names = {});
+  ToolCallStream(std::unique_ptr<const ToolCallSyntax> syntax, size_t max_calls,
+                 std::vector<std::string> names = {});
 
   // Appends what became final to `content` and `calls`.
   void Feed(std::string_view text, std::string* content, std::vector<ToolCall>* calls);
@@ -38,9 +39,9 @@ class ToolCallStream {
   std::unique_ptr<const ToolCallSyntax> syntax_;
   size_t max_calls_;
   std::vector<std::string> names_;
-  std::string pending_;        // not yet released
-  bool in_region_ = false;     // pending_ starts with a tool-call region
-  bool skip_space_ = false;    // whitespace right after a call is dropped
+  std::string pending_;          // not yet released
+  bool in_region_ = false;       // pending_ starts with a tool-call region
+  bool skip_space_ = false;      // whitespace right after a call is dropped
   bool answer_started_ = false;  // content (other than whitespace) or a call has been seen
   size_t calls_made_ = 0;
 };

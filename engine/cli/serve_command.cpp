@@ -187,11 +187,13 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
   app->add_option("--grace-period", o->grace_seconds, "Seconds in-flight requests get after SIGTERM");
   app->add_option("--tool-call-parser", o->http.tool_call_parser,
-                  "How the model writes tool calls: hermes, llama3_json, mistral, none, or auto (from its chat template)")
+                  "How the model writes tool calls: hermes, llama3_json, mistral, none, or auto (from its "
+                  "chat template)")
       ->check(CLI::IsMember({"auto", "hermes", "llama3_json", "mistral", "none"}));
-  app->add_option("--reasoning-parser", o->http.reasoning_parser,
-                  "How the model writes its reasoning: qwen3 (<think>...</think>), deepseek_r1 (the same), none, "
-                  "or auto (qwen3 when its chat template has </think>)")
+  app->add_option(
+         "--reasoning-parser", o->http.reasoning_parser,
+         "How the model writes its reasoning: qwen3 (<think>...</think>), deepseek_r1 (the same), none, "
+         "or auto (qwen3 when its chat template has </think>)")
       ->check(CLI::IsMember({"auto", "qwen3", "deepseek_r1", "none"}));
   return {app, [o] { return Run(*o); }};
 }

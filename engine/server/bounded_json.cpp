@@ -19,7 +19,9 @@ class DepthLimitedSax {
   bool boolean(bool v) { return dom_.boolean(v); }
   bool number_integer(typename json::number_integer_t v) { return dom_.number_integer(v); }
   bool number_unsigned(typename json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(typename json::number_float_t v, const typename json::string_t& s) { return dom_.number_float(v, s); }
+  bool number_float(typename json::number_float_t v, const typename json::string_t& s) {
+    return dom_.number_float(v, s);
+  }
   bool string(typename json::string_t& v) { return dom_.string(v); }
   bool binary(typename json::binary_t& v) { return dom_.binary(v); }
   bool key(typename json::string_t& v) { return dom_.key(v); }

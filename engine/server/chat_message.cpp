@@ -42,12 +42,13 @@ std::vector<json> DeltaJson(const chat::ChatDelta& delta, const std::vector<std:
   }
   for (size_t i = 0; i < delta.calls.size(); ++i) {
     const auto index = static_cast<int64_t>(first_call_index + i);
+    out.push_back(
+        {{"tool_calls", json::array({{{"index", index},
+                                      {"id", call_ids[i]},
+                                      {"type", "function"},
+                                      {"function", {{"name", delta.calls[i].name}, {"arguments", ""}}}}})}});
     out.push_back({{"tool_calls", json::array({{{"index", index},
-                                                {"id", call_ids[i]},
-                                                {"type", "function"},
-                                                {"function", {{"name", delta.calls[i].name}, {"arguments", ""}}}}})}});
-    out.push_back({{"tool_calls",
-                    json::array({{{"index", index}, {"function", {{"arguments", delta.calls[i].arguments}}}}})}});
+                                                {"function", {{"arguments", delta.calls[i].arguments}}}}})}});
   }
   return out;
 }

@@ -4,10 +4,9 @@
 // the call's first fragment and its arguments in the next, which the SDKs join by index.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/chat/chat_output_parser.h"
 

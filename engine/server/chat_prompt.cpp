@@ -41,7 +41,8 @@ std::optional<ApiError> PrepareToolCalls(json& message, size_t index) {
   for (json& call : calls) {
     if (!call.is_object() || !call.contains("function") || !call["function"].is_object() ||
         !call["function"].contains("name") || !call["function"]["name"].is_string()) {
-      return BadRequest("'" + param + "' entries must be {\"function\": {\"name\": ..., \"arguments\": ...}}", "messages");
+      return BadRequest("'" + param + "' entries must be {\"function\": {\"name\": ..., \"arguments\": ...}}",
+                        "messages");
     }
     json& fn = call["function"];
     if (fn.contains("arguments") && fn["arguments"].is_string()) {

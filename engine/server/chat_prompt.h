@@ -2,11 +2,10 @@
 // rendered through the model's chat template. Shared by /v1/chat/completions and /tokenize.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/server/api_error.h"
 #include "engine/server/model_context.h"

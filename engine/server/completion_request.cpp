@@ -182,7 +182,8 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
   r.params.logprobs = r.logprobs;
   if (std::optional<ApiError> e = ParseLogitsAdjustments(body, model, &r.params)) return *e;
   if (!chat) {
-    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, nullptr, std::nullopt, &r.params)) return *e;
+    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, nullptr, std::nullopt, &r.params))
+      return *e;
   }
 
   // Prompts.
@@ -196,14 +197,17 @@ std::variant<CompletionRequest, ApiError> ParseCompletionRequest(const std::stri
     // Where the output starts (inside a reasoning block the prompt opened, say) is known only
     // from the rendered prompt; a grammar applies after the reasoning.
     std::optional<chat::ReasoningStart> reasoning;
-    if (model.reasoning_format != chat::ReasoningFormat::kNone) reasoning = chat::ReasoningStartOf(std::get<std::string>(text));
-    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, &r.tools, reasoning, &r.params)) return *e;
+    if (model.reasoning_format != chat::ReasoningFormat::kNone)
+      reasoning = chat::ReasoningStartOf(std::get<std::string>(text));
+    if (std::optional<ApiError> e = ParseStructuredOutput(body, model, &r.tools, reasoning, &r.params))
+      return *e;
     r.output.reasoning = model.reasoning_format;
     r.output.reasoning_start = reasoning.value_or(chat::ReasoningStart::kMaybe);
     if (r.tools.choice != ToolRequest::Choice::kNone) r.output.tools = model.tool_call_format;
     r.output.max_calls = r.tools.parallel ? SIZE_MAX : 1;
     for (const ToolFunction& f : r.tools.functions) r.output.tool_names.push_back(f.name);
-    r.parse_output = r.output.reasoning != chat::ReasoningFormat::kNone || r.output.tools != chat::ToolCallFormat::kNone;
+    r.parse_output =
+        r.output.reasoning != chat::ReasoningFormat::kNone || r.output.tools != chat::ToolCallFormat::kNone;
     std::variant<std::vector<int32_t>, ApiError> ids =
         EncodePrompt(std::get<std::string>(text), /*add_special_tokens=*/false, model, param);
     if (auto* e = std::get_if<ApiError>(&ids)) return *e;

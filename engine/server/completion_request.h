@@ -4,12 +4,11 @@
 // prompts longer than the context are errors naming the field.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/chat/chat_output_parser.h"
 #include "engine/sample/sampling_params.h"

@@ -302,8 +302,9 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& r, const ModelContext&
     const Choice& c = choices[i];
     json choice = {{"index", c.index}, {"finish_reason", c.finish}};
     if (chat) {
-      choice["message"] = c.parser ? MessageJson(c.message, r.output.reasoning != chat::ReasoningFormat::kNone)
-                                   : json{{"role", "assistant"}, {"content", texts[i]}};
+      choice["message"] = c.parser
+                              ? MessageJson(c.message, r.output.reasoning != chat::ReasoningFormat::kNone)
+                              : json{{"role", "assistant"}, {"content", texts[i]}};
       choice["logprobs"] = r.chat_logprobs ? json{{"content", c.logprobs}} : json(nullptr);
     } else {
       choice["text"] = texts[i];
@@ -530,7 +531,8 @@ Status OpenAiServer::Bind() {
 void OpenAiServer::Serve() { impl_->http.listen_after_bind(); }
 
 Status OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelContext model) {
-  if (Status s = ResolveOutputFormats(impl_->options.tool_call_parser, impl_->options.reasoning_parser, &model);
+  if (Status s =
+          ResolveOutputFormats(impl_->options.tool_call_parser, impl_->options.reasoning_parser, &model);
       !s.ok()) {
     return s;
   }

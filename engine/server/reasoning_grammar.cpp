@@ -54,8 +54,8 @@ Grammar AfterReasoning(const Grammar& answer, chat::ReasoningStart start) {
   const int32_t answer_root = SpliceGrammar(g, answer);
   // Whitespace between the tag and the answer, as models write it ("</think>\n\n").
   const int32_t space = grammar::AddRule(g, "reasoning-space");
-  g.rules[size_t(space)].alternatives = {{Chars({{' ', ' '}, {'\n', '\n'}, {'\t', '\t'}, {'\r', '\r'}}), Ref(space)},
-                                         {Ref(answer_root)}};
+  g.rules[size_t(space)].alternatives = {
+      {Chars({{' ', ' '}, {'\n', '\n'}, {'\t', '\t'}, {'\r', '\r'}}), Ref(space)}, {Ref(answer_root)}};
   const int32_t reasoning = UntilClose(g, space);
   if (start == chat::ReasoningStart::kInside) {
     g.rules[size_t(g.root)].alternatives = {{Ref(reasoning)}};

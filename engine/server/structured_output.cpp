@@ -93,8 +93,10 @@ std::variant<Source, ApiError> ToolCalls(const ToolRequest& tools, const ModelCo
 
 }  // namespace
 
-std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelContext& model, const ToolRequest* tools,
-                                              std::optional<chat::ReasoningStart> reasoning, SamplingParams* params) {
+std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelContext& model,
+                                              const ToolRequest* tools,
+                                              std::optional<chat::ReasoningStart> reasoning,
+                                              SamplingParams* params) {
   for (const char* refused : {"guided_regex", "guided_grammar"}) {
     if (Present(body, refused)) {
       return BadRequest(std::string("'") + refused + "' is not supported: vt constrains outputs by JSON Schema "
@@ -105,7 +107,8 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
   if (tools == nullptr && Present(body, "tool_choice")) {
     const json& tc = body["tool_choice"];
     if (!tc.is_string() || (tc != "none" && tc != "auto")) {
-      return BadRequest("'tool_choice' is for /v1/chat/completions: completions have no tools", "tool_choice");
+      return BadRequest("'tool_choice' is for /v1/chat/completions: completions have no tools",
+                        "tool_choice");
     }
   }
 
@@ -151,7 +154,8 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
   if (auto* e = std::get_if<ApiError>(&made)) return *e;
   Source source = std::get<Source>(std::move(made));
   if (source.key.empty()) return std::nullopt;
-  if (!model.grammars) return BadRequest("'" + param + "' needs the model's tokenizer, and this model has none", param);
+  if (!model.grammars)
+    return BadRequest("'" + param + "' needs the model's tokenizer, and this model has none", param);
   // The grammar applies to the answer after the reasoning (see reasoning_grammar.h).
   if (reasoning && *reasoning != chat::ReasoningStart::kAnswer) {
     source.key += *reasoning == chat::ReasoningStart::kInside ? "|after-open-think" : "|after-optional-think";

@@ -7,12 +7,10 @@
 // after the reasoning block.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "engine/chat/reasoning_stream.h"
-
-#include <nlohmann/json.hpp>
-
 #include "engine/sample/sampling_params.h"
 #include "engine/server/api_error.h"
 #include "engine/server/model_context.h"
@@ -23,7 +21,8 @@ namespace vt::server {
 // `tools`: the chat request's tools (null for /v1/completions, which refuses a forcing
 // tool_choice). `reasoning`: where the output starts for a model that reasons (none: no split).
 std::optional<ApiError> ParseStructuredOutput(const nlohmann::json& body, const ModelContext& model,
-                                              const ToolRequest* tools, std::optional<chat::ReasoningStart> reasoning,
+                                              const ToolRequest* tools,
+                                              std::optional<chat::ReasoningStart> reasoning,
                                               SamplingParams* params);
 
 }  // namespace vt::server

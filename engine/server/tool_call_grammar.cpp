@@ -44,13 +44,16 @@ Syntax SyntaxOf(chat::ToolCallFormat format) {
 
 }  // namespace
 
-std::string ToolCallGrammarKey(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions, bool parallel) {
+std::string ToolCallGrammarKey(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions,
+                               bool parallel) {
   nlohmann::json key = nlohmann::json::array();
   for (const ToolFunction& f : functions) key.push_back({f.name, f.parameters});
-  return "tools:" + std::string(chat::ToolCallFormatName(format)) + (parallel ? ":parallel:" : ":one:") + key.dump();
+  return "tools:" + std::string(chat::ToolCallFormatName(format)) + (parallel ? ":parallel:" : ":one:") +
+         key.dump();
 }
 
-Result<Grammar> ToolCallGrammar(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions, bool parallel) {
+Result<Grammar> ToolCallGrammar(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions,
+                                bool parallel) {
   if (functions.empty()) return InvalidArgument("there must be at least one function to call");
   const Syntax syntax = SyntaxOf(format);
   Grammar g;
@@ -58,7 +61,8 @@ Result<Grammar> ToolCallGrammar(chat::ToolCallFormat format, const std::vector<T
   const int32_t call = grammar::AddRule(g, "call");
   for (const ToolFunction& f : functions) {
     Result<Grammar> args = grammar::CompileJsonSchema(f.parameters);
-    if (!args.ok()) return InvalidArgument("function '" + f.name + "' parameters: " + args.status().message());
+    if (!args.ok())
+      return InvalidArgument("function '" + f.name + "' parameters: " + args.status().message());
     const int32_t args_root = SpliceGrammar(g, *args);
     Sequence alternative = Cat(Literal(syntax.call_open), Literal(f.name));
     alternative = Cat(std::move(alternative), Literal(syntax.call_mid));
@@ -72,7 +76,8 @@ Result<Grammar> ToolCallGrammar(chat::ToolCallFormat format, const std::vector<T
     g.rules[size_t(more)].alternatives = {Cat(Literal(syntax.separator), {Ref(call), Ref(more)}), {}};
     calls.push_back(Ref(more));
   }
-  g.rules[size_t(g.root)].alternatives = {Cat(Cat(Literal(syntax.list_open), calls), Literal(syntax.list_close))};
+  g.rules[size_t(g.root)].alternatives = {
+      Cat(Cat(Literal(syntax.list_open), calls), Literal(syntax.list_close))};
   return g;
 }
 

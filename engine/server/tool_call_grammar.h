@@ -15,10 +15,11 @@
 namespace vt::server {
 
 // An error names the function whose parameters schema does not compile.
-Result<grammar::Grammar> ToolCallGrammar(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions,
-                                         bool parallel);
+Result<grammar::Grammar> ToolCallGrammar(chat::ToolCallFormat format,
+                                         const std::vector<ToolFunction>& functions, bool parallel);
 
 // The cache key of that grammar: the format, the parallel flag and the functions' schemas.
-std::string ToolCallGrammarKey(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions, bool parallel);
+std::string ToolCallGrammarKey(chat::ToolCallFormat format, const std::vector<ToolFunction>& functions,
+                               bool parallel);
 
 }  // namespace vt::server

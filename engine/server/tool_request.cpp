@@ -36,7 +36,8 @@ std::variant<std::vector<ToolFunction>, ApiError> Functions(const json& tools) {
     }
     ToolFunction fn;
     fn.name = f["name"].get<std::string>();
-    if (!names.insert(fn.name).second) return BadRequest("'tools' names the function '" + fn.name + "' twice", "tools");
+    if (!names.insert(fn.name).second)
+      return BadRequest("'tools' names the function '" + fn.name + "' twice", "tools");
     if (Present(f, "parameters")) {
       if (!f["parameters"].is_object()) {
         return BadRequest("'" + at + ".function.parameters' must be a JSON Schema object", "tools");
@@ -77,27 +78,32 @@ std::variant<ToolRequest, ApiError> ParseToolRequest(const json& body, const Mod
     } else if (tc == "required") {
       r.choice = ToolRequest::Choice::kRequired;
     } else if (tc.is_object() && tc.contains("type") && tc["type"] == "function" && tc.contains("function") &&
-               tc["function"].is_object() && tc["function"].contains("name") && tc["function"]["name"].is_string()) {
+               tc["function"].is_object() && tc["function"].contains("name") &&
+               tc["function"]["name"].is_string()) {
       const std::string name = tc["function"]["name"].get<std::string>();
-      auto it = std::find_if(r.functions.begin(), r.functions.end(), [&](const ToolFunction& f) { return f.name == name; });
+      auto it = std::find_if(r.functions.begin(), r.functions.end(),
+                             [&](const ToolFunction& f) { return f.name == name; });
       if (it == r.functions.end()) {
-        return BadRequest("'tool_choice' names the function '" + name + "', which is not in 'tools'", "tool_choice");
+        return BadRequest("'tool_choice' names the function '" + name + "', which is not in 'tools'",
+                          "tool_choice");
       }
       r.functions = {*it};
       r.choice = ToolRequest::Choice::kNamed;
     } else {
-      return BadRequest("'tool_choice' must be \"none\", \"auto\", \"required\" or "
-                        "{\"type\": \"function\", \"function\": {\"name\": ...}}",
-                        "tool_choice");
+      return BadRequest(
+          "'tool_choice' must be \"none\", \"auto\", \"required\" or "
+          "{\"type\": \"function\", \"function\": {\"name\": ...}}",
+          "tool_choice");
     }
     if (r.choice == ToolRequest::Choice::kRequired && !has_tools) {
       return BadRequest("'tool_choice' \"required\" needs 'tools'", "tool_choice");
     }
   }
   if (r.choice != ToolRequest::Choice::kNone && model.tool_call_format == chat::ToolCallFormat::kNone) {
-    return BadRequest("this model's chat template has no tool-call format, so its tool calls cannot be read; "
-                      "start vt serve with --tool-call-parser (hermes, llama3_json or mistral)",
-                      "tools");
+    return BadRequest(
+        "this model's chat template has no tool-call format, so its tool calls cannot be read; "
+        "start vt serve with --tool-call-parser (hermes, llama3_json or mistral)",
+        "tools");
   }
   return r;
 }

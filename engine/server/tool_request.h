@@ -2,11 +2,10 @@
 // `parallel_tool_calls`, checked against each other and against the model's tool-call format.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/server/api_error.h"
 #include "engine/server/model_context.h"

@@ -13,7 +13,8 @@ namespace {
 
 using testing::ParseInPieces;
 
-void ExpectSplit(ReasoningStart start, const std::string& text, const std::string& reasoning, const std::string& answer) {
+void ExpectSplit(ReasoningStart start, const std::string& text, const std::string& reasoning,
+                 const std::string& answer) {
   ChatOutputOptions o;
   o.reasoning = ReasoningFormat::kQwen3;
   o.reasoning_start = start;
@@ -25,11 +26,13 @@ void ExpectSplit(ReasoningStart start, const std::string& text, const std::strin
 }
 
 TEST(ReasoningStream, ThinkBlockThenAnswer) {
-  ExpectSplit(ReasoningStart::kMaybe, "<think>\nThe user greets me.\n</think>\n\nHello!", "The user greets me.\n", "Hello!");
+  ExpectSplit(ReasoningStart::kMaybe, "<think>\nThe user greets me.\n</think>\n\nHello!",
+              "The user greets me.\n", "Hello!");
 }
 
 TEST(ReasoningStream, NoBlockIsAllAnswer) {
-  ExpectSplit(ReasoningStart::kMaybe, "Hello <think>not at the start</think>", "", "Hello <think>not at the start</think>");
+  ExpectSplit(ReasoningStart::kMaybe, "Hello <think>not at the start</think>", "",
+              "Hello <think>not at the start</think>");
   ExpectSplit(ReasoningStart::kMaybe, "<thin", "", "<thin");
   ExpectSplit(ReasoningStart::kMaybe, "", "", "");
 }

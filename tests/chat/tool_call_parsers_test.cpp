@@ -20,7 +20,8 @@ struct Expected {
 };
 
 // The output parsed whole and in pieces of 1..n bytes gives the same parts, and the expected ones.
-void ExpectParts(ToolCallFormat format, const std::string& text, const Expected& want, size_t max_calls = SIZE_MAX) {
+void ExpectParts(ToolCallFormat format, const std::string& text, const Expected& want,
+                 size_t max_calls = SIZE_MAX) {
   ChatOutputOptions options = Tools(format);
   options.max_calls = max_calls;
   for (size_t piece = 0; piece <= std::min<size_t>(text.size(), 16); ++piece) {
@@ -37,12 +38,14 @@ void ExpectParts(ToolCallFormat format, const std::string& text, const Expected&
 
 TEST(HermesToolCalls, OneCall) {
   ExpectParts(ToolCallFormat::kHermes,
-              "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3}}\n</tool_call>",
+              "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": "
+              "3}}\n</tool_call>",
               {"", {{"get_weather", R"({"city":"Paris","days":3})"}}});
 }
 
 TEST(HermesToolCalls, ArgumentsKeepTheModelsKeyOrder) {
-  ExpectParts(ToolCallFormat::kHermes, R"(<tool_call>{"name": "f", "arguments": {"z": 1, "a": {"y": 2, "b": 3}}}</tool_call>)",
+  ExpectParts(ToolCallFormat::kHermes,
+              R"(<tool_call>{"name": "f", "arguments": {"z": 1, "a": {"y": 2, "b": 3}}}</tool_call>)",
               {"", {{"f", R"({"z":1,"a":{"y":2,"b":3}})"}}});
 }
 
@@ -101,14 +104,16 @@ TEST(HermesToolCalls, ArgumentsGivenAsAJsonStringAreAccepted) {
 
 TEST(HermesToolCalls, ParallelCallsOffKeepsTheFirst) {
   ExpectParts(ToolCallFormat::kHermes,
-              "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call><tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>",
+              "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call><tool_call>{\"name\": \"b\", "
+              "\"arguments\": {}}</tool_call>",
               {"", {{"a", "{}"}}}, /*max_calls=*/1);
 }
 
 TEST(Llama3JsonToolCalls, TheWholeAnswerIsTheCall) {
   ExpectParts(ToolCallFormat::kLlama3Json, R"({"name": "get_weather", "parameters": {"city": "Oslo"}})",
               {"", {{"get_weather", R"({"city":"Oslo"})"}}});
-  ExpectParts(ToolCallFormat::kLlama3Json, "<|python_tag|>{\"name\": \"f\", \"parameters\": {}}", {"", {{"f", "{}"}}});
+  ExpectParts(ToolCallFormat::kLlama3Json, "<|python_tag|>{\"name\": \"f\", \"parameters\": {}}",
+              {"", {{"f", "{}"}}});
   ExpectParts(ToolCallFormat::kLlama3Json, "\n {\"name\": \"f\", \"arguments\": {\"a\": \"x;y\"}}\n",
               {"", {{"f", R"({"a":"x;y"})"}}});
 }
@@ -123,19 +128,22 @@ TEST(Llama3JsonToolCalls, TextFirstOrJsonThatIsNoCallIsContent) {
   ExpectParts(ToolCallFormat::kLlama3Json, R"(Sure: {"name": "a", "parameters": {}})",
               {R"(Sure: {"name": "a", "parameters": {}})", {}});
   ExpectParts(ToolCallFormat::kLlama3Json, R"({"answer": 42})", {R"({"answer": 42})", {}});
-  ExpectParts(ToolCallFormat::kLlama3Json, R"({"name": "a", "parameters": {)", {R"({"name": "a", "parameters": {)", {}});
+  ExpectParts(ToolCallFormat::kLlama3Json, R"({"name": "a", "parameters": {)",
+              {R"({"name": "a", "parameters": {)", {}});
   ExpectParts(ToolCallFormat::kLlama3Json, "<|python_", {"<|python_", {}});
 }
 
 TEST(MistralToolCalls, MarkerAndList) {
-  ExpectParts(ToolCallFormat::kMistral, R"([TOOL_CALLS][{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {}}])",
+  ExpectParts(ToolCallFormat::kMistral,
+              R"([TOOL_CALLS][{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {}}])",
               {"", {{"a", R"({"x":1})"}, {"b", "{}"}}});
   ExpectParts(ToolCallFormat::kMistral, R"(Checking. [TOOL_CALLS] [{"name": "a", "arguments": {}}])",
               {"Checking.", {{"a", "{}"}}});
 }
 
 TEST(MistralToolCalls, TheListWithoutItsSpecialTokenMarker) {
-  ExpectParts(ToolCallFormat::kMistral, R"([{"name": "a", "arguments": {"x": [1]}}])", {"", {{"a", R"({"x":[1]})"}}});
+  ExpectParts(ToolCallFormat::kMistral, R"([{"name": "a", "arguments": {"x": [1]}}])",
+              {"", {{"a", R"({"x":[1]})"}}});
 }
 
 TEST(MistralToolCalls, MalformedIsContent) {
@@ -152,15 +160,18 @@ TEST(ToolCallFormat, NamesAndDetection) {
   EXPECT_FALSE(ToolCallFormatNamed("pythonic").ok());
   EXPECT_EQ(DetectToolCallFormat("{{- '<tool_call>\\n{\"name\": ' }}"), ToolCallFormat::kHermes);
   EXPECT_EQ(DetectToolCallFormat("{{ '[TOOL_CALLS]' + tool_calls | tojson }}"), ToolCallFormat::kMistral);
-  EXPECT_EQ(DetectToolCallFormat("{%- if tools %}<|start_header_id|>ipython{{ '{\"name\": ..., \"parameters\": ...}' }}"
-                                 "{% endif %}"),
+  EXPECT_EQ(DetectToolCallFormat(
+                "{%- if tools %}<|start_header_id|>ipython{{ '{\"name\": ..., \"parameters\": ...}' }}"
+                "{% endif %}"),
             ToolCallFormat::kLlama3Json);
-  EXPECT_EQ(DetectToolCallFormat("{% for m in messages %}<|im_start|>{{ m.content }}{% endfor %}"), ToolCallFormat::kNone);
+  EXPECT_EQ(DetectToolCallFormat("{% for m in messages %}<|im_start|>{{ m.content }}{% endfor %}"),
+            ToolCallFormat::kNone);
 }
 
 TEST(ToolCallFormat, PlainAnswersPassThroughUntouched) {
   // No format: the parser is content only, whitespace and all.
-  ExpectParts(ToolCallFormat::kNone, "  <tool_call>{\"name\": \"a\"}</tool_call>\n", {"  <tool_call>{\"name\": \"a\"}</tool_call>\n", {}});
+  ExpectParts(ToolCallFormat::kNone, "  <tool_call>{\"name\": \"a\"}</tool_call>\n",
+              {"  <tool_call>{\"name\": \"a\"}</tool_call>\n", {}});
 }
 
 }  // namespace

