@@ -9,25 +9,13 @@
 #include <string_view>
 
 #include "engine/chat/chat_output_parser.h"
+#include "tests/chat/chat_output_test_util.h"
 
 namespace {
 
 using vt::chat::ChatDelta;
 using vt::chat::ChatOutputOptions;
-using vt::chat::ChatOutputParser;
-
-ChatDelta Parse(const ChatOutputOptions& options, std::string_view text, size_t piece) {
-  ChatOutputParser parser(options);
-  ChatDelta all;
-  auto add = [&](ChatDelta d) {
-    all.reasoning += d.reasoning;
-    all.content += d.content;
-    for (auto& c : d.calls) all.calls.push_back(std::move(c));
-  };
-  for (size_t i = 0; i < text.size(); i += piece) add(parser.Feed(text.substr(i, piece)));
-  add(parser.Finish());
-  return all;
-}
+using vt::chat::testing::ParseInPieces;
 
 bool Same(const ChatDelta& a, const ChatDelta& b) {
   if (a.reasoning != b.reasoning || a.content != b.content || a.calls.size() != b.calls.size()) return false;
@@ -49,6 +37,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] & 64) o.tool_names = {"get_weather", "a"};
   const size_t piece = 1 + data[1] % 16;
   const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
-  if (!Same(Parse(o, text, text.size() + 1), Parse(o, text, piece))) std::abort();
+  if (!Same(ParseInPieces(o, text), ParseInPieces(o, text, piece))) std::abort();
   return 0;
 }
