@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "engine/chat/chat_output_parser.h"
-#include "tests/chat/chat_output_test_util.h"
+#include "tests/engine/chat/chat_output_test_util.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "tests/chat/chat_output_test_util.h"
+#include "tests/engine/chat/chat_output_test_util.h"
 
 namespace vt::chat {
 namespace {

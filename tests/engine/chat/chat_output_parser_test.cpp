@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/chat/chat_output_parser.h"
-#include "tests/chat/chat_output_test_util.h"
+#include "tests/engine/chat/chat_output_test_util.h"
 
 namespace vt::chat {
 namespace {

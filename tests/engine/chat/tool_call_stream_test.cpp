@@ -1,12 +1,12 @@
-// The tool-call formats: whole outputs, the same outputs streamed in pieces of every size (the
-// parts must not depend on where the text was cut), text around calls, several calls, malformed
-// calls (plain content, never an error), and the format recognised from real templates.
+// ToolCallStream over each format's syntax (hermes, llama3_json, mistral): whole outputs, the same outputs
+// streamed in pieces of every size (the parts must not depend on where the text was cut), text around
+// calls, several calls, malformed calls (plain content, never an error), and format detection.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "engine/chat/tool_call.h"
-#include "tests/chat/chat_output_test_util.h"
+#include "tests/engine/chat/chat_output_test_util.h"
 
 namespace vt::chat {
 namespace {
