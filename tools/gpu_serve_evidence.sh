@@ -9,7 +9,7 @@
 set -uo pipefail
 default_parts=qwen3-1.7b,llama3-8b
 source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
-source "$root/tests/server/serve_wait.sh"
+source "$root/tests/engine/server/serve_wait.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 input=128 output=128 levels="1 8 64 256"
 

@@ -7,7 +7,7 @@
 set -uo pipefail
 vt=$1
 src=$2
-source "$src/tests/server/serve_wait.sh"
+source "$src/tests/engine/server/serve_wait.sh"
 log=$(mktemp)
 out=$(mktemp)
 err=$(mktemp)

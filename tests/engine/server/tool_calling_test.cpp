@@ -14,7 +14,7 @@
 #include "engine/server/output_formats.h"
 #include "engine/server/reasoning_grammar.h"
 #include "engine/server/tool_call_grammar.h"
-#include "tests/server/embedded_model_context.h"
+#include "tests/engine/server/embedded_model_context.h"
 
 namespace vt::server {
 namespace {

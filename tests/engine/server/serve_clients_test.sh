@@ -19,7 +19,7 @@ if [ ! -f "$cache/node_modules/openai/package.json" ]; then
   echo "SKIP: $(cat "$cache/UNAVAILABLE" 2>/dev/null || echo 'the openai npm package is not available')"
   exit 77
 fi
-source "$src/tests/server/serve_wait.sh"
+source "$src/tests/engine/server/serve_wait.sh"
 log=$(mktemp)
 thinker=$(mktemp -d)
 trap 'kill ${pid:-} ${served_pid:-} 2>/dev/null; rm -f "$log"; rm -rf "$thinker"' EXIT
@@ -30,13 +30,13 @@ pid=$served_pid
 port=$served_port
 base=http://127.0.0.1:$port/v1
 status=0
-node "$src/tests/server/openai_client_test.mjs" "$base" "$cache" || status=1
-node "$src/tests/server/openai_tools_test.mjs" "$base" "$cache" || status=1
+node "$src/tests/engine/server/openai_client_test.mjs" "$base" "$cache" || status=1
+node "$src/tests/engine/server/openai_tools_test.mjs" "$base" "$cache" || status=1
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
-for round in 1 2 3; do node "$src/tests/server/load_test.mjs" "$base" 64 10 >/dev/null || status=1; done
+for round in 1 2 3; do node "$src/tests/engine/server/load_test.mjs" "$base" 64 10 >/dev/null || status=1; done
 before=$(rss)
-node "$src/tests/server/load_test.mjs" "$base" 64 10 || status=1
+node "$src/tests/engine/server/load_test.mjs" "$base" 64 10 || status=1
 wait_metric "http://127.0.0.1:$port" vt:num_requests_running 0 || status=1
 after=$(rss)
 running=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^vt:num_requests_running / {print $2}')
@@ -63,5 +63,5 @@ config["chat_template"] = config["chat_template"].replace(
 json.dump(config, open(sys.argv[2], "w"))
 EOF
 start_serve "$vt" "$log" --model "$thinker" --served-model-name fortune-qwen3-7m --max-model-len 256
-node "$src/tests/server/openai_reasoning_test.mjs" "http://127.0.0.1:$served_port/v1" "$cache" || status=1
+node "$src/tests/engine/server/openai_reasoning_test.mjs" "http://127.0.0.1:$served_port/v1" "$cache" || status=1
 exit $status

@@ -10,7 +10,7 @@
 
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/server/completion_request.h"
-#include "tests/server/embedded_model_context.h"
+#include "tests/engine/server/embedded_model_context.h"
 
 namespace vt::server {
 namespace {
