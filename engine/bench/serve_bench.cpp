@@ -199,6 +199,13 @@ Status RunServeBench(const ServeBenchOptions& o) {
     bodies.push_back(body.dump());
   }
 
+  // When each request is due, from the run's start.
+  std::vector<double> due_s(bodies.size(), 0.0);
+  if (o.request_rate > 0) {
+    std::exponential_distribution<double> gap(o.request_rate);
+    for (size_t i = 1; i < due_s.size(); ++i) due_s[i] = due_s[i - 1] + gap(rng);
+  }
+
   std::vector<ServeRequestResult> results(bodies.size());
   std::atomic<size_t> next{0};
   std::atomic<int32_t> finished{0};
@@ -213,6 +220,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
     client.set_connection_timeout(10);
     client.set_read_timeout(o.timeout_s);
     for (size_t i; (i = next.fetch_add(1)) < bodies.size();) {
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::duration<double>(due_s[i])));
       httplib::Request req;
       req.method = "POST";
       req.path = o.endpoint;
@@ -289,6 +298,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
     const json report = {{"base_url", o.base_url},       {"endpoint", o.endpoint},
                          {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
+                         {"request_rate", o.request_rate}, {"last_due_s", due_s.empty() ? 0.0 : due_s.back()},
                          {"input_len", o.input_len},     {"output_len", o.output_len},
                          {"requests_ok", ok},            {"requests_failed", failed},
                          {"duration_s", duration_s},     {"output_tokens", output_tokens},
@@ -300,6 +310,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
   } else {
     std::printf("vt bench serve: %s%s, %d requests at concurrency %d, %d prompt ids -> %d tokens\n",
                 o.base_url.c_str(), o.endpoint.c_str(), o.num_prompts, o.concurrency, o.input_len, o.output_len);
+    if (o.request_rate > 0) std::printf("  arrivals          Poisson, %.2f requests/s\n", o.request_rate);
     std::printf("  requests ok       %10lld\n  requests failed   %10lld\n", static_cast<long long>(ok),
                 static_cast<long long>(failed));
     std::printf("  duration (s)      %10.3f\n  output tokens     %10lld\n", duration_s,

@@ -21,6 +21,9 @@ struct ServeBenchOptions {
   std::string model;  // empty: no "model" field (the server's only model)
   int32_t num_prompts = 100;
   int32_t concurrency = 8;
+  // Requests per second with Poisson arrivals (exponential gaps from the seed), at most
+  // `concurrency` in flight; 0: each worker sends its next request as soon as the last one ends.
+  double request_rate = 0.0;
   int32_t input_len = 32;     // prompt token ids per request
   int32_t output_len = 64;    // max_tokens, with ignore_eos
   int32_t vocab_size = 1000;  // prompt ids are drawn from [0, vocab_size)

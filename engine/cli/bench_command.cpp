@@ -61,6 +61,10 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   serve->add_option("--concurrency", o->concurrency, "Requests in flight at once (one connection each)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve->add_option("--request-rate", o->request_rate,
+                    "Requests per second, Poisson arrivals (0: each connection sends as soon as it is free)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   serve->add_option("--input-len", o->input_len, "Prompt tokens per request (random ids)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -31,7 +31,22 @@ for key in ('ttft_ms', 'tpot_ms', 'itl_ms'):
     s = d[key]
     assert s['count'] > 0 and 0 < s['median'] <= s['p90'] <= s['p99'], (key, s)
 assert d['ttft_ms']['count'] == 24 and d['tpot_ms']['count'] == 24, d
+assert d['request_rate'] == 0 and d['last_due_s'] == 0, d  # no schedule: sent as workers free up
 print('ok: live server', d['output_tok_s'], 'tok/s')
+PY
+
+# Poisson arrivals: the last request is not sent before it is due, so the run lasts at least that long.
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 8 --concurrency 4 --input-len 8 \
+  --output-len 2 --request-rate 4 --seed 3 --json >"$out" 2>"$err"
+rc=$?
+cat "$out" "$err"
+[ "$rc" = 0 ] || { echo "FAIL vt bench serve --request-rate exited $rc"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 8 and d['request_rate'] == 4, d
+assert d['last_due_s'] > 0.5 and d['duration_s'] >= d['last_due_s'], d
+print('ok: Poisson arrivals, last due at', d['last_due_s'], 's, run', d['duration_s'], 's')
 PY
 
 # A model served without a tokenizer streams one event per token with empty text: each is a token.
