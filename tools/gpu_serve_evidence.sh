@@ -4,8 +4,9 @@
 # the same job, on dummy qwen3-1.7b and llama3-8b at c = 1, 8, 64, 256. JSON per run under OUT_DIR.
 #
 # Usage: bash tools/gpu_serve_evidence.sh BIN_DIR OUT_DIR [PARTS]
-#   PARTS: comma-separated model names (default qwen3-1.7b,llama3-8b). BIN_DIR packed as for
-#   tools/gpu_e2e_evidence.sh.
+#   PARTS: comma-separated model names (default qwen3-1.7b,llama3-8b), and `mix`: issue #16's mix on
+#   qwen3-1.7b, 8 clients with 8k-token prompts beside 8 with 128-token prompts (c = 16), against 16
+#   clients with short prompts alone (the decode-only TPOT). BIN_DIR packed as for tools/gpu_e2e_evidence.sh.
 set -uo pipefail
 default_parts=qwen3-1.7b,llama3-8b
 source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
@@ -32,6 +33,35 @@ for model in qwen3-1.7b llama3-8b; do
   done
   kill "$served_pid"; wait "$served_pid" 2>/dev/null
 done
+
+if want mix; then
+  start_serve "$bin/vt" "$out/serve-mix.log" --backend cuda --load-format dummy --model preset:qwen3-1.7b \
+    --max-num-seqs 16 --max-model-len 8448
+  base="http://127.0.0.1:$served_port"
+  timeout -k 5 300 "$bin/vt" bench serve --base-url "$base" --num-prompts 64 --concurrency 16 --input-len 128 \
+    --output-len 64 --vocab-size 32000 --json > "$out/mix-short-alone.json" 2> "$out/mix-short-alone.err"
+  echo "mix: short alone rc=$?"
+  timeout -k 5 300 "$bin/vt" bench serve --base-url "$base" --num-prompts 24 --concurrency 8 --input-len 8192 \
+    --output-len 64 --vocab-size 32000 --seed 1 --json > "$out/mix-long.json" 2> "$out/mix-long.err" &
+  long=$!
+  timeout -k 5 300 "$bin/vt" bench serve --base-url "$base" --num-prompts 48 --concurrency 8 --input-len 128 \
+    --output-len 64 --vocab-size 32000 --seed 2 --json > "$out/mix-short.json" 2> "$out/mix-short.err"
+  echo "mix: short beside long rc=$?"
+  wait $long; echo "mix: long rc=$?"
+  kill "$served_pid"; wait "$served_pid" 2>/dev/null
+  python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+alone = json.load(open(f"{out}/mix-short-alone.json"))
+for name in ("mix-short", "mix-long"):
+    d = json.load(open(f"{out}/{name}.json"))
+    t = d["tpot_ms"]
+    print(f"{name}: ok {d['requests_ok']}/{d['num_prompts']}, TPOT median {t['median']:.2f} p99 {t['p99']:.2f} ms, "
+          f"ITL p99 {d['itl_ms']['p99']:.2f} ms, TTFT median {d['ttft_ms']['median']:.1f} ms; "
+          f"TPOT p99 / decode-only TPOT median {t['p99'] / alone['tpot_ms']['median']:.2f}")
+print(f"decode-only (short prompts alone, c = 16): TPOT median {alone['tpot_ms']['median']:.2f} ms")
+PY
+fi
 
 python3 - "$out" <<'PY'
 import glob, json, os, sys
