@@ -68,6 +68,14 @@ struct TrailerException {
   std::string reason;
 };
 
+// Cherry-pick provenance (governance/cherry_pick.h): on when the config has a
+// `cherry_picks` section.
+struct CherryPickRule {
+  // Trailer keys that may name the source's author ("Name <email>") when the
+  // commit's author differs from it: the change was re-authored openly.
+  std::vector<std::string> author_waivers{"Co-authored-by"};
+};
+
 struct TrailerConfig {
   // Row ids of the record, sorted; filled at run time when a requirement is in_record.
   std::vector<std::string> record_ids;
@@ -81,6 +89,7 @@ struct TrailerConfig {
   std::vector<ForbiddenTrailer> forbidden;
   std::optional<MarkerRule> marker;
   std::optional<IdentityBan> identity;
+  std::optional<CherryPickRule> cherry_picks;
   std::vector<TrailerException> exceptions;
 };
 

@@ -160,6 +160,22 @@ IdentityBan ParseIdentity(const YAML::Node& node) {
   return ban;
 }
 
+CherryPickRule ParseCherryPicks(const YAML::Node& node) {
+  CherryPickRule rule;
+  if (node.IsNull()) return rule;
+  ExpectMap(node, "cherry_picks", {"author_waivers"});
+  if (node["author_waivers"]) {
+    const YAML::Node& waivers = node["author_waivers"];
+    // `[]` is allowed and means the authors must always match.
+    rule.author_waivers = StringList(waivers, "author_waivers");
+    for (const std::string& key : rule.author_waivers) {
+      if (key.empty() || key.find_first_of(" \t:") != std::string::npos)
+        Fail(waivers, "author_waivers entry '" + key + "' must be a trailer key (no blanks or ':')");
+    }
+  }
+  return rule;
+}
+
 bool IsFullCommitId(const std::string& s) {
   if (s.size() != 40) return false;
   for (char c : s) {
@@ -171,7 +187,7 @@ bool IsFullCommitId(const std::string& s) {
 TrailerConfig ParseTrailers(const YAML::Node& node) {
   ExpectMap(node, "trailers",
             {"first_parent", "merges", "fixups", "reverts", "bots", "cutover", "required", "forbidden",
-             "marker", "identity", "exceptions"});
+             "marker", "identity", "cherry_picks", "exceptions"});
   TrailerConfig t;
   if (node["first_parent"]) t.first_parent = Bool(node["first_parent"], "first_parent");
   if (node["merges"]) {
@@ -203,6 +219,7 @@ TrailerConfig ParseTrailers(const YAML::Node& node) {
   }
   if (node["marker"]) t.marker = ParseMarker(node["marker"]);
   if (node["identity"]) t.identity = ParseIdentity(node["identity"]);
+  if (node["cherry_picks"]) t.cherry_picks = ParseCherryPicks(node["cherry_picks"]);
   if (node["exceptions"]) {
     if (!node["exceptions"].IsSequence()) Fail(node["exceptions"], "exceptions must be a list");
     for (const YAML::Node& item : node["exceptions"]) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "governance/cherry_pick.h"
 #include "governance/message_cleanup.h"
 #include "governance/record.h"
 #include "governance/trailer_rules.h"
@@ -35,8 +36,8 @@ struct Tally {
 
 class Checker {
  public:
-  Checker(const Config& config, TrailerSyntax syntax, GateReport& report)
-      : config_(config), syntax_(std::move(syntax)), report_(report) {}
+  Checker(const Repository& repo, const Config& config, TrailerSyntax syntax, GateReport& report)
+      : repo_(repo), config_(config), syntax_(std::move(syntax)), report_(report) {}
 
   void Check(git_commit* commit) {
     const char* encoding = git_commit_message_encoding(commit);
@@ -70,10 +71,32 @@ class Checker {
         return;
     }
     std::string id = OidHex(*git_commit_id(commit));
+    if (config_.trailers.cherry_picks) {
+      ProvenanceVerdict provenance =
+          CheckCherryPickProvenance(repo_, *config_.trailers.cherry_picks, syntax_, commit);
+      for (RuleFinding& f : provenance.findings) verdict.findings.push_back(std::move(f));
+      if (!IsException(id, "cherry-pick:source")) {
+        for (const std::string& what : provenance.unverified)
+          unverified_.push_back("cherry-pick source of " + id + ": " + what);
+      }
+    }
     for (RuleFinding& f : verdict.findings) {
       if (IsException(id, f.rule)) continue;
       report_.findings.push_back({f.rule, id, "", f.line, std::move(f.message)});
     }
+  }
+
+  // Provenance that could not be verified: with no findings the gate cannot
+  // say ok, so it skips (exit 3) naming them; next to findings they are notes.
+  Status Unverified() {
+    if (unverified_.empty()) return Status::Ok();
+    if (!report_.findings.empty()) {
+      for (const std::string& what : unverified_) report_.notes.push_back("not verified: " + what);
+      return Status::Ok();
+    }
+    std::string reason = "cherry-pick provenance not verified: " + unverified_.front();
+    if (unverified_.size() > 1) reason += " (and " + Counted(unverified_.size() - 1, "more source") + ")";
+    return Unavailable(reason);
   }
 
   void Finish() {
@@ -94,10 +117,12 @@ class Checker {
     return false;
   }
 
+  const Repository& repo_;
   const Config& config_;
   TrailerSyntax syntax_;
   GateReport& report_;
   Tally tally_;
+  std::vector<std::string> unverified_;
 };
 
 GateReport NewReport() {
@@ -184,12 +209,13 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, c
   Result<CommitRange> range = ResolveRange(repo, base, head_spec);
   if (status.ok() && !range.ok()) status = range.status();
   if (status.ok()) {
-    Checker checker(config, repo.ReadTrailerSyntax(), report);
+    Checker checker(repo, config, repo.ReadTrailerSyntax(), report);
     status = WalkRange(repo, range.value(), options, [&](git_commit* c) {
       checker.Check(c);
       return true;
     });
     checker.Finish();
+    if (status.ok()) status = checker.Unverified();
   }
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
@@ -298,7 +324,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     git_reference_iterator_free(it);
   }
 
-  Checker checker(config, repo.ReadTrailerSyntax(), report);
+  Checker checker(repo, config, repo.ReadTrailerSyntax(), report);
   std::set<std::string> seen;
   std::string line;
   int refs = 0;
@@ -361,6 +387,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     }
   }
   checker.Finish();
+  if (status.ok()) status = checker.Unverified();
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
     report.reason = status.message();

@@ -50,6 +50,8 @@ TEST(Config, RepositoryConfigRequiresTheProtocolTrailers) {
   EXPECT_EQ(config->base, "origin/main");
   EXPECT_EQ(config->trailers.merges, MergePolicy::kFail);
   EXPECT_TRUE(config->trailers.required[0].in_record) << "Row names a row of the record";
+  ASSERT_TRUE(config->trailers.cherry_picks.has_value()) << "cherry-pick provenance is on";
+  EXPECT_EQ(config->trailers.cherry_picks->author_waivers, std::vector<std::string>{"Co-authored-by"});
   std::vector<std::string> gates;
   for (const GateSpec& g : config->gates) gates.push_back(g.name);
   EXPECT_EQ(gates, (std::vector<std::string>{"trailers", "record", "intake", "rows", "gencode"}));
@@ -116,6 +118,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"preflight:\n  gates:\n    - recrod\n", "x.yaml:3: unknown built-in gate"},
         BadConfig{"preflight:\n  gates:\n    - {name: x}\n", "x.yaml:3: an external gate needs"},
         BadConfig{"trailers:\n  marker: {placement: anywhere}\n", "x.yaml:2: marker needs a token"},
+        BadConfig{"trailers:\n  cherry_picks:\n    author_waiver: [Co-authored-by]\n",
+                  "x.yaml:3: unknown key 'author_waiver' in cherry_picks (known: author_waivers)"},
+        BadConfig{"trailers:\n  cherry_picks:\n    author_waivers: [Co-authored-by]\n    author_waivers: []\n",
+                  "x.yaml:4: duplicate key 'author_waivers' (first at line 3)"},
+        BadConfig{"trailers:\n  cherry_picks: {author_waivers: ['Co-authored-by:']}\n",
+                  "x.yaml:2: author_waivers entry 'Co-authored-by:' must be a trailer key"},
         BadConfig{"- a\n- b\n", "x.yaml:1: the config must be a mapping"},
         BadConfig{"preflight:\n  gates:\n    - trailers\n",
                   "x.yaml:3: gate 'trailers' needs a trailers section"},
