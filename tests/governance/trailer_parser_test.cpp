@@ -59,6 +59,18 @@ TEST(TrailerParser, CustomCommentCharMatchesGit) {
   EXPECT_EQ(ours, "Row: none\nAI-Assisted: true\n");
 }
 
+// git 2.39 never returns on this message (its scissors search runs past the
+// patch divider's end of the message), so git cannot be the oracle; newer git
+// ignores a scissors line below the divider, and so does vt-gate, at once.
+TEST(TrailerParser, ScissorsBelowADividerEndsNothing) {
+  TrailerBlock block = ParseTrailers(
+      "T\n\nbody\n\nRow: none\n--- a/file\nmore\n# ------------------------ >8 ------------------------\n"
+      "Row: AFTER-SCISSORS\n");
+  ASSERT_EQ(block.trailers.size(), 1u);
+  EXPECT_EQ(block.trailers[0].value, "none");
+  EXPECT_EQ(block.last_line, 5);
+}
+
 TEST(TrailerParser, DiagnosesEachWayABlockGoesMissing) {
   EXPECT_EQ(DiagnoseMissingTrailerBlock("T\n\nRow: none\n").reason, "");
   EXPECT_NE(DiagnoseMissingTrailerBlock("Row: none\n").reason.find("first paragraph"), std::string::npos);
