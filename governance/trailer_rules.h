@@ -33,6 +33,9 @@ struct MessageFacts {
   bool check_encoding = true;  // false when the commit declares a non-UTF-8 encoding
 };
 
+// ASCII case-insensitive equality: trailer keys compare this way in git.
+bool EqualsNoCase(std::string_view a, std::string_view b);
+
 MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax,
                             const MessageFacts& facts);
 

@@ -17,6 +17,9 @@ struct CommandOutput {
 // Runs `command` with /bin/sh; stdout (and stderr when merge_stderr) captured.
 CommandOutput Shell(const std::string& command, bool merge_stderr = true);
 
+// The bytes of a file; empty when it cannot be read.
+std::string ReadFile(const std::string& path);
+
 // Single-quotes a string for /bin/sh.
 std::string Quote(const std::string& s);
 

@@ -16,15 +16,9 @@ namespace fs = std::filesystem;
 using testing::GitRepo;
 using testing::GoodMessage;
 using testing::Quote;
+using testing::ReadFile;
 using testing::Shell;
 using testing::TempDir;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const std::string kConfig =
     "base: main\ntrailers:\n  required:\n    - key: Row\n    - key: AI-Assisted\n      values: [\"true\", "

@@ -20,16 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Quote;
+using testing::ReadFile;
 using testing::Shell;
 
 const fs::path kCorpus = fs::path(VT_SOURCE_DIR) / "tests/fixtures/trailers";
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<fs::path> CorpusFiles() {
   std::vector<fs::path> files;

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -26,6 +25,7 @@ namespace {
 
 using testing::GitRepo;
 using testing::Quote;
+using testing::ReadFile;
 using testing::Shell;
 
 constexpr int kMessagesPerConfig = 500;
@@ -292,13 +292,6 @@ std::string Show(const std::vector<std::string>& pairs) {
   std::string out;
   for (const std::string& p : pairs) out += "  [" + Escaped(p.size() > 200 ? p.substr(0, 200) + "..." : p) + "]\n";
   return out.empty() ? "  (none)\n" : out;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 TEST(TrailerParity, GeneratedCorpusAgreesWithGitInterpretTrailers) {
