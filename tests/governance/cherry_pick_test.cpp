@@ -204,6 +204,7 @@ TEST(CherryPick, ExceptionCoversAnUnverifiableSource) {
                   " " + Quote(shallow))
                 .status,
             0);
+  ASSERT_EQ(Check(shallow, Rules("  cherry_picks: {}\n"), "HEAD~1").status, GateStatus::kSkip);
   Config config = Rules("  cherry_picks: {}\n  exceptions:\n    - { commit: " + picked.pick +
                         ", rule: \"cherry-pick:source\", reason: picked from a private fork }\n");
   GateReport report = Check(shallow, config, "HEAD~1");
