@@ -181,6 +181,14 @@ Status RunServeBench(const ServeBenchOptions& o) {
     return {StatusCode::kInvalidArgument, "--base-url must be http://HOST:PORT, not '" + o.base_url + "'"};
   }
 
+  json extra = json::object();
+  if (!o.extra_body.empty()) {
+    extra = json::parse(o.extra_body, nullptr, /*allow_exceptions=*/false);
+    if (extra.is_discarded() || !extra.is_object()) {
+      return {StatusCode::kInvalidArgument, "--extra-body must be a JSON object, not '" + Clip(o.extra_body) + "'"};
+    }
+  }
+
   // The request bodies, made up front from the seed so a run is repeatable and no worker waits on
   // a shared generator.
   std::mt19937_64 rng(o.seed);
@@ -196,6 +204,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
                  {"stream", true},
                  {"stream_options", {{"include_usage", true}}}};
     if (!o.model.empty()) body["model"] = o.model;
+    body.update(extra);
     bodies.push_back(body.dump());
   }
 

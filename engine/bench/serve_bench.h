@@ -27,6 +27,8 @@ struct ServeBenchOptions {
   int32_t input_len = 32;     // prompt token ids per request
   int32_t output_len = 64;    // max_tokens, with ignore_eos
   int32_t vocab_size = 1000;  // prompt ids are drawn from [0, vocab_size)
+  // A JSON object merged into every request body (its fields win), e.g. a response_format.
+  std::string extra_body;
   uint64_t seed = 0;
   int32_t timeout_s = 600;  // per-request read timeout
   bool json = false;

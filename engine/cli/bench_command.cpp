@@ -61,6 +61,8 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   serve->add_option("--concurrency", o->concurrency, "Requests in flight at once (one connection each)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve->add_option("--extra-body", o->extra_body,
+                    "A JSON object merged into every request body, e.g. '{\"response_format\": {...}}'");
   serve->add_option("--request-rate", o->request_rate,
                     "Requests per second, Poisson arrivals (0: each connection sends as soon as it is free)")
       ->check(CLI::NonNegativeNumber)

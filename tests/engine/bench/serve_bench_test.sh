@@ -49,6 +49,14 @@ assert d['last_due_s'] > 0.5 and d['duration_s'] >= d['last_due_s'], d
 print('ok: Poisson arrivals, last due at', d['last_due_s'], 's, run', d['duration_s'], 's')
 PY
 
+# --extra-body reaches the server: a field it refuses fails every request, naming the server's answer.
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
+  --output-len 2 --extra-body '{"temperature": -1}' --json >"$out" 2>"$err"
+rc=$?
+[ "$rc" != 0 ] && grep -q 'HTTP 400' "$err" || { echo "FAIL --extra-body did not reach the server"; cat "$out" "$err"; status=1; }
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 1 --extra-body '[1]' >"$out" 2>"$err"
+[ $? = 2 ] && grep -q 'must be a JSON object' "$err" || { echo "FAIL a non-object --extra-body is not a usage error"; status=1; }
+
 # A model served without a tokenizer streams one event per token with empty text: each is a token.
 kill "$served_pid"; wait "$served_pid" 2>/dev/null
 start_serve "$vt" "$log" --model preset:qwen3-0.6b --load-format dummy --max-num-seqs 2 --max-model-len 64
