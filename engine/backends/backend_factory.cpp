@@ -1,6 +1,5 @@
 #include "engine/backends/backend_factory.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "engine/backends/cpu/cpu_model_runner.h"
@@ -33,12 +32,11 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
 #ifdef VT_HAVE_CUDA_RUNNER
   if (options.backend == "cuda") {
     const SchedulerConfig& s = config.scheduler;
-    const int64_t context = loaded.config.max_position_embeddings;
     CudaRunnerOptions cuda;
     cuda.gpu_memory_utilization = options.gpu_memory_utilization;
     cuda.block_size = config.block_size;
     cuda.max_num_seqs = s.max_num_seqs;
-    cuda.max_model_len = s.max_model_len > 0 ? std::min(s.max_model_len, context) : context;
+    cuda.max_model_len = ResolveMaxModelLen(s.max_model_len, loaded.config);
     cuda.max_num_batched_tokens = s.max_num_batched_tokens;
     cuda.tuning = options.tuning;
     Result<std::unique_ptr<ModelRunner>> runner = CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);

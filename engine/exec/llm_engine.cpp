@@ -8,6 +8,10 @@
 
 namespace vt {
 
+int64_t ResolveMaxModelLen(int64_t requested, const ModelConfig& model) {
+  return requested > 0 ? std::min(requested, model.max_position_embeddings) : model.max_position_embeddings;
+}
+
 namespace {
 
 // The scheduler's limits within what the runner was built for: its KV pool, its buffers, the
@@ -16,8 +20,7 @@ EngineConfig WithRunnersLimits(const ModelRunner& runner, EngineConfig config) {
   config.num_kv_blocks = runner.num_kv_blocks();
   config.block_size = runner.kv_block_size();
   SchedulerConfig& s = config.scheduler;
-  const int64_t context = runner.config().max_position_embeddings;
-  if (s.max_model_len <= 0 || s.max_model_len > context) s.max_model_len = context;
+  s.max_model_len = ResolveMaxModelLen(s.max_model_len, runner.config());
   s.eos_token_ids = ResolveEosTokenIds(s.eos_token_ids, runner.config());
   s.max_num_seqs = std::min(s.max_num_seqs, runner.max_num_seqs());
   s.max_num_batched_tokens = std::min(s.max_num_batched_tokens, runner.max_num_batched_tokens());

@@ -27,6 +27,10 @@ struct EngineConfig {
   SchedulerConfig scheduler;
 };
 
+// The context a run serves: `requested` tokens (max_model_len), at most the model's own context;
+// the model's when none is requested (<= 0).
+int64_t ResolveMaxModelLen(int64_t requested, const ModelConfig& model);
+
 struct StepResult {
   std::vector<SampledResult> tokens;  // one per request that sampled this step
   std::vector<RequestId> finished;

@@ -1,6 +1,5 @@
 #include "engine/session/session.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -40,8 +39,7 @@ Result<Session> OpenSession(const SessionSpec& spec) {
   session.load_seconds = loaded->load_seconds;
 
   const SchedulerConfig& s = spec.engine.scheduler;
-  const int64_t context = s.max_model_len > 0 ? std::min(s.max_model_len, session.model.max_position_embeddings)
-                                              : session.model.max_position_embeddings;
+  const int64_t context = ResolveMaxModelLen(s.max_model_len, session.model);
   const KvDemand demand = spec.kv_demand ? spec.kv_demand(session.model)
                                          : KvDemand::Uniform(s.max_num_seqs, context, spec.engine.block_size);
   Result<std::unique_ptr<LlmEngine>> engine = CreateEngine(std::move(*loaded), spec.backend, spec.engine, demand);
