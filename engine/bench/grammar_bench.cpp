@@ -1,5 +1,6 @@
 #include "engine/bench/grammar_bench.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "engine/bench/latency_stats.h"
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/grammar/json_schema_grammar.h"
+#include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/token_vocabulary.h"
 #include "engine/tokenizer/tokenizer.h"
 
@@ -70,28 +72,32 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
   if (schema.is_discarded()) return InvalidArgument("--schema: not JSON");
 
   const Clock::time_point t0 = Clock::now();
-  const grammar::TokenVocabulary vocab((*tokenizer)->TokenBytesTable());
+  const auto vocabulary = std::make_shared<const grammar::TokenVocabulary>((*tokenizer)->TokenBytesTable());
+  const grammar::TokenVocabulary& vocab = *vocabulary;
   const Clock::time_point t1 = Clock::now();
   Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
   if (!compiled.ok()) return compiled.status();
-  const auto g = std::make_shared<const grammar::Grammar>(std::move(*compiled));
   const Clock::time_point t2 = Clock::now();
+  const std::shared_ptr<const grammar::GrammarConstraint> constraint = grammar::Constrain(std::move(*compiled), vocabulary);
+  const Clock::time_point t3 = Clock::now();
+  const std::shared_ptr<const grammar::Grammar>& g = constraint->grammar;
+  const grammar::TokenMaskTable* table = constraint->masks.get();
 
   // Random valid documents, one allowed token at a time; a finished document starts the next.
   std::mt19937_64 rng(o.seed);
-  grammar::MaskCache cache;
-  std::vector<double> mask_us;
-  std::vector<uint8_t> allowed;
+  std::vector<double> mask_us, advance_us;
+  grammar::TokenBitmask allowed;
   std::vector<int32_t> choices;
-  int64_t documents = 0;
+  int64_t documents = 0, most_stacks = 0;
   auto matcher = std::make_unique<grammar::GrammarMatcher>(g);
   while (static_cast<int32_t>(mask_us.size()) < o.steps) {
     const Clock::time_point start = Clock::now();
-    matcher->AllowedTokens(vocab, &allowed, &cache);
+    matcher->AllowedTokens(vocab, &allowed, o.walk_only ? nullptr : table);
     mask_us.push_back(Us(Clock::now() - start));
+    most_stacks = std::max(most_stacks, matcher->live_stacks());
     choices.clear();
-    for (size_t id = 0; id < allowed.size(); ++id) {
-      if (allowed[id]) choices.push_back(static_cast<int32_t>(id));
+    for (int64_t id = 0; id < allowed.size(); ++id) {
+      if (allowed.Test(id)) choices.push_back(static_cast<int32_t>(id));
     }
     if (choices.empty() || matcher->Finished()) {
       ++documents;
@@ -99,27 +105,44 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
       continue;
     }
     const int32_t pick = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
+    const Clock::time_point before = Clock::now();
     if (!matcher->Accept(vocab.bytes(pick))) return Internal("the mask allowed a token the grammar rejects");
+    advance_us.push_back(Us(Clock::now() - before));
   }
-  const LatencySummary mask = Summarize(mask_us);
-  double worst = 0;
-  for (double us : mask_us) worst = std::max(worst, us);
+  const LatencySummary mask = Summarize(mask_us), advance = Summarize(advance_us);
+  const double mask_max = *std::max_element(mask_us.begin(), mask_us.end());
+  const double advance_max = advance_us.empty() ? 0.0 : *std::max_element(advance_us.begin(), advance_us.end());
   const double vocab_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double compile_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  const double table_ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
   if (o.json) {
-    const nlohmann::json doc = {{"tokenizer", o.tokenizer}, {"vocab_size", vocab.size()},
-                                {"grammar_rules", g->rules.size()}, {"vocabulary_ms", vocab_ms},
-                                {"compile_ms", compile_ms}, {"masks", mask.count},
-                                {"documents_finished", documents}, {"mask_cache_hits", cache.hits()},
-                                {"mask_us", {{"median", mask.median}, {"p99", mask.p99}, {"max", worst}}}};
+    const nlohmann::json doc = {
+        {"tokenizer", o.tokenizer},
+        {"vocab_size", vocab.size()},
+        {"grammar_rules", g->rules.size()},
+        {"vocabulary_ms", vocab_ms},
+        {"compile_ms", compile_ms},
+        {"mask_table", {{"ms", table_ms}, {"positions", table->positions()},
+                        {"uncertain_tokens", table->uncertain_tokens()}, {"bytes", table->bytes()}}},
+        {"walk_only", o.walk_only},
+        {"masks", mask.count},
+        {"documents_finished", documents},
+        {"most_live_stacks", most_stacks},
+        {"mask_us", {{"median", mask.median}, {"p99", mask.p99}, {"max", mask_max}}},
+        {"advance_us", {{"median", advance.median}, {"p99", advance.p99}, {"max", advance_max}}}};
     std::printf("%s\n", doc.dump().c_str());
   } else {
     std::printf("grammar bench: %s, %lld tokens; %zu rules compiled in %.2f ms, vocabulary trie in %.1f ms\n",
                 o.tokenizer.c_str(), static_cast<long long>(vocab.size()), g->rules.size(), compile_ms, vocab_ms);
-    std::printf("next-token mask over %lld steps (%lld documents finished, %lld from the state cache): median %.1f us, "
+    std::printf("mask table: %lld positions in %.1f ms, %lld uncertain tokens, %.1f MiB\n",
+                static_cast<long long>(table->positions()), table_ms, static_cast<long long>(table->uncertain_tokens()),
+                double(table->bytes()) / (1 << 20));
+    std::printf("next-token mask over %lld steps%s (%lld documents finished, at most %lld live stacks): median %.1f us, "
                 "p99 %.1f us, max %.1f us\n",
-                static_cast<long long>(mask.count), static_cast<long long>(documents),
-                static_cast<long long>(cache.hits()), mask.median, mask.p99, worst);
+                static_cast<long long>(mask.count), o.walk_only ? " by vocabulary walks" : "",
+                static_cast<long long>(documents), static_cast<long long>(most_stacks), mask.median, mask.p99, mask_max);
+    std::printf("advance by the drawn token: median %.1f us, p99 %.1f us, max %.1f us\n", advance.median, advance.p99,
+                advance_max);
   }
   return Status::Ok();
 }

@@ -1,8 +1,9 @@
 // `vt bench grammar`: what the grammar engine costs per generated token on a real vocabulary. It
-// compiles a JSON Schema (a nesting-depth-5 default, or a file), then walks random valid documents
-// token by token, timing the next-token mask at every step; it reports the vocabulary build and
-// compile times and the mask time's median, p99 and maximum (microseconds, one core), with the
-// per-grammar state cache the engine uses.
+// compiles a JSON Schema (a nesting-depth-5 default, or a file) and builds its token mask table,
+// then walks random valid documents token by token, timing the next-token mask and the advance by
+// the drawn token at every step; it reports the vocabulary, compile and table times and the
+// median, p99 and maximum of each step (microseconds, one core). `walk_only` masks by a walk of the
+// whole vocabulary instead of the table, for comparison.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct GrammarBenchOptions {
   int32_t steps = 200;      // masks to time
   uint64_t seed = 0;
   bool json = false;
+  bool walk_only = false;
 };
 
 Status RunGrammarBench(const GrammarBenchOptions& options);

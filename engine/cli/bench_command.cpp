@@ -132,6 +132,8 @@ Command AddBenchCommand(CLI::App& parent) {
   grammar->add_option("--steps", grammar_options->steps, "Masks to time")->capture_default_str();
   grammar->add_option("--seed", grammar_options->seed, "Seed of the random walk")->capture_default_str();
   grammar->add_flag("--json", grammar_options->json, "Print JSON instead of text");
+  grammar->add_flag("--walk-only", grammar_options->walk_only,
+                    "Mask by walking the whole vocabulary, without the precomputed table (for comparison)");
   CLI::App* serve = app->add_subcommand(
       "serve", "Load an OpenAI-compatible server: streamed requests at a concurrency; throughput, TTFT, TPOT, ITL");
   std::shared_ptr<bench::ServeBenchOptions> serve_options = AddServeOptions(serve);

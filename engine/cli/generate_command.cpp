@@ -97,10 +97,8 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> LoadJsonSchema(const s
   if (schema.is_discarded()) return InvalidArgument("--json-schema: " + path + " is not valid JSON");
   Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
   if (!compiled.ok()) return InvalidArgument("--json-schema: " + path + ": " + compiled.status().message());
-  auto constraint = std::make_shared<grammar::GrammarConstraint>();
-  constraint->grammar = std::make_shared<const grammar::Grammar>(std::move(*compiled));
-  constraint->vocabulary = std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable());
-  return std::shared_ptr<const grammar::GrammarConstraint>(std::move(constraint));
+  return grammar::Constrain(std::move(*compiled),
+                            std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable()));
 }
 
 using Clock = std::chrono::steady_clock;

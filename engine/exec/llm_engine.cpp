@@ -82,7 +82,7 @@ Status LlmEngine::MaskByGrammar(RequestId id, const grammar::GrammarConstraint& 
   }
   const int64_t masked = std::min<int64_t>(vocab, constraint.vocabulary->size());
   for (int64_t t = 0; t < vocab; ++t) {
-    if (t >= masked || allowed_[size_t(t)] == 0) (*logits)[size_t(t)] = -INFINITY;
+    if (t >= masked || !allowed_.Test(t)) (*logits)[size_t(t)] = -INFINITY;
   }
   if (matcher.CanEnd()) {
     for (const auto& [t, logit] : eos) (*logits)[size_t(t)] = logit;

@@ -80,7 +80,7 @@ class LlmEngine {
   std::mt19937_64 seed_source_;
   // The grammar state of each constrained request, advanced by every token it draws.
   std::unordered_map<RequestId, grammar::GrammarMatcher> matchers_;
-  std::vector<uint8_t> allowed_;  // scratch: the grammar's token mask
+  grammar::TokenBitmask allowed_;  // scratch: the grammar's token mask
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

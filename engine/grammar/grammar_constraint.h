@@ -1,11 +1,12 @@
-// What a constrained request carries: its compiled grammar and the vocabulary the grammar masks
-// (shared by every request of the model). The engine keeps one GrammarMatcher per such request.
+// What a constrained request carries: its compiled grammar, the vocabulary the grammar masks
+// (shared by every request of the model) and the grammar's token mask table for that vocabulary.
+// The engine keeps one GrammarMatcher per such request.
 #pragma once
 
 #include <memory>
 
 #include "engine/grammar/grammar.h"
-#include "engine/grammar/mask_cache.h"
+#include "engine/grammar/token_mask_table.h"
 #include "engine/grammar/token_vocabulary.h"
 
 namespace vt::grammar {
@@ -13,7 +14,11 @@ namespace vt::grammar {
 struct GrammarConstraint {
   std::shared_ptr<const Grammar> grammar;
   std::shared_ptr<const TokenVocabulary> vocabulary;
-  std::shared_ptr<MaskCache> masks = std::make_shared<MaskCache>();  // for this grammar and vocabulary
+  std::shared_ptr<const TokenMaskTable> masks;  // null: every step walks the vocabulary
 };
+
+// `grammar` over `vocabulary`: its character rules inlined and its mask table built (the costly part
+// of compiling a grammar).
+std::shared_ptr<const GrammarConstraint> Constrain(Grammar grammar, std::shared_ptr<const TokenVocabulary> vocabulary);
 
 }  // namespace vt::grammar

@@ -14,12 +14,11 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> GrammarCache::Get(
       return it->second->second;
     }
   }
-  // Compiled without the lock: a large schema must not stall every other request's lookup.
+  // Compiled (mask table included) without the lock: a large schema must not stall every other
+  // request's lookup.
   Result<grammar::Grammar> compiled = compile();
   if (!compiled.ok()) return compiled.status();
-  auto constraint = std::make_shared<grammar::GrammarConstraint>();
-  constraint->grammar = std::make_shared<const grammar::Grammar>(std::move(*compiled));
-  constraint->vocabulary = vocabulary_;
+  std::shared_ptr<const grammar::GrammarConstraint> constraint = grammar::Constrain(std::move(*compiled), vocabulary_);
   std::lock_guard<std::mutex> lock(mu_);
   ++compiles_;
   // Another request may have compiled the same source meanwhile; the first one stays.
@@ -30,7 +29,7 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> GrammarCache::Get(
     index_.erase(lru_.back().first);
     lru_.pop_back();
   }
-  return std::shared_ptr<const grammar::GrammarConstraint>(std::move(constraint));
+  return constraint;
 }
 
 size_t GrammarCache::size() const {

@@ -12,7 +12,9 @@
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/grammar/json_schema_grammar.h"
+#include "engine/tokenizer/tokenizer.h"
 #include "tests/engine/tiny_model.h"
+#include "tests/source_root.h"
 
 namespace vt::grammar {
 namespace {
@@ -112,34 +114,146 @@ TEST(JsonSchemaGrammar, JsonObjectAcceptsAnyObject) {
   EXPECT_FALSE(Matches(g, R"({"a":})"));
 }
 
-// The mask must equal trying each token alone, at every step of random walks through the grammar
-// (multi-byte characters split over tokens included).
-TEST(GrammarMatcher, MaskEqualsTryingEveryTokenAlone) {
-  const std::vector<std::string> tokens = {"{",  "}",  "\"", "a", "\"a", "ag", "e\"", "age", "\"age\":", ":", ",",
-                                           " ",  "1",  "12", "-", "0",   ".5", "n",  "name", "\"name\":\"", "\xc3",
-                                           "\xa9", "\xc3\xa9", "\xf0", "\x9f\x98\x80", "[", "]", "\"a\"", "null",
-                                           "\\n", "\\", "b", ""};
+// Tokens that cross rule boundaries in every way JSON allows: closing a string and opening the next
+// key, a number running into a comma, literals split anywhere, multi-byte characters split over
+// tokens, escapes, and whole members.
+std::vector<std::string> AwkwardTokens() {
+  std::vector<std::string> tokens = {"",       "{",      "}",      "\"",      "a",      "\"a",   "ag",     "e\"",
+                                     "age",    "\"age\":", ":",     ",",       " ",      "1",     "12",     "-",
+                                     "0",      ".5",     "n",      "name",    "\"name\":\"", "\xc3", "\xa9", "\xc3\xa9",
+                                     "\xf0",   "\x9f\x98\x80", "[", "]",       "\"a\"",  "null",  "\\n",    "\\",
+                                     "b",      "\",",    "\":",    "\"}",     "},\"",   "\" ",   " \"",    "true",
+                                     "tr",     "ue,",    "1.",     ".5e",     "-0",     "]}",    "[{",     "{\"",
+                                     "\\u00",  "e9",     "\\\"",   "abc\"",   "a\":",   "\"a\":\"b\"", "\": ", ", \"",
+                                     "e+3",    "E-",     "0,",     "7]",      "5}",     "null,", "false", "fa",
+                                     "lse}",   "\"\"",   "\"}}",   "x",       "é\"",    "1e",    "]]",     "[[",
+                                     "\t",     "\n",     "ab",     "a\\",     "\\t\"",  "\"b\":[", "},{",  "\xe2\x82",
+                                     "\xac\"", "\xe2\x82\xac"};
+  return tokens;
+}
+
+// At every step of random walks through `g` over `tokens`, the table's mask and the walk's mask both
+// equal trying each token alone.
+void ExpectMasksEqualTryingEveryTokenAlone(const std::shared_ptr<const Grammar>& g, const std::vector<std::string>& tokens,
+                                           int walks, int max_steps, int min_steps) {
   const TokenVocabulary vocab(tokens);
-  const auto g = Compile(kPerson);
+  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab);
   std::mt19937 rng(5);
   int steps = 0;
-  for (int walk = 0; walk < 40; ++walk) {
+  for (int walk = 0; walk < walks; ++walk) {
     GrammarMatcher m(g);
-    for (int step = 0; step < 30; ++step, ++steps) {
-      std::vector<uint8_t> allowed;
-      m.AllowedTokens(vocab, &allowed);
+    for (int step = 0; step < max_steps; ++step, ++steps) {
+      TokenBitmask walked, tabled;
+      m.AllowedTokens(vocab, &walked);
+      m.AllowedTokens(vocab, &tabled, table.get());
       std::vector<int32_t> choices;
       for (size_t id = 0; id < tokens.size(); ++id) {
         GrammarMatcher alone = m;
         const bool ok = !tokens[id].empty() && alone.Accept(tokens[id]);
-        ASSERT_EQ(allowed[id] == 1, ok) << "walk " << walk << ", step " << step << ", token '" << tokens[id] << "'";
+        ASSERT_EQ(walked.Test(int64_t(id)), ok) << "walk " << walk << ", step " << step << ", token '" << tokens[id] << "'";
+        ASSERT_EQ(tabled.Test(int64_t(id)), ok)
+            << "table, walk " << walk << ", step " << step << ", token '" << tokens[id] << "'";
         if (ok) choices.push_back(int32_t(id));
       }
       if (choices.empty()) break;
       ASSERT_TRUE(m.Accept(tokens[size_t(choices[rng() % choices.size()])]));
     }
   }
-  EXPECT_GT(steps, 200);
+  EXPECT_GT(steps, min_steps);
+}
+
+TEST(GrammarMatcher, MaskEqualsTryingEveryTokenAlone) {
+  ExpectMasksEqualTryingEveryTokenAlone(Compile(kPerson), AwkwardTokens(), 40, 30, 200);
+}
+
+TEST(GrammarMatcher, AnyValueMaskEqualsTryingEveryTokenAlone) {
+  ExpectMasksEqualTryingEveryTokenAlone(std::make_shared<const Grammar>(JsonObjectGrammar()), AwkwardTokens(), 40, 40,
+                                        300);
+}
+
+TEST(GrammarMatcher, RecursiveSchemaMaskEqualsTryingEveryTokenAlone) {
+  const auto g = Compile(json::parse(R"({
+    "$defs": {"node": {"type": "object", "properties": {
+      "v": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 3}, {"type": "null"}]},
+      "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}, "maxItems": 2}}}},
+    "$ref": "#/$defs/node"})"));
+  ExpectMasksEqualTryingEveryTokenAlone(g, AwkwardTokens(), 80, 40, 50);
+}
+
+// Inside a long string the state repeats (a reference that ends its rule replaces the caller's
+// frame), so the stacks stay as deep as the nesting, not as long as the text.
+TEST(GrammarMatcher, LongStringsKeepTheStackShallow) {
+  const auto g = std::make_shared<const Grammar>(JsonObjectGrammar());
+  GrammarMatcher m(g);
+  ASSERT_TRUE(m.Accept("{\"k\":\""));
+  const int64_t before = m.live_stacks();
+  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(m.Accept("ab"));
+  EXPECT_EQ(m.live_stacks(), before);
+  ASSERT_TRUE(m.Accept("\"}"));
+  EXPECT_TRUE(m.CanEnd());
+}
+
+// The table decides most tokens once: for a string's characters every ordinary token is accepted
+// outright and only those that close the string are left to run time.
+TEST(TokenMaskTable, LeavesOnlyBoundaryCrossingTokensUncertain) {
+  const auto g = std::make_shared<const Grammar>(JsonObjectGrammar());
+  const std::vector<std::string> tokens = AwkwardTokens();
+  const TokenVocabulary vocab(tokens);
+  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab);
+  GrammarMatcher m(g);
+  ASSERT_TRUE(m.Accept("{\"k\":\"x"));
+  TokenBitmask allowed;
+  m.AllowedTokens(vocab, &allowed, table.get());
+  EXPECT_GT(table->positions(), 10);
+  EXPECT_LT(table->uncertain_tokens(), table->positions() * int64_t(tokens.size()) / 4);
+  for (const char* inside : {"a", "ag", "name", "\\n", "\xc3\xa9", " "}) {
+    const auto id = std::find(tokens.begin(), tokens.end(), std::string(inside)) - tokens.begin();
+    EXPECT_TRUE(allowed.Test(id)) << inside;
+  }
+  for (const char* closing : {"\",", "\"}", "\"", "e\""}) {
+    const auto id = std::find(tokens.begin(), tokens.end(), std::string(closing)) - tokens.begin();
+    EXPECT_TRUE(allowed.Test(id)) << closing;
+  }
+  for (const char* wrong : {"\":", "\"a", "\"\"", "\t"}) {
+    const auto id = std::find(tokens.begin(), tokens.end(), std::string(wrong)) - tokens.begin();
+    EXPECT_FALSE(allowed.Test(id)) << wrong;
+  }
+}
+
+// On a real byte-level BPE vocabulary (the embedded model's 4,096 tokens: word pieces, quotes
+// glued to punctuation, split UTF-8), the table's masks equal whole-vocabulary walks at every step of
+// random documents, for the any-value grammar and a nested schema with bounded strings and arrays.
+TEST(TokenMaskTable, AgreesWithVocabularyWalksOnARealTokenizer) {
+  Result<std::shared_ptr<Tokenizer>> tokenizer =
+      Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
+  const auto vocab = std::make_shared<const TokenVocabulary>((*tokenizer)->TokenBytesTable());
+  const json nested = json::parse(R"({"type": "object", "properties": {
+    "name": {"type": "string", "maxLength": 6},
+    "inner": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+                                               "n": {"type": "number"}}, "required": ["tags"]}},
+    "required": ["name", "inner"]})");
+  for (Grammar source : {JsonObjectGrammar(), *Compile(nested)}) {
+    const std::shared_ptr<const GrammarConstraint> c = Constrain(std::move(source), vocab);
+    std::mt19937 rng(11);
+    int steps = 0, documents = 0;
+    while (steps < 150) {
+      GrammarMatcher m(c->grammar);
+      for (int step = 0; step < 60 && steps < 150; ++step, ++steps) {
+        TokenBitmask walked, tabled;
+        m.AllowedTokens(*vocab, &walked);
+        m.AllowedTokens(*vocab, &tabled, c->masks.get());
+        ASSERT_EQ(walked.words(), tabled.words()) << "document " << documents << ", step " << step;
+        std::vector<int32_t> choices;
+        for (int64_t id = 0; id < walked.size(); ++id) {
+          if (walked.Test(id)) choices.push_back(int32_t(id));
+        }
+        if (choices.empty() || m.Finished()) break;
+        ASSERT_TRUE(m.Accept(vocab->bytes(choices[rng() % choices.size()])));
+      }
+      ++documents;
+    }
+  }
 }
 
 // Through the engine on a tiny model whose token i is byte i (token 0 is EOS): greedy and sampled
@@ -150,9 +264,8 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   auto engine = testing::MakeEngine(c);
   std::vector<std::string> bytes(256);
   for (int i = 1; i < 256; ++i) bytes[size_t(i)] = std::string(1, char(i));
-  auto constraint = std::make_shared<GrammarConstraint>();
-  constraint->grammar = Compile(kPerson);
-  constraint->vocabulary = std::make_shared<const TokenVocabulary>(bytes);
+  const std::shared_ptr<const GrammarConstraint> constraint =
+      Constrain(*Compile(kPerson), std::make_shared<const TokenVocabulary>(bytes));
   for (float temperature : {0.0f, 1.0f}) {
     for (int seed = 0; seed < 4; ++seed) {
       SamplingParams p;

@@ -1,0 +1,36 @@
+// A set of token ids as bits, 32 to a word (the layout a sampling kernel reads): what the grammar
+// lets the next token be.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace vt::grammar {
+
+class TokenBitmask {
+ public:
+  // `size` ids, none set.
+  void Reset(int64_t size) {
+    size_ = size;
+    words_.assign(static_cast<size_t>((size + 31) / 32), 0);
+  }
+  void Set(int64_t id) { words_[size_t(id >> 5)] |= 1u << (id & 31); }
+  bool Test(int64_t id) const { return (words_[size_t(id >> 5)] >> (id & 31)) & 1u; }
+  void Or(const TokenBitmask& other) {
+    for (size_t i = 0; i < words_.size() && i < other.words_.size(); ++i) words_[i] |= other.words_[i];
+  }
+  int64_t Count() const {
+    int64_t n = 0;
+    for (uint32_t w : words_) n += __builtin_popcount(w);
+    return n;
+  }
+
+  int64_t size() const { return size_; }
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  int64_t size_ = 0;
+  std::vector<uint32_t> words_;
+};
+
+}  // namespace vt::grammar
