@@ -3,9 +3,11 @@
 // Backend-neutral: the CPU and CUDA runners both consume exactly this.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "engine/grammar/token_bitmask.h"
 #include "engine/sample/sampler.h"
 
 namespace vt {
@@ -28,6 +30,15 @@ struct RowDraw {
   const SamplingParams* params = nullptr;
   uint64_t seed = 0;
   int64_t token_index = 0;  // the request's output index this token takes
+  // The tokens the row may draw (ids past its size may not); null: any.
+  const grammar::TokenBitmask* allowed = nullptr;
 };
+
+// -inf for every logit of `row` (vocab wide) whose token `allowed` does not hold.
+inline void MaskRow(float* row, int64_t vocab, const grammar::TokenBitmask& allowed) {
+  for (int64_t t = 0; t < vocab; ++t) {
+    if (t >= allowed.size() || !allowed.Test(t)) row[t] = -INFINITY;
+  }
+}
 
 }  // namespace vt

@@ -70,25 +70,19 @@ Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingPar
   return id;
 }
 
-// Tokens the grammar does not accept next get -inf; EOS stays only where the grammar may end.
-Status LlmEngine::MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint,
-                                std::vector<float>* logits) {
+Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint,
+                              grammar::TokenBitmask* mask) {
   const grammar::GrammarMatcher& matcher = matchers_.at(id);
-  matcher.AllowedTokens(*constraint.vocabulary, &allowed_, constraint.masks.get());
-  const int64_t vocab = static_cast<int64_t>(logits->size());
-  std::vector<std::pair<int32_t, float>> eos;
-  for (int32_t t : config_.scheduler.eos_token_ids) {
-    if (t >= 0 && t < vocab) eos.emplace_back(t, (*logits)[size_t(t)]);
-  }
-  const int64_t masked = std::min<int64_t>(vocab, constraint.vocabulary->size());
-  for (int64_t t = 0; t < vocab; ++t) {
-    if (t >= masked || !allowed_.Test(t)) (*logits)[size_t(t)] = -INFINITY;
-  }
+  matcher.AllowedTokens(*constraint.vocabulary, mask, constraint.masks.get());
+  const int64_t vocab = runner_->config().vocab_size;
+  mask->Resize(std::max(mask->size(), vocab));
   if (matcher.CanEnd()) {
-    for (const auto& [t, logit] : eos) (*logits)[size_t(t)] = logit;
+    for (int32_t t : config_.scheduler.eos_token_ids) {
+      if (t >= 0 && t < vocab) mask->Set(t);
+    }
   }
   // Every live parse state has a next character, but the vocabulary may spell none of them.
-  if (std::none_of(logits->begin(), logits->end(), [](float l) { return l > -INFINITY; })) {
+  if (mask->Count() == 0) {
     return InvalidArgument("request " + std::to_string(id) +
                            ": no token of the vocabulary continues the output under its grammar");
   }
@@ -116,25 +110,44 @@ Result<StepResult> LlmEngine::Step() {
     batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
                      static_cast<int64_t>(c.block_table.size()), c.sample});
   }
-  // Without logprobs or logits adjustments a step needs only each sampling row's token, which the
-  // runner may draw where the logits are; with them, the rows come to the host sampler.
+  // Without logprobs or changed logit values a step needs only each sampling row's token, which the
+  // runner may draw where the logits are (grammar masks go with the draws); with them, the rows
+  // come to the host sampler.
   std::vector<RowDraw> draws;
   std::vector<const Request*> drawn_for;
   bool wants_rows = false;
   for (const ScheduledChunk& c : step.chunks) {
     if (!c.sample) continue;
     const Request* r = scheduler_.Find(c.id);
-    draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size())});
+    draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size()), nullptr});
     drawn_for.push_back(r);
-    wants_rows = wants_rows || r->params.logprobs >= 0 || r->params.AdjustsLogits();
+    wants_rows = wants_rows || r->params.logprobs >= 0 || r->params.ChangesLogitValues();
   }
   std::vector<SampledToken> sampled(draws.size());
+  // A grammar that cannot go on ends its own request (aborted), never the step of the others.
   std::vector<RequestId> grammar_failed;
   if (!wants_rows) {
+    masks_.resize(draws.size());
+    for (size_t i = 0; i < draws.size(); ++i) {
+      if (draws[i].params->grammar == nullptr) continue;
+      // A failed row still samples (under its empty mask) with the others; its token is dropped.
+      if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
+        grammar_failed.push_back(drawn_for[i]->id);
+      }
+      draws[i].allowed = &masks_[i];
+    }
     std::vector<int32_t> tokens;
     VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, &tokens));
     if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
-    for (size_t i = 0; i < sampled.size(); ++i) sampled[i].token = tokens[i];
+    for (size_t i = 0; i < sampled.size(); ++i) {
+      sampled[i].token = tokens[i];
+      const RequestId id = drawn_for[i]->id;
+      if (draws[i].params->grammar == nullptr ||
+          std::find(grammar_failed.begin(), grammar_failed.end(), id) != grammar_failed.end()) {
+        continue;
+      }
+      if (!AdvanceGrammar(id, tokens[i]).ok()) grammar_failed.push_back(id);
+    }
   } else {
     std::vector<float> logits;
     VT_RETURN_IF_ERROR(runner_->Forward(batch, &logits));
@@ -153,11 +166,14 @@ Result<StepResult> LlmEngine::Step() {
       adjusted.assign(row, row + vocab);
       AdjustLogits(adjusted.data(), vocab, *d.params, drawn_for[i]->prompt, drawn_for[i]->output,
                    config_.scheduler.eos_token_ids);
-      // A grammar that cannot go on ends its own request (aborted), never the step of the others.
       const RequestId id = drawn_for[i]->id;
-      if (d.params->grammar != nullptr && !MaskByGrammar(id, *d.params->grammar, &adjusted).ok()) {
-        grammar_failed.push_back(id);
-        continue;
+      if (d.params->grammar != nullptr) {
+        masks_.resize(1);
+        if (!GrammarMask(id, *d.params->grammar, &masks_[0]).ok()) {
+          grammar_failed.push_back(id);
+          continue;
+        }
+        MaskRow(adjusted.data(), vocab, masks_[0]);
       }
       sampled[i] = Sample(adjusted.data(), vocab, *d.params, d.seed, d.token_index, row);
       if (d.params->grammar != nullptr && !AdvanceGrammar(id, sampled[i].token).ok()) grammar_failed.push_back(id);

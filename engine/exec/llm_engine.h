@@ -67,7 +67,9 @@ class LlmEngine {
   const EngineConfig& config() const { return config_; }
 
  private:
-  Status MaskByGrammar(RequestId id, const grammar::GrammarConstraint& constraint, std::vector<float>* logits);
+  // The tokens request `id`'s grammar lets it draw next, EOS included where the grammar may end;
+  // an error when there are none.
+  Status GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint, grammar::TokenBitmask* mask);
   Status AdvanceGrammar(RequestId id, int32_t token);
   // Detokenises this step's tokens and finishes the requests whose text reached a stop string.
   void ApplyText(StepResult& result);
@@ -80,7 +82,7 @@ class LlmEngine {
   std::mt19937_64 seed_source_;
   // The grammar state of each constrained request, advanced by every token it draws.
   std::unordered_map<RequestId, grammar::GrammarMatcher> matchers_;
-  grammar::TokenBitmask allowed_;  // scratch: the grammar's token mask
+  std::vector<grammar::TokenBitmask> masks_;  // scratch: one step's grammar masks, by sampling row
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -40,9 +40,10 @@ class ModelRunner {
   // sequence with want_logits, in batch order.
   virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
 
-  // The token each of those rows draws instead of the rows: for steps that want no logprobs. A
-  // device backend samples where the logits are and sends only token ids to the host. The default
-  // runs the host sampler on Forward's rows.
+  // The token each of those rows draws instead of the rows: for steps that want no logprobs and
+  // change no logit values (a row's grammar mask, RowDraw::allowed, is applied here). A device
+  // backend samples where the logits are and sends only token ids to the host. The default runs
+  // the host sampler on Forward's rows.
   virtual Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
                                std::vector<int32_t>* tokens) {
     std::vector<float> logits;
@@ -55,7 +56,9 @@ class ModelRunner {
     tokens->clear();
     for (size_t row = 0; row < draws.size(); ++row) {
       const RowDraw& d = draws[row];
-      tokens->push_back(Sample(logits.data() + row * vocab, vocab, *d.params, d.seed, d.token_index).token);
+      float* logits_row = logits.data() + row * vocab;
+      if (d.allowed != nullptr) MaskRow(logits_row, vocab, *d.allowed);
+      tokens->push_back(Sample(logits_row, vocab, *d.params, d.seed, d.token_index).token);
     }
     return Status::Ok();
   }

@@ -14,6 +14,12 @@ class TokenBitmask {
     size_ = size;
     words_.assign(static_cast<size_t>((size + 31) / 32), 0);
   }
+  // Grows (new ids not set) or shrinks to `size` ids.
+  void Resize(int64_t size) {
+    words_.resize(static_cast<size_t>((size + 31) / 32), 0);
+    if (size < size_ && (size & 31) != 0) words_.back() &= (1u << (size & 31)) - 1;
+    size_ = size;
+  }
   void Set(int64_t id) { words_[size_t(id >> 5)] |= 1u << (id & 31); }
   bool Test(int64_t id) const { return (words_[size_t(id >> 5)] >> (id & 31)) & 1u; }
   void Or(const TokenBitmask& other) {

@@ -38,10 +38,13 @@ struct SamplingParams {
   // Tokens outside what the grammar accepts next cannot be drawn; EOS only where it may end.
   std::shared_ptr<const grammar::GrammarConstraint> grammar;
 
-  bool AdjustsLogits() const {
+  // Penalties, biases and min_tokens change logit values, which the host sampler does; a grammar
+  // only masks tokens, which a device sampler can do where the logits are.
+  bool ChangesLogitValues() const {
     return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f ||
-           !logit_bias.empty() || min_tokens > 0 || grammar != nullptr;
+           !logit_bias.empty() || min_tokens > 0;
   }
+  bool AdjustsLogits() const { return ChangesLogitValues() || grammar != nullptr; }
 };
 
 }  // namespace vt

@@ -106,6 +106,11 @@ class CudaModelRunner final : public ModelRunner {
   PinnedBuffer argmax_host_;
   kc::RowSampling* sampling_dev_ = nullptr;  // [max_seqs]
   PinnedBuffer sampling_host_;
+  // The grammar masks of a step's constrained rows: [max_seqs] mask indices by row, then [max_seqs]
+  // masks of ceil(vocab / 32) words.
+  size_t GrammarMaskBytes() const { return size_t(max_seqs_) * 4 * (1 + size_t((config_.vocab_size + 31) / 32)); }
+  unsigned char* masks_dev_ = nullptr;
+  PinnedBuffer masks_host_;
 
   // Decode steps replay a graph captured per batch-size bucket (powers of two up to max_seqs);
   // without graphs (VT_CUDA_GRAPHS=0) every step runs eagerly, for A/B and for debugging.

@@ -2,6 +2,8 @@
 // drawn where the logits are, with only their ids copied back (ForwardSample).
 #include "engine/backends/cuda/cuda_runner.h"
 
+#include <algorithm>
+
 #include "kernels/bf16.h"
 
 namespace vt::cuda_backend {
@@ -40,16 +42,41 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
     return Internal("cuda forward: " + std::to_string(draws.size()) + " draws for " + std::to_string(staged.rows) +
                     " sampled rows");
   }
+  // Constrained rows are masked where the logits are, and then draw (greedy ones too: the forward's
+  // argmax ignored the mask).
+  const size_t words = size_t((config_.vocab_size + 31) / 32);
+  auto* mask_of_row = masks_host_.as<int32_t>();
+  auto* masks = reinterpret_cast<uint32_t*>(mask_of_row + max_seqs_);
+  int32_t masked = 0;
+  for (size_t i = 0; i < draws.size(); ++i) {
+    mask_of_row[i] = draws[i].allowed != nullptr ? masked++ : -1;
+    if (draws[i].allowed == nullptr) continue;
+    const std::vector<uint32_t>& bits = draws[i].allowed->words();
+    uint32_t* to = masks + size_t(mask_of_row[i]) * words;
+    const size_t n = std::min(words, bits.size());
+    std::copy(bits.begin(), bits.begin() + std::ptrdiff_t(n), to);
+    std::fill(to + n, to + words, 0u);
+  }
+  Status status;
+  if (masked > 0) {
+    auto* mask_of_row_dev = reinterpret_cast<int32_t*>(masks_dev_);
+    status = CudaCheck(cudaMemcpyAsync(masks_dev_, mask_of_row, size_t(max_seqs_) * 4 + size_t(masked) * words * 4,
+                                       cudaMemcpyHostToDevice, stream_),
+                       "copying grammar masks");
+    if (status.ok()) {
+      status = kc::MaskRows(logits_dev_, staged.rows, int(config_.vocab_size),
+                            reinterpret_cast<const uint32_t*>(mask_of_row_dev + max_seqs_), mask_of_row_dev, stream_);
+    }
+  }
   // The forward ends in the rows' argmax; rows that do not sample greedily draw over the logits.
-  bool all_greedy = true;
+  bool all_greedy = masked == 0;
   auto* params = sampling_host_.as<kc::RowSampling>();
   for (size_t i = 0; i < draws.size(); ++i) {
     const SamplingParams& p = *draws[i].params;
     params[i] = {p.temperature, p.top_k, p.top_p, p.min_p, draws[i].seed, draws[i].token_index};
     all_greedy = all_greedy && (p.temperature <= 0.0f || p.top_k == 1);
   }
-  Status status;
-  if (!all_greedy) {
+  if (status.ok() && !all_greedy) {
     status = CudaCheck(cudaMemcpyAsync(sampling_dev_, params, draws.size() * sizeof(kc::RowSampling),
                                        cudaMemcpyHostToDevice, stream_),
                        "copying sampling parameters");

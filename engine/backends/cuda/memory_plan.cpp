@@ -58,7 +58,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
                attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes),
                argmax_at = a.Reserve(size_t(max_seqs_) * 4),
-               sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling));
+               sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling)),
+               masks_at = a.Reserve(GrammarMaskBytes());
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
   Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
@@ -80,6 +81,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
   sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);
+  masks_dev_ = base + masks_at;
   w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
   inputs_dev_ = base + inputs_at;
   const StepInputs::Layout& in = inputs_->layout();
@@ -95,6 +97,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   VT_RETURN_IF_ERROR(logits_host_.Allocate(size_t(max_seqs_) * vocab * 2));
   VT_RETURN_IF_ERROR(argmax_host_.Allocate(size_t(max_seqs_) * 4));
   VT_RETURN_IF_ERROR(sampling_host_.Allocate(size_t(max_seqs_) * sizeof(kc::RowSampling)));
+  VT_RETURN_IF_ERROR(masks_host_.Allocate(GrammarMaskBytes()));
   const std::vector<float> inv_freq = kernels::cpu::RopeInvFreq(c.head_dim, c.rope_theta, c.rope_scaling);
   return CudaCheck(cudaMemcpy(inv_freq_, inv_freq.data(), inv_freq.size() * 4, cudaMemcpyHostToDevice),
                    "uploading the rope schedule");

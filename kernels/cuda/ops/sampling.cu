@@ -176,7 +176,34 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   }
 }
 
+__global__ void MaskRowsKernel(uint16_t* logits, int vocab, const uint32_t* masks, const int32_t* mask_of_row) {
+  const int mask = mask_of_row[blockIdx.y];
+  if (mask < 0) return;
+  const int words = (vocab + 31) / 32;
+  const int word = blockIdx.x * blockDim.x + threadIdx.x;
+  if (word >= words) return;
+  const uint32_t bits = masks[static_cast<int64_t>(mask) * words + word];
+  if (bits == 0xffffffffu) return;
+  uint16_t* row = logits + static_cast<int64_t>(blockIdx.y) * vocab;
+  constexpr uint16_t kNegativeInfinity = 0xff80;  // bf16
+  for (int b = 0; b < 32; ++b) {
+    const int t = word * 32 + b;
+    if (t < vocab && !((bits >> b) & 1u)) row[t] = kNegativeInfinity;
+  }
+}
+
 }  // namespace
+
+Status MaskRows(uint16_t* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
+                cudaStream_t stream) {
+  if (rows == 0) return Status::Ok();
+  constexpr int kWordsPerBlock = 128;
+  const dim3 grid((((vocab + 31) / 32) + kWordsPerBlock - 1) / kWordsPerBlock, rows);
+  MaskRowsKernel<<<grid, kWordsPerBlock, 0, stream>>>(logits, vocab, masks, mask_of_row);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("mask rows: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
 
 Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
                   cudaStream_t stream) {

@@ -29,6 +29,13 @@ struct RowSampling {
   int64_t token_index = 0;   // which output token of the request this draws
 };
 
+// Row r of logits [rows, vocab] keeps the logits of the tokens whose bits are set in mask
+// mask_of_row[r] (masks [*, ceil(vocab / 32)] 32-bit words, token t in bit t % 32 of word t / 32)
+// and gets -inf for the others; rows with mask_of_row[r] < 0 are left alone. The grammar masks of
+// constrained requests, applied before SampleRows (device memory; launch-only).
+Status MaskRows(uint16_t* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
+                cudaStream_t stream);
+
 // out[r] = a token drawn from row r of logits [rows, vocab] under params[r] (device memory).
 // Launch-only: safe inside CUDA graph capture.
 Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,

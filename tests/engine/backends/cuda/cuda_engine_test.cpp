@@ -32,6 +32,9 @@
 #include "engine/backends/cpu/cpu_model_runner.h"
 #include "engine/backends/cuda/cuda_model_runner.h"
 #include "engine/exec/llm_engine.h"
+#include "engine/grammar/grammar_constraint.h"
+#include "engine/grammar/json_schema_grammar.h"
+#include "engine/tokenizer/tokenizer.h"
 #include "engine/loader/model_source.h"
 #include "engine/sample/sampler.h"
 #include "tests/assets/embedded_fixture.h"
@@ -471,6 +474,69 @@ TEST(CudaEngine, SeededSamplingRepeatsAndLogprobsRequestsStillSample) {
   const auto with_logprobs = generate(1234, 2);
   ASSERT_EQ(with_logprobs.size(), 4u);
   for (const auto& continuation : with_logprobs) EXPECT_EQ(continuation.size(), 24u);
+}
+
+// A JSON Schema's masks applied where the logits are (greedy and sampled rows, beside unconstrained
+// ones in the same steps): every constrained output is JSON that meets the schema and ends in EOS,
+// and greedy rows draw exactly what the host-side mask gives (a logprobs request takes that path).
+TEST(CudaEngine, GrammarMasksApplyOnTheDevice) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
+  Result<LoadedModel> loaded = LoadEmbedded();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Result<std::shared_ptr<Tokenizer>> tokenizer = Tokenizer::FromFile((kModelDir / "tokenizer.json").string());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
+  const auto vocabulary = std::make_shared<const grammar::TokenVocabulary>((*tokenizer)->TokenBytesTable());
+  Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(nlohmann::json::parse(R"({"type": "object",
+      "properties": {"name": {"type": "string", "maxLength": 12}, "n": {"type": "integer"},
+                     "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 3}},
+      "required": ["name", "n", "tags"]})"));
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  const std::shared_ptr<const grammar::GrammarConstraint> constraint =
+      grammar::Constrain(std::move(*compiled), vocabulary);
+  auto generate = [&](float temperature, int32_t logprobs) {
+    std::vector<std::vector<int32_t>> out;
+    std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded);
+    if (runner == nullptr) return out;
+    LlmEngine engine(std::move(runner), EngineConfig{});
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < 4; ++i) {
+      SamplingParams constrained;
+      constrained.temperature = temperature;
+      constrained.seed = i;
+      constrained.max_tokens = 120;
+      constrained.logprobs = logprobs;
+      constrained.grammar = constraint;
+      ids.push_back(engine.AddRequest(prompts[i], constrained).value());
+      SamplingParams free;
+      free.temperature = 0.0f;
+      free.max_tokens = 40;
+      engine.AddRequest(prompts[i], free).value();
+    }
+    if (!Drain(engine)) return out;
+    for (RequestId id : ids) out.push_back(engine.TakeFinished(id)->output);
+    return out;
+  };
+  const std::vector<int32_t>& eos = loaded->config.eos_token_ids;
+  for (float temperature : {0.0f, 1.0f}) {
+    const auto outputs = generate(temperature, -1);
+    ASSERT_EQ(outputs.size(), 4u);
+    for (const std::vector<int32_t>& output : outputs) {
+      ASSERT_FALSE(output.empty());
+      EXPECT_NE(std::find(eos.begin(), eos.end(), output.back()), eos.end()) << "ended without EOS";
+      std::string text;
+      for (size_t i = 0; i + 1 < output.size(); ++i) text += vocabulary->bytes(output[i]);
+      const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << text;
+      EXPECT_TRUE(j.contains("name") && j["name"].is_string() && j.contains("n") && j["n"].is_number_integer() &&
+                  j.contains("tags") && j["tags"].is_array() && j["tags"].size() <= 3)
+          << text;
+    }
+    if (temperature == 0.0f) {
+      EXPECT_EQ(generate(0.0f, 0), outputs) << "device and host masks drew differently";
+    }
+  }
 }
 
 TEST(CudaEngine, TooLittleMemoryIsAClearError) {

@@ -168,5 +168,36 @@ TEST_P(Sampling, GreedyRowsTakeTheLowestIdOfTheMaximum) {
 INSTANTIATE_TEST_SUITE_P(Vocab, Sampling, ::testing::Values(300, 5000, 32000),
                          [](const ::testing::TestParamInfo<int>& info) { return "v" + std::to_string(info.param); });
 
+// Masked rows keep exactly their allowed logits (the rest become -inf, so the greedy draw is the best
+// allowed token); rows without a mask are untouched.
+TEST(MaskRows, LeavesOnlyAllowedTokensAndUnmaskedRowsAlone) {
+  SkipWithoutGpu();
+  constexpr int kVocab = 5000, kRows = 3, kWords = (kVocab + 31) / 32;
+  std::vector<uint16_t> logits;
+  for (int r = 0; r < kRows; ++r) {
+    const std::vector<uint16_t> row = DistinctLogits(kVocab, 7 + r);
+    logits.insert(logits.end(), row.begin(), row.end());
+  }
+  std::mt19937 rng(3);
+  std::vector<uint32_t> masks(2 * kWords);
+  for (uint32_t& w : masks) w = rng() & rng();  // about a quarter of the tokens allowed
+  const std::vector<int32_t> mask_of_row = {1, -1, 0};
+  uint16_t* d_logits = Upload(logits);
+  uint32_t* d_masks = Upload(masks);
+  int32_t* d_mask_of_row = Upload(mask_of_row);
+  ASSERT_TRUE(MaskRows(d_logits, kRows, kVocab, d_masks, d_mask_of_row, nullptr).ok());
+  const std::vector<uint16_t> masked = Download(d_logits, kRows * kVocab);
+  for (int r = 0; r < kRows; ++r) {
+    for (int t = 0; t < kVocab; ++t) {
+      const uint16_t before = logits[size_t(r) * kVocab + t], after = masked[size_t(r) * kVocab + t];
+      const bool allowed = mask_of_row[r] < 0 || ((masks[size_t(mask_of_row[r]) * kWords + t / 32] >> (t % 32)) & 1u);
+      ASSERT_EQ(after, allowed ? before : uint16_t(0xff80)) << "row " << r << ", token " << t;
+    }
+  }
+  cudaFree(d_logits);
+  cudaFree(d_masks);
+  cudaFree(d_mask_of_row);
+}
+
 }  // namespace
 }  // namespace vt::kernels::cuda
