@@ -12,6 +12,7 @@ namespace vt::gate {
 namespace {
 
 GateReport RunTrailers(const GateContext& context) {
+  if (context.scope) return CheckTrailerScope(*context.repo, *context.config, *context.scope);
   if (!context.base) return SkipReport("trailers", context.base_unavailable);
   return CheckTrailerRange(*context.repo, *context.config, *context.base);
 }
@@ -23,8 +24,15 @@ GateReport RunRecord(const GateContext& context) {
 }
 
 GateReport RunIntake(const GateContext& context) {
-  return CheckIntake(*context.repo, *context.config,
-                     {context.base, context.base_unavailable, context.inputs.description, context.staged});
+  IntakeInput input;
+  input.base = context.base;
+  input.base_unavailable = context.base_unavailable;
+  input.scope = context.scope;
+  input.description = context.inputs.description;
+  input.description_text = context.inputs.description_text;
+  input.description_name = context.inputs.description_name;
+  input.staged = context.staged;
+  return CheckIntake(*context.repo, *context.config, input);
 }
 
 GateReport RunRows(const GateContext& context) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "governance/config.h"
+#include "governance/git_range.h"
 #include "governance/git_repository.h"
 #include "governance/report.h"
 
@@ -16,6 +17,10 @@ namespace vt::gate {
 // Inputs a gate's command-line options can override.
 struct GateInputs {
   std::string description;       // intake: a change description file, "-" for stdin
+  // intake: a description given as text (a pull request's title and body, from
+  // CI's event), named by description_name in reports; used when `description` is empty.
+  std::string description_text;
+  std::string description_name;
   std::string compile_commands;  // gencode
   std::string cuobjdump_list;    // gencode
 };
@@ -26,6 +31,9 @@ struct GateContext {
   const Config* config = nullptr;
   std::optional<git_oid> base;   // pinned once per run
   std::string base_unavailable;  // why `base` is empty: range gates skip with this reason
+  // The change's commits when CI knows them (vt-gate ci): trailers and intake
+  // check these instead of merge-base(base, HEAD)..HEAD.
+  std::optional<ChangeScope> scope;
   GateInputs inputs;
   bool staged = false;  // preflight --staged: the record gates read the index
 };

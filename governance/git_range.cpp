@@ -269,6 +269,11 @@ Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vect
   return Status::Ok();
 }
 
+Status WalkScope(const Repository& repo, const ChangeScope& scope, const WalkOptions& options,
+                 const std::function<bool(git_commit*)>& visit) {
+  return WalkExcluding(repo, scope.head, scope.hide, options, visit);
+}
+
 Status WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
                  const std::function<bool(git_commit*)>& visit) {
   return WalkExcluding(repo, range.head, {range.merge_base}, options, visit);

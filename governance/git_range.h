@@ -52,4 +52,16 @@ Status WalkRange(const Repository& repo, const CommitRange& range, const WalkOpt
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
                      const WalkOptions& options, const std::function<bool(git_commit*)>& visit);
 
+// The commits a change brings when the caller knows them better than
+// merge-base(base, HEAD)..HEAD: CI's pushed commits (what the remote did not
+// have before) or a pull request's head excluding its base.
+struct ChangeScope {
+  git_oid head{};
+  std::vector<git_oid> hide;  // these and their ancestors are not the change's
+  std::string describe;       // how the scope was chosen, for reports
+};
+
+Status WalkScope(const Repository& repo, const ChangeScope& scope, const WalkOptions& options,
+                 const std::function<bool(git_commit*)>& visit);
+
 }  // namespace vt::gate

@@ -296,6 +296,12 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
     checker.SetSyntax(repo.ReadTrailerSyntax());
     checker.CheckTable();
     scope = Counted(record->intake.size(), "issue");
+    auto check_message = [&](git_commit* c) {
+      if (git_commit_parentcount(c) > 1) return true;  // a merge's message is generated
+      const char* message = git_commit_message(c);
+      checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
+      return true;
+    };
     if (!input.description.empty()) {
       Result<std::string> text = ReadDescription(input.description);
       status = text.status();
@@ -303,6 +309,12 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
         checker.CheckDescription(
             {input.description == "-" ? "<stdin>" : input.description, "", text.value()});
       scope += ", description " + (input.description == "-" ? std::string("<stdin>") : input.description);
+    } else if (!input.description_name.empty()) {
+      checker.CheckDescription({input.description_name, "", input.description_text});
+      scope += ", description " + input.description_name;
+    } else if (input.scope) {
+      status = WalkScope(repo, *input.scope, {}, check_message);
+      scope += ", " + Counted(report.checked, "commit message") + " in " + input.scope->describe;
     } else if (!input.base) {
       status =
           Unavailable(input.base_unavailable + "; the change descriptions (commit messages) cannot be read");
@@ -310,12 +322,7 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
       Result<CommitRange> range = ResolveRange(repo, *input.base, "HEAD");
       status = range.status();
       if (range.ok()) {
-        status = WalkRange(repo, range.value(), {}, [&](git_commit* c) {
-          if (git_commit_parentcount(c) > 1) return true;  // a merge's message is generated
-          const char* message = git_commit_message(c);
-          checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
-          return true;
-        });
+        status = WalkRange(repo, range.value(), {}, check_message);
         scope += ", " + Counted(report.checked, "commit message") + " in " + range->Describe();
       }
     }

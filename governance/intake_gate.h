@@ -9,6 +9,7 @@
 #include <string>
 
 #include "governance/config.h"
+#include "governance/git_range.h"
 #include "governance/git_repository.h"
 #include "governance/report.h"
 
@@ -18,6 +19,9 @@ struct IntakeInput {
   std::optional<git_oid> base;   // pinned; used when no description file is given
   std::string base_unavailable;  // why `base` is empty
   std::string description;       // a file, "-" for stdin, or empty for the commits of the range
+  std::string description_text;  // or the description itself (CI's pull request), when
+  std::string description_name;  //   description_name is set: how reports name it
+  std::optional<ChangeScope> scope;  // the change's commits, when the caller knows them (CI)
   bool staged = false;           // read the intake table and specs from the index
 };
 

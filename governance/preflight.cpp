@@ -40,6 +40,7 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   GateContext context;
   context.config = &config;
   context.inputs = options.inputs;
+  context.scope = options.scope;
   context.staged = options.staged;
   Result<git_oid> pinned = PinBase(repo.value(), config.base);
   if (pinned.ok()) {
@@ -52,7 +53,15 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
   }
   std::string root = repo->root();
 
-  std::vector<GateSpec> gates = config.gates;
+  std::vector<GateSpec> gates;
+  for (const std::string& name : options.except) {
+    if (std::none_of(config.gates.begin(), config.gates.end(), [&](const GateSpec& g) { return g.name == name; }))
+      return InvalidArgument("'" + name + "' is not a gate of " + config.path + "'s preflight");
+  }
+  for (const GateSpec& gate : config.gates) {
+    if (std::find(options.except.begin(), options.except.end(), gate.name) == options.except.end())
+      gates.push_back(gate);
+  }
   bool listed = std::any_of(gates.begin(), gates.end(), [](const GateSpec& g) { return g.name == "staged"; });
   if (options.staged && !listed) gates.push_back(GateSpec{"staged", {}, {}, 300, 0});
   summary.gates.resize(gates.size());

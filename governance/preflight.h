@@ -3,7 +3,9 @@
 // base pinned before any gate starts.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "governance/builtin_gates.h"
 #include "governance/config.h"
@@ -16,6 +18,10 @@ struct PreflightOptions {
   bool fail_on_skip = false;  // a skip fails the run
   GateInputs inputs{};        // command-line inputs for the built-in gates
   std::string search_path{};  // where external gates' commands are found (the CLI passes PATH)
+  std::optional<ChangeScope> scope{};  // CI's view of the change (vt-gate ci); else base..HEAD
+  // Configured gates this run leaves out (a CI job without nvcc leaves gencode
+  // to the job that has it). A name that is not configured is an error.
+  std::vector<std::string> except{};
 };
 
 // Errors (an ambiguous base, an unreadable repository) are usage errors.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -192,28 +193,32 @@ GateReport RecordUnreadable(const Status& status) {
 
 bool IsZeroId(const std::string& hex) { return hex.find_first_not_of('0') == std::string::npos; }
 
-}  // namespace
+// The rules over the commits `walk` visits. `walk` returns the walk's status
+// and sets the scope the report names.
+using Walker = std::function<Status(const WalkOptions&, const std::function<bool(git_commit*)>&, std::string*)>;
 
-GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, const git_oid& base,
-                             const std::string& head_spec) {
+GateReport CheckWalked(const Repository& repo, const Config& raw_config, const std::string& base,
+                       const Walker& walk) {
   Clock::time_point start = Clock::now();
   Result<Config> effective = WithRecordIds(&repo, raw_config);
   if (!effective.ok()) return RecordUnreadable(effective.status());
   const Config& config = effective.value();
   GateReport report = NewReport();
-  report.base = OidHex(base);
+  report.base = base;
   AddDebt(config, report);
   WalkOptions options;
   options.first_parent = config.trailers.first_parent;
   Status status = FloorFor(repo, config, options);
-  Result<CommitRange> range = ResolveRange(repo, base, head_spec);
-  if (status.ok() && !range.ok()) status = range.status();
+  std::string scope;
   if (status.ok()) {
     Checker checker(repo, config, repo.ReadTrailerSyntax(), report);
-    status = WalkRange(repo, range.value(), options, [&](git_commit* c) {
-      checker.Check(c);
-      return true;
-    });
+    status = walk(
+        options,
+        [&](git_commit* c) {
+          checker.Check(c);
+          return true;
+        },
+        &scope);
     checker.Finish();
     if (status.ok()) status = checker.Unverified();
   }
@@ -222,10 +227,29 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& raw_config, c
     report.reason = status.message();
     report.findings.clear();
   }
-  Conclude(report, std::to_string(report.checked) + " commits in " +
-                       (range.ok() ? range->Describe() : OidHex(base) + ".." + head_spec));
+  Conclude(report, std::to_string(report.checked) + " commits in " + scope);
   report.elapsed_ms = MillisSince(start);
   return report;
+}
+
+}  // namespace
+
+GateReport CheckTrailerRange(const Repository& repo, const Config& config, const git_oid& base,
+                             const std::string& head_spec) {
+  return CheckWalked(repo, config, OidHex(base), [&](const WalkOptions& options, const auto& visit, std::string* scope) {
+    *scope = OidHex(base) + ".." + head_spec;
+    Result<CommitRange> range = ResolveRange(repo, base, head_spec);
+    if (!range.ok()) return range.status();
+    *scope = range->Describe();
+    return WalkRange(repo, range.value(), options, visit);
+  });
+}
+
+GateReport CheckTrailerScope(const Repository& repo, const Config& config, const ChangeScope& change) {
+  return CheckWalked(repo, config, "", [&](const WalkOptions& options, const auto& visit, std::string* scope) {
+    *scope = change.describe;
+    return WalkScope(repo, change, options, visit);
+  });
 }
 
 GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path,

@@ -17,6 +17,10 @@ namespace vt::gate {
 GateReport CheckTrailerRange(const Repository& repo, const Config& config, const git_oid& base,
                              const std::string& head_spec = "HEAD");
 
+// Checks the commits of a scope chosen by the caller (CI's pushed commits, a
+// pull request's head excluding its base).
+GateReport CheckTrailerScope(const Repository& repo, const Config& config, const ChangeScope& scope);
+
 // Checks a message that is not committed yet, cleaned as git would clean it
 // (core.commentChar, commit.cleanup, commit.verbose) when `repo` is given.
 // `editor_used` is false when git committed without an editor (`-m`, `-F`:

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "governance/builtin_gates.h"
+#include "governance/ci_scope.h"
 #include "governance/config.h"
 #include "governance/git_range.h"
 #include "governance/hooks_installer.h"
@@ -44,12 +45,21 @@ struct Options {
   bool first_parent = false;
   bool staged = false;
   bool fail_on_skip = false;
+  std::vector<std::string> except;
+  std::string event_path;
+  std::string event_name;
+  std::string remote = "origin";
   GateInputs inputs;
 };
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "vt-gate: %s\n", message.c_str());
   return kExitUsage;
+}
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
 }
 
 // The config named by --config, else .vt-gate.yaml at the repository root.
@@ -103,12 +113,8 @@ int RunTrailers(const Options& options, OutputFormat format) {
   std::string pre_push_remote = options.pre_push_remote;
   std::istringstream pre_commit_ref_line;
   if (options.pre_commit_push) {
-    auto env = [](const char* name) -> std::string {
-      const char* value = std::getenv(name);
-      return value ? value : "";
-    };
-    std::string from = env("PRE_COMMIT_FROM_REF"), to = env("PRE_COMMIT_TO_REF");
-    std::string local = env("PRE_COMMIT_LOCAL_BRANCH"), remote = env("PRE_COMMIT_REMOTE_NAME");
+    std::string from = Env("PRE_COMMIT_FROM_REF"), to = Env("PRE_COMMIT_TO_REF");
+    std::string local = Env("PRE_COMMIT_LOCAL_BRANCH"), remote = Env("PRE_COMMIT_REMOTE_NAME");
     if (!from.empty() && !to.empty()) {
       base_spec = from;
       head_spec = to;
@@ -116,7 +122,7 @@ int RunTrailers(const Options& options, OutputFormat format) {
       vt::Result<git_oid> tip = ResolveCommit(repo.value(), local);
       if (!tip.ok()) return UsageError(tip.status().message());
       pre_push_remote = remote;
-      pre_commit_ref_line.str(local + " " + OidHex(tip.value()) + " " + env("PRE_COMMIT_REMOTE_BRANCH") + " " +
+      pre_commit_ref_line.str(local + " " + OidHex(tip.value()) + " " + Env("PRE_COMMIT_REMOTE_BRANCH") + " " +
                               std::string(GIT_OID_HEXSZ, '0') + "\n");
     } else {
       return UsageError(
@@ -166,12 +172,59 @@ int RunPreflightCommand(const Options& options, OutputFormat format) {
   if (!repo.ok()) return UsageError(repo.status().message());
   vt::Result<Config> config = LoadConfigFor(options, &repo.value());
   if (!config.ok()) return UsageError(config.status().message());
-  const char* path = std::getenv("PATH");
-  PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs, path != nullptr ? path : ""};
+  PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs, Env("PATH")};
+  preflight.except = options.except;
   vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
   if (!summary.ok()) return UsageError(summary.status().message());
   Print(FormatPreflight(summary.value(), format));
   return PreflightExitCode(summary.value());
+}
+
+// `ci github`: preflight over what the workflow's event brings. Unlike a plain
+// preflight a skip is never exit 0: CI that could not verify is not green.
+int RunCiGithub(const Options& options, OutputFormat format) {
+  std::string name = options.event_name.empty() ? Env("GITHUB_EVENT_NAME") : options.event_name;
+  std::string path = options.event_path.empty() ? Env("GITHUB_EVENT_PATH") : options.event_path;
+  if (name.empty() || path.empty()) {
+    return UsageError("ci github: no event (GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are set by GitHub Actions; "
+                      "elsewhere pass --event-name NAME --event FILE)");
+  }
+  vt::Result<GithubEvent> event = LoadGithubEvent(name, path);
+  if (!event.ok()) return UsageError(event.status().message());
+  vt::Result<Repository> repo = Repository::Open(options.repo);
+  if (!repo.ok()) return UsageError(repo.status().message());
+  vt::Result<Config> config = LoadConfigFor(options, &repo.value());
+  if (!config.ok()) return UsageError(config.status().message());
+  vt::Result<CiScope> scope = ScopeForGithubEvent(repo.value(), event.value(), options.remote);
+  // Reports go to stdout; with --format json the one line about the event goes
+  // to stderr so stdout stays one JSON document.
+  FILE* about = format == OutputFormat::kJson ? stderr : stdout;
+  if (!scope.ok()) {
+    std::fprintf(about, "vt-gate ci github: NOT VERIFIED: %s\n", scope.status().message().c_str());
+    return scope.status().code() == vt::StatusCode::kUnavailable ? kExitUnverified : kExitUsage;
+  }
+  std::fprintf(about, "vt-gate ci github: %s\n", scope->summary.c_str());
+  std::fflush(about);
+  if (scope->deletion) return kExitOk;
+  PreflightOptions preflight{false, true, options.inputs, Env("PATH")};
+  preflight.except = options.except;
+  preflight.scope = scope->commits;
+  if (preflight.inputs.description.empty()) {
+    preflight.inputs.description_name = scope->description_name;
+    preflight.inputs.description_text = scope->description_text;
+  }
+  vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
+  if (!summary.ok()) return UsageError(summary.status().message());
+  Print(FormatPreflight(summary.value(), format));
+  switch (OverallStatus(summary.value())) {
+    case GateStatus::kOk:
+      return kExitOk;
+    case GateStatus::kFail:
+      return kExitFail;
+    case GateStatus::kSkip:
+      return kExitUnverified;
+  }
+  return kExitFail;
 }
 
 // record, intake, rows, gencode: one built-in gate with the pinned base, ratchets applied.
@@ -258,6 +311,7 @@ int main(int argc, char** argv) {
   preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");
   preflight->add_flag("--fail-on-skip", options.fail_on_skip, "Exit 1 when any gate was skipped");
 
+  preflight->add_option("--except", options.except, "Leave out this configured gate (repeatable)");
   preflight->add_option("--description", options.inputs.description,
                         "intake: a change description file, - for stdin");
   preflight->add_option("--compile-commands", options.inputs.compile_commands,
@@ -280,6 +334,21 @@ int main(int argc, char** argv) {
   gencode->add_option("--cuobjdump-list", options.inputs.cuobjdump_list,
                       "`cuobjdump --list-elf LIB` output: the embedded SM set must equal the requested one");
 
+  CLI::App* ci = app.add_subcommand("ci", "Run preflight over what a CI event brings");
+  ci->require_subcommand(1);
+  CLI::App* ci_github = ci->add_subcommand(
+      "github", "Preflight over a GitHub Actions event: a push's new commits, a pull request's commits and body");
+  ci_github->add_option("--event", options.event_path, "Event payload (default: $GITHUB_EVENT_PATH)");
+  ci_github->add_option("--event-name", options.event_name, "Event name (default: $GITHUB_EVENT_NAME)");
+  ci_github->add_option("--remote", options.remote, "Remote whose tracking refs the clone has (default: origin)");
+  ci_github->add_option("--except", options.except, "Leave out this configured gate (repeatable)");
+  ci_github->add_option("--compile-commands", options.inputs.compile_commands,
+                        "gencode: compile_commands.json to audit");
+  ci_github->add_option("--cuobjdump-list", options.inputs.cuobjdump_list,
+                        "gencode: `cuobjdump --list-elf` output");
+  ci_github->add_option("--description", options.inputs.description,
+                        "intake: a description file in place of the pull request's title and body");
+
   CLI::App* hooks = app.add_subcommand("hooks", "Install or uninstall the git hooks");
   hooks->require_subcommand(1);
   CLI::App* install = hooks->add_subcommand("install", "Install commit-msg, pre-commit and pre-push shims");
@@ -296,6 +365,7 @@ int main(int argc, char** argv) {
   if (trailers->parsed()) return RunTrailers(options, format);
   if (preflight->parsed()) return RunPreflightCommand(options, format);
   if (hooks->parsed()) return RunHooks(options, install->parsed(), argv[0]);
+  if (ci_github->parsed()) return RunCiGithub(options, format);
   for (CLI::App* gate : {record, intake, rows, gencode}) {
     if (gate->parsed()) return RunSingleGate(options, format, gate->get_name());
   }
