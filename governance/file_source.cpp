@@ -19,6 +19,7 @@ FileSource FileSource::WorkTree(const Repository& repo) {
 Result<FileSource> FileSource::Index(const Repository& repo) {
   FileSource source;
   source.root_ = repo.root();
+  source.name_ = "the index";
   source.index_ = true;
   source.repo_ = repo.raw();
   git_index* index = nullptr;
@@ -31,6 +32,32 @@ Result<FileSource> FileSource::Index(const Repository& repo) {
     if (entry && GIT_INDEX_ENTRY_STAGE(entry) == 0) source.entries_.emplace(entry->path, entry->id);
   }
   git_index_free(index);
+  return source;
+}
+
+Result<FileSource> FileSource::Commit(const Repository& repo, const git_oid& commit_id) {
+  FileSource source;
+  source.root_ = repo.root();
+  source.name_ = "commit " + OidHex(commit_id).substr(0, 12);
+  source.index_ = true;
+  source.repo_ = repo.raw();
+  git_commit* commit = nullptr;
+  git_tree* tree = nullptr;
+  if (git_commit_lookup(&commit, repo.raw(), &commit_id) != 0 || git_commit_tree(&tree, commit) != 0) {
+    git_commit_free(commit);
+    return Unavailable("cannot read the tree of " + source.name_ + ": " + LastGitError());
+  }
+  git_commit_free(commit);
+  auto collect = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
+      static_cast<FileSource*>(payload)->entries_.emplace(std::string(root) + git_tree_entry_name(entry),
+                                                          *git_tree_entry_id(entry));
+    }
+    return 0;
+  };
+  int rc = git_tree_walk(tree, GIT_TREEWALK_PRE, collect, &source);
+  git_tree_free(tree);
+  if (rc != 0) return Unavailable("cannot read the tree of " + source.name_ + ": " + LastGitError());
   return source;
 }
 

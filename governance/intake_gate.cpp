@@ -285,8 +285,9 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
   GateReport report;
   report.gate = kGate;
   if (input.base) report.base = OidHex(*input.base);
-  Result<FileSource> source =
-      input.staged ? FileSource::Index(repo) : Result<FileSource>(FileSource::WorkTree(repo));
+  Result<FileSource> source = input.at_commit ? FileSource::Commit(repo, *input.at_commit)
+                              : input.staged ? FileSource::Index(repo)
+                                             : Result<FileSource>(FileSource::WorkTree(repo));
   Result<Record> record =
       source.ok() ? LoadRecord(source.value(), *config.record) : Result<Record>(source.status());
   Status status = record.status();
@@ -302,7 +303,9 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
       checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
       return true;
     };
-    if (!input.description.empty()) {
+    if (input.at_commit) {
+      scope += " in " + source->name();
+    } else if (!input.description.empty()) {
       Result<std::string> text = ReadDescription(input.description);
       status = text.status();
       if (text.ok())

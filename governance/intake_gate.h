@@ -23,6 +23,9 @@ struct IntakeInput {
   std::string description_name;  //   description_name is set: how reports name it
   std::optional<ChangeScope> scope;  // the change's commits, when the caller knows them (CI)
   bool staged = false;           // read the intake table and specs from the index
+  // Read them from this commit's tree and check only them, no description:
+  // the gate on that commit alone (--explain-base).
+  std::optional<git_oid> at_commit;
 };
 
 GateReport CheckIntake(const Repository& repo, const Config& config, const IntakeInput& input);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "governance/base_diagnosis.h"
 #include "governance/builtin_gates.h"
 #include "governance/external_gate.h"
 #include "governance/git_range.h"
@@ -74,6 +75,11 @@ Result<PreflightSummary> RunPreflight(const std::string& repo_path, const Config
     });
   }
   for (std::thread& t : threads) t.join();
+  if (options.explain_base) {
+    Result<BaseDiagnosis> diagnosis = pinned.ok() ? ExplainBase(repo.value(), config, pinned.value(), summary.gates)
+                                                  : Result<BaseDiagnosis>(pinned.status());
+    summary.base_note = diagnosis.ok() ? diagnosis->summary : "not explained: " + diagnosis.status().message();
+  }
   summary.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return summary;

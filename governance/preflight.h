@@ -22,6 +22,7 @@ struct PreflightOptions {
   // Configured gates this run leaves out (a CI job without nvcc leaves gencode
   // to the job that has it). A name that is not configured is an error.
   std::vector<std::string> except{};
+  bool explain_base = false;  // label failing findings from-base / from-change (base_diagnosis.h)
 };
 
 // Errors (an ambiguous base, an unreadable repository) are usage errors.

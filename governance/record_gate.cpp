@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "governance/anchors.h"
@@ -18,9 +19,16 @@ constexpr const char* kGate = "record";
 
 class RecordChecker {
  public:
+  // `head`: the commit closing commits must be ancestors of; HEAD when empty.
   RecordChecker(const Repository& repo, const FileSource& source, const RecordConfig& config,
-                const Record& record, GateReport& report)
-      : repo_(repo), source_(source), config_(config), record_(record), report_(report), anchors_(source) {}
+                const Record& record, GateReport& report, std::optional<git_oid> head)
+      : repo_(repo),
+        source_(source),
+        config_(config),
+        record_(record),
+        report_(report),
+        anchors_(source),
+        head_(head) {}
 
   void Run() {
     for (const Finding& f : record_.malformed) report_.findings.push_back(f);
@@ -298,21 +306,19 @@ class RecordChecker {
   std::optional<std::map<std::string, GoalVerdict>> verdicts_;  // read once, on the first row with goals
 };
 
-}  // namespace
 
-GateReport CheckRecord(const Repository& repo, const Config& config, bool staged) {
+GateReport CheckRecordIn(const Repository& repo, const Config& config, const Result<FileSource>& source,
+                         std::optional<git_oid> head) {
   auto start = std::chrono::steady_clock::now();
   GateReport report;
   report.gate = kGate;
-  Result<FileSource> source =
-      staged ? FileSource::Index(repo) : Result<FileSource>(FileSource::WorkTree(repo));
   Result<Record> record =
       source.ok() ? LoadRecord(source.value(), *config.record) : Result<Record>(source.status());
   if (!record.ok()) {
     report.status = GateStatus::kFail;
     report.reason = record.status().message();
   } else {
-    RecordChecker(repo, source.value(), *config.record, record.value(), report).Run();
+    RecordChecker(repo, source.value(), *config.record, record.value(), report, head).Run();
     std::string scope = Counted(report.checked, "row") + " in " + Counted(record->files.size(), "file");
     report.status = report.findings.empty() ? GateStatus::kOk : GateStatus::kFail;
     report.reason =
@@ -321,6 +327,17 @@ GateReport CheckRecord(const Repository& repo, const Config& config, bool staged
   report.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+}  // namespace
+
+GateReport CheckRecord(const Repository& repo, const Config& config, bool staged) {
+  return CheckRecordIn(repo, config, staged ? FileSource::Index(repo) : Result<FileSource>(FileSource::WorkTree(repo)),
+                       std::nullopt);
+}
+
+GateReport CheckRecordAt(const Repository& repo, const Config& config, const git_oid& commit) {
+  return CheckRecordIn(repo, config, FileSource::Commit(repo, commit), commit);
 }
 
 }  // namespace vt::gate

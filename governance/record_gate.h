@@ -12,4 +12,8 @@ namespace vt::gate {
 // `staged`: read the record, specs and anchored files from the index instead of the work tree.
 GateReport CheckRecord(const Repository& repo, const Config& config, bool staged = false);
 
+// The record as `commit` has it, closing commits checked against `commit`
+// (what the gate said, or would have said, on that commit alone).
+GateReport CheckRecordAt(const Repository& repo, const Config& config, const git_oid& commit);
+
 }  // namespace vt::gate

@@ -23,6 +23,9 @@ struct Finding {
   std::string file;    // path relative to the repository root
   int line = 0;        // 1-based; 0 when unknown
   std::string message;
+  // --explain-base: "from-base" when the gate finds it on the base alone too,
+  // "from-change" when only the change's tree has it; empty when not asked.
+  std::string origin{};
 };
 
 // A landed exception: a known violation accepted in config, shown on every

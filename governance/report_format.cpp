@@ -17,8 +17,10 @@ std::string ShortId(const std::string& id) { return id.substr(0, 12); }
 nlohmann::json ToJson(const GateReport& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : r.findings) {
-    findings.push_back(
-        {{"rule", f.rule}, {"commit", f.commit}, {"file", f.file}, {"line", f.line}, {"message", f.message}});
+    nlohmann::json finding = {
+        {"rule", f.rule}, {"commit", f.commit}, {"file", f.file}, {"line", f.line}, {"message", f.message}};
+    if (!f.origin.empty()) finding["origin"] = f.origin;
+    findings.push_back(std::move(finding));
   }
   nlohmann::json debt = nlohmann::json::array();
   for (const Debt& d : r.debt) debt.push_back({{"rule", d.rule}, {"commit", d.commit}, {"reason", d.reason}});
@@ -37,7 +39,8 @@ std::string FindingLine(const Finding& f) {
   if (!f.commit.empty()) where = ShortId(f.commit);
   if (!f.file.empty()) where += (where.empty() ? "" : " ") + f.file;
   if (f.line) where += (f.file.empty() ? " line " : ":") + std::to_string(f.line);
-  return "  " + where + (where.empty() ? "" : "  ") + f.rule + ": " + f.message + "\n";
+  std::string origin = f.origin.empty() ? "" : "[" + f.origin + "] ";
+  return "  " + origin + where + (where.empty() ? "" : "  ") + f.rule + ": " + f.message + "\n";
 }
 
 std::string TextBody(const GateReport& r) {
@@ -91,7 +94,7 @@ std::string Github(const GateReport& r) {
     std::string text = (f.commit.empty() ? ""
                                          : "commit " + ShortId(f.commit) +
                                                (f.line ? " line " + std::to_string(f.line) : "") + ": ") +
-                       f.message;
+                       f.message + (f.origin.empty() ? "" : " (" + f.origin + ")");
     out += "::error " + props + "::" + EscapeData(text) + "\n";
   }
   if (r.status == GateStatus::kSkip)
@@ -162,7 +165,9 @@ std::string FormatPreflight(const PreflightSummary& s, OutputFormat format) {
   if (format == OutputFormat::kJson) {
     nlohmann::json gates = nlohmann::json::array();
     for (const GateReport& r : s.gates) gates.push_back(ToJson(r));
-    return Dump({{"status", StatusName(overall)}, {"base", s.base}, {"gates", gates}}) + "\n";
+    nlohmann::json out = {{"status", StatusName(overall)}, {"base", s.base}, {"gates", gates}};
+    if (!s.base_note.empty()) out["explain_base"] = s.base_note;
+    return Dump(out) + "\n";
   }
   std::string out;
   int failed = 0;
@@ -178,6 +183,7 @@ std::string FormatPreflight(const PreflightSummary& s, OutputFormat format) {
     if (format == OutputFormat::kText) out += TextBody(r);
   }
   out += "base: " + s.base_spec + " = " + (s.base.empty() ? "(unresolved)" : s.base) + "\n";
+  if (!s.base_note.empty()) out += "explain-base: " + s.base_note + "\n";
   std::string summary = std::to_string(s.gates.size()) + " gates, " + std::to_string(failed) + " failed, " +
                         std::to_string(skipped) + " skipped in " + Millis(s.elapsed_ms);
   if (overall == GateStatus::kOk) {

@@ -23,6 +23,7 @@ struct PreflightSummary {
   std::vector<GateReport> gates;
   double elapsed_ms = 0;
   bool fail_on_skip = false;
+  std::string base_note{};  // --explain-base: where the change forks and how far behind
 };
 
 GateStatus OverallStatus(const PreflightSummary& summary);

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "governance/base_diagnosis.h"
 #include "governance/builtin_gates.h"
 #include "governance/ci_scope.h"
 #include "governance/config.h"
@@ -45,6 +46,7 @@ struct Options {
   bool first_parent = false;
   bool staged = false;
   bool fail_on_skip = false;
+  bool explain_base = false;
   std::vector<std::string> except;
   std::string event_path;
   std::string event_name;
@@ -174,6 +176,7 @@ int RunPreflightCommand(const Options& options, OutputFormat format) {
   if (!config.ok()) return UsageError(config.status().message());
   PreflightOptions preflight{options.staged, options.fail_on_skip, options.inputs, Env("PATH")};
   preflight.except = options.except;
+  preflight.explain_base = options.explain_base;
   vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
   if (!summary.ok()) return UsageError(summary.status().message());
   Print(FormatPreflight(summary.value(), format));
@@ -254,7 +257,14 @@ int RunSingleGate(const Options& options, OutputFormat format, const std::string
   } else {
     return UsageError(base.status().message());
   }
-  GateReport report = RunBuiltinGate(*FindBuiltinGate(name), context);
+  std::vector<GateReport> reports = {RunBuiltinGate(*FindBuiltinGate(name), context)};
+  if (options.explain_base) {
+    vt::Result<BaseDiagnosis> diagnosis = base.ok() ? ExplainBase(repo.value(), config.value(), base.value(), reports)
+                                                    : vt::Result<BaseDiagnosis>(base.status());
+    reports[0].notes.push_back("explain-base: " +
+                               (diagnosis.ok() ? diagnosis->summary : "not explained: " + diagnosis.status().message()));
+  }
+  const GateReport& report = reports[0];
   Print(FormatReport(report, format));
   return ExitCodeFor(report);
 }
@@ -311,6 +321,8 @@ int main(int argc, char** argv) {
   preflight->add_flag("--staged", options.staged, "Add the staged-change checks (conflict markers)");
   preflight->add_flag("--fail-on-skip", options.fail_on_skip, "Exit 1 when any gate was skipped");
 
+  preflight->add_flag("--explain-base", options.explain_base,
+                      "Label each finding of a failed gate from-base or from-change (re-run on the fork point)");
   preflight->add_option("--except", options.except, "Leave out this configured gate (repeatable)");
   preflight->add_option("--description", options.inputs.description,
                         "intake: a change description file, - for stdin");
@@ -326,6 +338,10 @@ int main(int argc, char** argv) {
   intake->add_option(
       "--description", options.inputs.description,
       "Change description (PR body) file, - for stdin (default: commit messages of the range)");
+  for (CLI::App* gate : {record, intake}) {
+    gate->add_flag("--explain-base", options.explain_base,
+                   "Label each finding from-base or from-change (re-run on the fork point)");
+  }
   CLI::App* rows = app.add_subcommand("rows", "Audit live rows against their branches and the base");
   CLI::App* gencode =
       app.add_subcommand("gencode", "Check CUDA architectures against kernels/cuda/features.yaml");
