@@ -127,6 +127,16 @@ struct GoalsConfig {
   std::string verdicts;           // file marking each goal "met" / "not met", relative to the root
 };
 
+// File ownership (governance/ownership.h): the rows whose code or test
+// anchors name a file own it; a commit whose Row trailer names none of a
+// changed file's owners is a finding (kFail) or a note (kWarn).
+enum class OwnershipMode { kWarn, kFail };
+
+struct OwnershipConfig {
+  OwnershipMode mode = OwnershipMode::kWarn;
+  std::vector<std::string> shared;  // globs (path_glob.h) any row may change
+};
+
 struct RecordConfig {
   std::vector<std::string> files;                       // globs relative to the repository root
   std::vector<std::pair<std::string, Column>> aliases;  // lower-case header text -> meaning
@@ -135,6 +145,7 @@ struct RecordConfig {
   std::vector<std::string> anchor_prefixes;  // anchors must resolve under one of these
   std::vector<std::string> spec_sections;    // headings every spec must have, with content
   std::optional<GoalsConfig> goals;
+  std::optional<OwnershipConfig> ownership;
   std::vector<std::string> placeholders{"TBD", "TODO", "...", "-", "n/a", "tbd", "todo"};
   const StateRule* FindState(const std::string& name) const;
 };

@@ -305,7 +305,7 @@ StateRule ParseState(const std::string& name, const YAML::Node& node) {
 RecordConfig ParseRecord(const YAML::Node& node) {
   ExpectMap(node, "record",
             {"files", "columns", "id_pattern", "states", "anchor_prefixes", "spec_sections", "placeholders",
-             "goals"});
+             "goals", "ownership"});
   if (!node["files"]) Fail(node, "record needs files (globs of the Markdown files that hold the record)");
   if (!node["states"]) Fail(node, "record needs states");
   RecordConfig record;
@@ -332,6 +332,19 @@ RecordConfig ParseRecord(const YAML::Node& node) {
     record.goals = GoalsConfig{};
     if (goals["section"]) record.goals->section = Scalar(goals["section"], "goals section");
     record.goals->verdicts = Scalar(goals["verdicts"], "goals verdicts");
+  }
+  if (const YAML::Node ownership = node["ownership"]) {
+    ExpectMap(ownership, "record ownership", {"mode", "shared"});
+    record.ownership = OwnershipConfig{};
+    if (ownership["mode"]) {
+      std::string mode = Scalar(ownership["mode"], "ownership mode");
+      if (mode == "fail") {
+        record.ownership->mode = OwnershipMode::kFail;
+      } else if (mode != "warn") {
+        Fail(ownership["mode"], "ownership mode must be `warn` or `fail`, not '" + mode + "'");
+      }
+    }
+    if (ownership["shared"]) record.ownership->shared = StringList(ownership["shared"], "ownership shared");
   }
   for (auto it = states.begin(); it != states.end(); ++it) {
     if (it->second.IsMap() && it->second["goals"] && !record.goals)

@@ -11,6 +11,7 @@
 
 #include "governance/cherry_pick.h"
 #include "governance/message_cleanup.h"
+#include "governance/ownership.h"
 #include "governance/record.h"
 #include "governance/trailer_rules.h"
 
@@ -37,8 +38,10 @@ struct Tally {
 
 class Checker {
  public:
-  Checker(const Repository& repo, const Config& config, TrailerSyntax syntax, GateReport& report)
-      : repo_(repo), config_(config), syntax_(std::move(syntax)), report_(report) {}
+  // `ownership`: the record's file owners when record.ownership is on, else null.
+  Checker(const Repository& repo, const Config& config, const OwnershipMap* ownership, TrailerSyntax syntax,
+          GateReport& report)
+      : repo_(repo), config_(config), ownership_(ownership), syntax_(std::move(syntax)), report_(report) {}
 
   void Check(git_commit* commit) {
     const char* encoding = git_commit_message_encoding(commit);
@@ -85,6 +88,7 @@ class Checker {
       if (IsException(id, f.rule)) continue;
       report_.findings.push_back({f.rule, id, "", f.line, std::move(f.message)});
     }
+    if (ownership_ && !IsException(id, "ownership")) CheckOwnership(commit, facts.message, id);
   }
 
   // Provenance that could not be verified: with no findings the gate cannot
@@ -95,7 +99,7 @@ class Checker {
       for (const std::string& what : unverified_) report_.notes.push_back("not verified: " + what);
       return Status::Ok();
     }
-    std::string reason = "cherry-pick provenance not verified: " + unverified_.front();
+    std::string reason = "not verified: " + unverified_.front();
     if (unverified_.size() > 1) reason += " (and " + Counted(unverified_.size() - 1, "more source") + ")";
     return Unavailable(reason);
   }
@@ -111,6 +115,32 @@ class Checker {
   }
 
  private:
+  // The files the commit changes must be owned by a row its Row trailer names.
+  void CheckOwnership(git_commit* commit, std::string_view message, const std::string& id) {
+    const std::string row_key = config_.intake ? config_.intake->row_trailer : "Row";
+    std::vector<std::string> rows;
+    for (const Trailer& t : ParseTrailers(message, syntax_).trailers) {
+      if (AsciiLower(t.key) == AsciiLower(row_key)) rows.push_back(t.value);
+    }
+    Result<std::vector<std::string>> files = ChangedFiles(repo_, commit);
+    if (!files.ok()) {
+      unverified_.push_back("ownership of " + id + ": " + files.status().message());
+      return;
+    }
+    const OwnershipConfig& rule = *config_.record->ownership;
+    std::vector<std::string> unowned = UnownedChanges(*ownership_, rule, rows, files.value());
+    if (unowned.empty()) return;
+    std::string named;
+    for (const std::string& row : rows) named += (named.empty() ? "" : ", ") + row;
+    std::string message_text = row_key + ": " + (named.empty() ? "(none)" : named) + " changes files it does not own: ";
+    for (size_t i = 0; i < unowned.size(); ++i) message_text += (i ? "; " : "") + unowned[i];
+    if (rule.mode == OwnershipMode::kFail) {
+      report_.findings.push_back({"ownership", id, "", 0, message_text});
+    } else {
+      report_.notes.push_back("ownership (warn): " + id.substr(0, 12) + " " + message_text);
+    }
+  }
+
   bool IsException(const std::string& commit, const std::string& rule) const {
     for (const TrailerException& e : config_.trailers.exceptions) {
       if (e.commit == commit && e.rule == rule) return true;
@@ -120,6 +150,7 @@ class Checker {
 
   const Repository& repo_;
   const Config& config_;
+  const OwnershipMap* ownership_;
   TrailerSyntax syntax_;
   GateReport& report_;
   Tally tally_;
@@ -170,18 +201,27 @@ Status FloorFor(const Repository& repo, const Config& config, WalkOptions& optio
   return Status::Ok();
 }
 
-// A rule that consults the record (`in_record`) gets the record's row ids,
-// read from the work tree; the config itself stays untouched.
-Result<Config> WithRecordIds(const Repository* repo, const Config& config) {
-  bool needed = std::any_of(config.trailers.required.begin(), config.trailers.required.end(),
-                            [](const TrailerRequirement& r) { return r.in_record; });
-  if (!needed || !config.record) return config;
+// The config the checks run with: a rule that consults the record
+// (`in_record`) gets the record's row ids, and record.ownership its file
+// owners, both read from the work tree once; the config itself stays untouched.
+struct Effective {
+  Config config;
+  std::optional<OwnershipMap> ownership;
+  const OwnershipMap* owners() const { return ownership ? &*ownership : nullptr; }
+};
+
+Result<Effective> WithRecord(const Repository* repo, const Config& config, bool ownership_applies) {
+  bool ids = std::any_of(config.trailers.required.begin(), config.trailers.required.end(),
+                         [](const TrailerRequirement& r) { return r.in_record; });
+  bool owners = ownership_applies && config.record && config.record->ownership;
+  if ((!ids && !owners) || !config.record) return Effective{config, std::nullopt};
   if (!repo) return InvalidArgument("the Row rule consults the record, which needs a repository");
   Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record);
   if (!record.ok()) return record.status();
-  Config copy = config;
-  copy.trailers.record_ids = record->SortedIds();
-  return copy;
+  Effective effective{config, std::nullopt};
+  if (ids) effective.config.trailers.record_ids = record->SortedIds();
+  if (owners) effective.ownership = OwnershipMap::FromRecord(record.value());
+  return effective;
 }
 
 GateReport RecordUnreadable(const Status& status) {
@@ -200,9 +240,9 @@ using Walker = std::function<Status(const WalkOptions&, const std::function<bool
 GateReport CheckWalked(const Repository& repo, const Config& raw_config, const std::string& base,
                        const Walker& walk) {
   Clock::time_point start = Clock::now();
-  Result<Config> effective = WithRecordIds(&repo, raw_config);
+  Result<Effective> effective = WithRecord(&repo, raw_config, true);
   if (!effective.ok()) return RecordUnreadable(effective.status());
-  const Config& config = effective.value();
+  const Config& config = effective->config;
   GateReport report = NewReport();
   report.base = base;
   AddDebt(config, report);
@@ -211,7 +251,7 @@ GateReport CheckWalked(const Repository& repo, const Config& raw_config, const s
   Status status = FloorFor(repo, config, options);
   std::string scope;
   if (status.ok()) {
-    Checker checker(repo, config, repo.ReadTrailerSyntax(), report);
+    Checker checker(repo, config, effective->owners(), repo.ReadTrailerSyntax(), report);
     status = walk(
         options,
         [&](git_commit* c) {
@@ -255,9 +295,11 @@ GateReport CheckTrailerScope(const Repository& repo, const Config& config, const
 GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path,
                                    bool editor_used) {
   Clock::time_point start = Clock::now();
-  Result<Config> effective = WithRecordIds(repo, raw_config);
+  // A message being written has no commit to diff yet: ownership is checked
+  // when the commit is pushed or reaches CI.
+  Result<Effective> effective = WithRecord(repo, raw_config, false);
   if (!effective.ok()) return RecordUnreadable(effective.status());
-  const Config& config = effective.value();
+  const Config& config = effective->config;
   GateReport report = NewReport();
   AddDebt(config, report);
   std::string raw;
@@ -323,9 +365,9 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_con
 GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, std::istream& ref_lines,
                             const std::string& remote, const std::optional<git_oid>& base) {
   Clock::time_point start = Clock::now();
-  Result<Config> effective = WithRecordIds(&repo, raw_config);
+  Result<Effective> effective = WithRecord(&repo, raw_config, true);
   if (!effective.ok()) return RecordUnreadable(effective.status());
-  const Config& config = effective.value();
+  const Config& config = effective->config;
   GateReport report = NewReport();
   if (base) report.base = OidHex(*base);
   AddDebt(config, report);
@@ -348,7 +390,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     git_reference_iterator_free(it);
   }
 
-  Checker checker(repo, config, repo.ReadTrailerSyntax(), report);
+  Checker checker(repo, config, effective->owners(), repo.ReadTrailerSyntax(), report);
   std::set<std::string> seen;
   std::string line;
   int refs = 0;

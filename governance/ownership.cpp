@@ -1,0 +1,108 @@
+#include "governance/ownership.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "governance/anchors.h"
+#include "governance/path_glob.h"
+
+namespace vt::gate {
+namespace {
+
+struct TreeDeleter {
+  void operator()(git_tree* tree) const { git_tree_free(tree); }
+};
+struct DiffDeleter {
+  void operator()(git_diff* diff) const { git_diff_free(diff); }
+};
+using TreePtr = std::unique_ptr<git_tree, TreeDeleter>;
+
+Result<TreePtr> TreeOf(git_commit* commit) {
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, commit) != 0)
+    return Unavailable("cannot read the tree of " + OidHex(*git_commit_id(commit)) + ": " + LastGitError());
+  return TreePtr(tree);
+}
+
+}  // namespace
+
+OwnershipMap OwnershipMap::FromRecord(const Record& record) {
+  OwnershipMap map;
+  for (const RecordRow& row : record.rows) {
+    for (Column column : {Column::kCode, Column::kTests}) {
+      const MdCell* cell = row.Cell(column);
+      if (!cell) continue;
+      for (const AnchorTarget& target : CellAnchors(row.file, *cell)) {
+        std::string path = target.path;
+        while (!path.empty() && path.back() == '/') path.pop_back();
+        std::vector<std::string>& ids = map.owners_[path];
+        if (std::find(ids.begin(), ids.end(), row.id) == ids.end()) ids.push_back(row.id);
+      }
+    }
+  }
+  for (auto& [path, ids] : map.owners_) std::sort(ids.begin(), ids.end());
+  return map;
+}
+
+std::vector<std::string> OwnershipMap::Owners(const std::string& path) const {
+  std::vector<std::string> owners;
+  // The file itself, then each folder above it: `tests/governance` owns its files.
+  for (std::string at = path;;) {
+    if (auto it = owners_.find(at); it != owners_.end()) owners.insert(owners.end(), it->second.begin(), it->second.end());
+    size_t slash = at.rfind('/');
+    if (slash == std::string::npos) break;
+    at.resize(slash);
+  }
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  return owners;
+}
+
+Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit* commit) {
+  Result<TreePtr> tree = TreeOf(commit);
+  if (!tree.ok()) return tree.status();
+  TreePtr parent_tree;
+  if (git_commit_parentcount(commit) > 0) {
+    git_commit* parent = nullptr;
+    if (git_commit_parent(&parent, commit, 0) != 0)
+      return Unavailable("cannot read the parent of " + OidHex(*git_commit_id(commit)) + ": " + LastGitError());
+    Result<TreePtr> parent_tree_or = TreeOf(parent);
+    git_commit_free(parent);
+    if (!parent_tree_or.ok()) return parent_tree_or.status();
+    parent_tree = std::move(parent_tree_or.value());
+  }
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, repo.raw(), parent_tree.get(), tree->get(), nullptr) != 0)
+    return Unavailable("cannot diff " + OidHex(*git_commit_id(commit)) + ": " + LastGitError());
+  std::unique_ptr<git_diff, DiffDeleter> diff(raw);
+  std::vector<std::string> files;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    files.push_back(delta->new_file.path);
+    if (std::string(delta->old_file.path) != delta->new_file.path) files.push_back(delta->old_file.path);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+std::vector<std::string> UnownedChanges(const OwnershipMap& map, const OwnershipConfig& config,
+                                        const std::vector<std::string>& rows, const std::vector<std::string>& files) {
+  std::vector<std::string> problems;
+  for (const std::string& file : files) {
+    std::vector<std::string> owners = map.Owners(file);
+    if (owners.empty()) continue;
+    bool owned = std::any_of(rows.begin(), rows.end(), [&](const std::string& row) {
+      return std::find(owners.begin(), owners.end(), row) != owners.end();
+    });
+    bool shared = std::any_of(config.shared.begin(), config.shared.end(),
+                              [&](const std::string& glob) { return GlobMatch(glob, file); });
+    if (owned || shared) continue;
+    std::string list;
+    for (const std::string& owner : owners) list += (list.empty() ? "" : ", ") + owner;
+    problems.push_back(file + " (owned by " + list + ")");
+  }
+  return problems;
+}
+
+}  // namespace vt::gate

@@ -1,0 +1,39 @@
+// "The row that anchors a file owns it" (AGENTS.md): a row's code and test
+// anchors name the files it owns, and a commit may change an owned file only
+// under the Row trailer of one of its owners. Files no row anchors are free;
+// `record.ownership.shared` lists owned files any row may change (build files,
+// shared fixtures). Checked by the trailers gate over ranges and pushes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "governance/config.h"
+#include "governance/git_repository.h"
+#include "governance/record.h"
+
+namespace vt::gate {
+
+class OwnershipMap {
+ public:
+  static OwnershipMap FromRecord(const Record& record);
+
+  // The rows owning `path`, sorted: those anchoring the file itself or a
+  // folder above it. Empty when no row anchors it.
+  std::vector<std::string> Owners(const std::string& path) const;
+
+ private:
+  std::map<std::string, std::vector<std::string>> owners_;  // anchored path -> row ids
+};
+
+// The paths `commit` changes against its first parent (every path of a root
+// commit), sorted.
+Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit* commit);
+
+// One line per changed file that `rows` (a commit's Row values) do not own:
+// "governance/x.cpp (owned by GATE-CORE)". Shared files are never listed.
+std::vector<std::string> UnownedChanges(const OwnershipMap& map, const OwnershipConfig& config,
+                                        const std::vector<std::string>& rows, const std::vector<std::string>& files);
+
+}  // namespace vt::gate
