@@ -190,6 +190,16 @@ int main(int argc, char** argv) {
       Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --range " + root + "..HEAD > /dev/null";
   double process = MedianMs(5, [&] { Sh(cli); });
 
+  // The obvious baseline (issue #20): one `git log --format=%(trailers)` over the same range, which
+  // prints the trailers and checks nothing; all parents and first parent, beside vt-gate's walks.
+  std::string git_log = "git -C " + Quote(dir) + " log --format=%\\(trailers\\) " + root + "..HEAD > /dev/null";
+  double git_log_ms = MedianMs(5, [&] { Sh(git_log); });
+  double git_log_fp_ms = MedianMs(5, [&] { Sh("git -C " + Quote(dir) + " log --first-parent --format=%\\(trailers\\) " +
+                                             root + "..HEAD > /dev/null"); });
+  double process_fp = MedianMs(5, [&] {
+    Sh(Quote(vt_gate) + " --repo " + Quote(dir) + " trailers --first-parent --range " + root + "..HEAD > /dev/null");
+  });
+
   std::vector<std::string> log;
   if (!InstallHooks(repo.value(), vt_gate, &log).ok()) return 1;
   std::string msg = dir + "/.git/BENCH_MSG";
@@ -207,6 +217,12 @@ int main(int argc, char** argv) {
   std::printf(
       "| `vt-gate trailers --range` (process) | %d | %s | %s | `vt-gate trailers --range ROOT..HEAD` |\n",
       range, Fmt(process).c_str(), PerCommit(process, range).c_str());
+  std::printf("| `git log --format=%%(trailers)` (prints, checks nothing) | %d | %s | %s | `git log --format=%%(trailers) ROOT..HEAD` |\n",
+              range, Fmt(git_log_ms).c_str(), PerCommit(git_log_ms, range).c_str());
+  std::printf("| `vt-gate trailers --first-parent --range` (process) | %d | %s | %s | `vt-gate trailers --first-parent --range ROOT..HEAD` |\n",
+              range, Fmt(process_fp).c_str(), PerCommit(process_fp, range).c_str());
+  std::printf("| `git log --first-parent --format=%%(trailers)` | %d | %s | %s | `git log --first-parent --format=%%(trailers) ROOT..HEAD` |\n",
+              range, Fmt(git_log_fp_ms).c_str(), PerCommit(git_log_fp_ms, range).c_str());
   std::printf("| commit-msg hook end to end | 1 | %s | — | `sh .git/hooks/commit-msg MSG` |\n",
               Fmt(hook_ms).c_str());
 
