@@ -14,8 +14,10 @@ const char* StatusName(GateStatus status) {
   return "unknown";
 }
 
-int ExitCodeFor(const GateReport& report) {
-  switch (report.status) {
+int ExitCodeFor(const GateReport& report) { return ExitCodeFor(report.status); }
+
+int ExitCodeFor(GateStatus status) {
+  switch (status) {
     case GateStatus::kOk:
       return kExitOk;
     case GateStatus::kFail:

@@ -52,6 +52,8 @@ const char* StatusName(GateStatus status);
 
 // The exit code of a single gate's report.
 int ExitCodeFor(const GateReport& report);
+// ok 0, fail 1, skip 3.
+int ExitCodeFor(GateStatus status);
 
 // "1 finding", "3 findings": counts in reasons and notes read as English.
 std::string Counted(size_t n, const std::string& noun);

@@ -219,15 +219,7 @@ int RunCiGithub(const Options& options, OutputFormat format) {
   vt::Result<PreflightSummary> summary = RunPreflight(repo->root(), config.value(), preflight);
   if (!summary.ok()) return UsageError(summary.status().message());
   Print(FormatPreflight(summary.value(), format));
-  switch (OverallStatus(summary.value())) {
-    case GateStatus::kOk:
-      return kExitOk;
-    case GateStatus::kFail:
-      return kExitFail;
-    case GateStatus::kSkip:
-      return kExitUnverified;
-  }
-  return kExitFail;
+  return ExitCodeFor(OverallStatus(summary.value()));
 }
 
 // record, intake, rows, gencode: one built-in gate with the pinned base, ratchets applied.
