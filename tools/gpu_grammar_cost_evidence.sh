@@ -1,29 +1,64 @@
 #!/usr/bin/env bash
-# What a grammar costs on a GPU (issue #15): `vt bench serve` against `vt serve --backend cuda` on the
-# embedded model (a real tokenizer, so structured outputs work), the same requests with and without
-# `response_format: json_object`, at c = 1 and 64. EOS ends requests in both runs, so TPOT (per
-# request, median) is the comparison; tok/s is reported too. JSON per run under OUT_DIR.
+# What a grammar costs on a GPU (issue #15): `vt bench serve` against `vt serve --backend cuda`, the
+# same requests free, with `response_format: json_object` and with a nested `json_schema`, at c = 1
+# and 64. EOS ends requests in every run, so TPOT (per request, median) is the comparison; tok/s is
+# reported too. JSON per run under OUT_DIR/MODEL_NAME.
 #
-# Usage: bash tools/gpu_grammar_cost_evidence.sh BIN_DIR OUT_DIR   (BIN_DIR packed as for
-#   tools/gpu_e2e_evidence.sh)
+# Usage: bash tools/gpu_grammar_cost_evidence.sh BIN_DIR OUT_DIR [MODELS]   (BIN_DIR packed as for
+#   tools/gpu_e2e_evidence.sh). MODELS: comma-separated, of
+#   embedded     the embedded model (its own 4,096-token tokenizer), real weights
+#   qwen3-1.7b   dummy weights of Qwen3-1.7B's shapes with Qwen3's 151,669-token tokenizer, read
+#                from $QWEN3_TOKENIZER (a tokenizer.json)
 set -uo pipefail
-default_parts=all
-source "$(dirname "$0")/gpu_evidence_common.sh" "$1" "$2"
+default_parts=embedded,qwen3-1.7b
+source "$(dirname "$0")/gpu_evidence_common.sh" "$1" "$2" "${3:-}"
 source "$root/tests/engine/server/serve_wait.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-start_serve "$bin/vt" "$out/serve.log" --backend cuda --model "$root/assets/models/fortune-qwen3-7m" \
-  --max-num-seqs 64 --max-model-len 512
-for c in 1 64; do
-  n=$((c == 1 ? 32 : 256))
-  for kind in free json; do
-    extra='{"ignore_eos": false}'
-    [ $kind = json ] && extra='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
-    timeout -k 5 300 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
-      --concurrency $c --input-len 32 --output-len 256 --vocab-size 4000 --extra-body "$extra" --json \
-      > "$out/$kind-c$c.json" 2> "$out/$kind-c$c.err"
-    echo "$kind c=$c rc=$? $(python3 -c '
+
+nested_schema='{"type": "object", "properties": {
+  "id": {"type": "integer"}, "name": {"type": "string", "maxLength": 24},
+  "level1": {"type": "object", "properties": {
+    "tags": {"type": "array", "items": {"enum": ["alpha", "beta", "gamma"]}, "maxItems": 3},
+    "level2": {"type": "object", "properties": {"score": {"type": "number"}, "ok": {"type": "boolean"},
+      "note": {"type": "string"}}, "required": ["score", "ok", "note"]}},
+    "required": ["tags", "level2"]}},
+  "required": ["id", "name", "level1"]}'
+
+# measure NAME VOCAB SERVE_ARGS...: one server, every kind at c = 1 and 64.
+measure() {
+  local name=$1 vocab=$2
+  shift 2
+  mkdir -p "$out/$name"
+  start_serve "$bin/vt" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
+  for c in 1 64; do
+    local n=$((c == 1 ? 16 : 256))
+    for kind in free json schema; do
+      local extra='{"ignore_eos": false}'
+      [ $kind = json ] && extra='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
+      [ $kind = schema ] && extra="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
+        \"json_schema\": {\"name\": \"nested\", \"schema\": $nested_schema}}}"
+      timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
+        --concurrency $c --input-len 32 --output-len 256 --vocab-size "$vocab" --extra-body "$extra" --json \
+        > "$out/$name/$kind-c$c.json" 2> "$out/$name/$kind-c$c.err"
+      echo "$name $kind c=$c rc=$? $(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
-print(f"ok {d["requests_ok"]}/{d["num_prompts"]}, {d["output_tok_s"]:.0f} tok/s, TPOT median {d["tpot_ms"]["median"]:.3f} ms, tokens {d["output_tokens"]}")' "$out/$kind-c$c.json" 2>/dev/null)"
+print(f"ok {d["requests_ok"]}/{d["num_prompts"]}, {d["output_tok_s"]:.0f} tok/s, TPOT median {d["tpot_ms"]["median"]:.3f} ms, ITL median {d["itl_ms"]["median"]:.3f} ms, tokens {d["output_tokens"]}")' "$out/$name/$kind-c$c.json" 2>/dev/null)"
+    done
   done
-done
-kill "$served_pid"; wait "$served_pid" 2>/dev/null
+  kill "$served_pid"
+  wait "$served_pid" 2>/dev/null
+}
+
+if want embedded; then measure embedded 4000 --model "$root/assets/models/fortune-qwen3-7m"; fi
+if want qwen3-1.7b; then
+  dir=$(mktemp -d)
+  cp "${QWEN3_TOKENIZER:?set QWEN3_TOKENIZER to Qwen3s tokenizer.json}" "$dir/tokenizer.json"
+  cat > "$dir/config.json" <<'JSON'
+{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 2048, "intermediate_size": 6144,
+ "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+ "vocab_size": 151936, "max_position_embeddings": 40960, "rms_norm_eps": 1e-06, "rope_theta": 1000000,
+ "tie_word_embeddings": true, "torch_dtype": "bfloat16", "bos_token_id": 151643, "eos_token_id": 151645,
+ "hidden_act": "silu", "attention_bias": false}
+JSON
+  measure qwen3-1.7b 150000 --model "$dir" --load-format dummy
+fi

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/grammar/token_bitmask.h"
@@ -33,6 +34,11 @@ struct RowDraw {
   // The tokens the row may draw (ids past its size may not); null: any.
   const grammar::TokenBitmask* allowed = nullptr;
 };
+
+// Fills the masks the draws' `allowed` point to. A runner calls it once the forward is under way and
+// before it reads a mask, so that a device backend computes the step's grammar masks on the host
+// while the GPU runs the forward.
+using PrepareMasks = std::function<void()>;
 
 // -inf for every logit of `row` (vocab wide) whose token `allowed` does not hold.
 inline void MaskRow(float* row, int64_t vocab, const grammar::TokenBitmask& allowed) {

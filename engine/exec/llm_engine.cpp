@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "engine/exec/eos_policy.h"
 #include "engine/sample/logits_adjust.h"
@@ -66,13 +67,21 @@ Result<RequestId> LlmEngine::AddRequest(std::vector<int32_t> prompt, SamplingPar
   std::shared_ptr<const grammar::Grammar> constrained =
       r->params.grammar != nullptr ? r->params.grammar->grammar : nullptr;
   VT_RETURN_IF_ERROR(scheduler_.Add(std::move(r)));
-  if (constrained != nullptr) matchers_.emplace(id, grammar::GrammarMatcher(std::move(constrained)));
+  if (constrained != nullptr) matchers_.emplace(id, GrammarState{grammar::GrammarMatcher(std::move(constrained)), -1});
   return id;
 }
 
 Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint,
                               grammar::TokenBitmask* mask) {
-  const grammar::GrammarMatcher& matcher = matchers_.at(id);
+  GrammarState& state = matchers_.at(id);
+  grammar::GrammarMatcher& matcher = state.matcher;
+  if (state.drawn >= 0) {
+    const int32_t token = std::exchange(state.drawn, -1);
+    if (!matcher.Accept(constraint.vocabulary->bytes(token))) {
+      return Internal("request " + std::to_string(id) + ": drew token " + std::to_string(token) +
+                      ", which its grammar does not accept");
+    }
+  }
   matcher.AllowedTokens(*constraint.vocabulary, mask, constraint.masks.get());
   const int64_t vocab = runner_->config().vocab_size;
   mask->Resize(std::max(mask->size(), vocab));
@@ -89,16 +98,9 @@ Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& co
   return Status::Ok();
 }
 
-Status LlmEngine::AdvanceGrammar(RequestId id, int32_t token) {
+void LlmEngine::AdvanceGrammar(RequestId id, int32_t token) {
   const auto& eos = config_.scheduler.eos_token_ids;
-  if (std::find(eos.begin(), eos.end(), token) != eos.end()) return Status::Ok();
-  grammar::GrammarMatcher& matcher = matchers_.at(id);
-  const grammar::GrammarConstraint& constraint = *scheduler_.Find(id)->params.grammar;
-  if (!matcher.Accept(constraint.vocabulary->bytes(token))) {
-    return Internal("request " + std::to_string(id) + ": drew token " + std::to_string(token) +
-                    ", which its grammar does not accept");
-  }
-  return Status::Ok();
+  if (std::find(eos.begin(), eos.end(), token) == eos.end()) matchers_.at(id).drawn = token;
 }
 
 Result<StepResult> LlmEngine::Step() {
@@ -128,16 +130,24 @@ Result<StepResult> LlmEngine::Step() {
   std::vector<RequestId> grammar_failed;
   if (!wants_rows) {
     masks_.resize(draws.size());
+    bool constrained = false;
     for (size_t i = 0; i < draws.size(); ++i) {
       if (draws[i].params->grammar == nullptr) continue;
-      // A failed row still samples (under its empty mask) with the others; its token is dropped.
-      if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
-        grammar_failed.push_back(drawn_for[i]->id);
-      }
       draws[i].allowed = &masks_[i];
+      constrained = true;
     }
+    // A failed row still samples (under its empty mask) with the others; its token is dropped.
+    auto prepare_masks = [&] {
+      for (size_t i = 0; i < draws.size(); ++i) {
+        if (draws[i].allowed == nullptr) continue;
+        if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
+          grammar_failed.push_back(drawn_for[i]->id);
+        }
+      }
+    };
     std::vector<int32_t> tokens;
-    VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, &tokens));
+    VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, constrained ? PrepareMasks(prepare_masks) : PrepareMasks(),
+                                              &tokens));
     if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
     for (size_t i = 0; i < sampled.size(); ++i) {
       sampled[i].token = tokens[i];
@@ -146,7 +156,7 @@ Result<StepResult> LlmEngine::Step() {
           std::find(grammar_failed.begin(), grammar_failed.end(), id) != grammar_failed.end()) {
         continue;
       }
-      if (!AdvanceGrammar(id, tokens[i]).ok()) grammar_failed.push_back(id);
+      AdvanceGrammar(id, tokens[i]);
     }
   } else {
     std::vector<float> logits;
@@ -176,7 +186,7 @@ Result<StepResult> LlmEngine::Step() {
         MaskRow(adjusted.data(), vocab, masks_[0]);
       }
       sampled[i] = Sample(adjusted.data(), vocab, *d.params, d.seed, d.token_index, row);
-      if (d.params->grammar != nullptr && !AdvanceGrammar(id, sampled[i].token).ok()) grammar_failed.push_back(id);
+      if (d.params->grammar != nullptr) AdvanceGrammar(id, sampled[i].token);
     }
   }
   for (RequestId id : grammar_failed) Abort(id);

@@ -70,7 +70,8 @@ class LlmEngine {
   // The tokens request `id`'s grammar lets it draw next, EOS included where the grammar may end;
   // an error when there are none.
   Status GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint, grammar::TokenBitmask* mask);
-  Status AdvanceGrammar(RequestId id, int32_t token);
+  // Records the token request `id` drew; its grammar advances over it before its next mask.
+  void AdvanceGrammar(RequestId id, int32_t token);
   // Detokenises this step's tokens and finishes the requests whose text reached a stop string.
   void ApplyText(StepResult& result);
 
@@ -80,8 +81,14 @@ class LlmEngine {
   Scheduler scheduler_;
   RequestId next_id_ = 0;
   std::mt19937_64 seed_source_;
-  // The grammar state of each constrained request, advanced by every token it draws.
-  std::unordered_map<RequestId, grammar::GrammarMatcher> matchers_;
+  // The grammar state of each constrained request, advanced by every token it draws. The advance
+  // waits for the request's next mask (`drawn`), which the device path computes while the GPU runs
+  // the next forward, so it costs the step nothing.
+  struct GrammarState {
+    grammar::GrammarMatcher matcher;
+    int32_t drawn = -1;  // the token drawn last, not yet advanced over; -1: none
+  };
+  std::unordered_map<RequestId, GrammarState> matchers_;
   std::vector<grammar::TokenBitmask> masks_;  // scratch: one step's grammar masks, by sampling row
   std::shared_ptr<const Tokenizer> tokenizer_;
 };

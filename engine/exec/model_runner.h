@@ -41,13 +41,15 @@ class ModelRunner {
   virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
 
   // The token each of those rows draws instead of the rows: for steps that want no logprobs and
-  // change no logit values (a row's grammar mask, RowDraw::allowed, is applied here). A device
+  // change no logit values (a row's grammar mask, RowDraw::allowed, filled by `prepare_masks`, is
+  // applied here). A device
   // backend samples where the logits are and sends only token ids to the host. The default runs
   // the host sampler on Forward's rows.
   virtual Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                               std::vector<int32_t>* tokens) {
+                               const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) {
     std::vector<float> logits;
     VT_RETURN_IF_ERROR(Forward(batch, &logits));
+    if (prepare_masks) prepare_masks();
     const int64_t vocab = config().vocab_size;
     if (logits.size() != draws.size() * static_cast<size_t>(vocab)) {
       return Internal("forward returned " + std::to_string(logits.size() / vocab) + " logits rows for " +

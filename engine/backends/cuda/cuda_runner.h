@@ -45,7 +45,7 @@ class CudaModelRunner final : public ModelRunner {
   int64_t max_model_len() const override { return options_.max_model_len; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
   Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                       std::vector<int32_t>* tokens) override;
+                       const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) override;
   Result<double> MeasureCopyBandwidth() override;
 
  private:

@@ -34,9 +34,11 @@ Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vecto
 }
 
 Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                                      std::vector<int32_t>* tokens) {
+                                      const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) {
   StagedStep staged;
   VT_RETURN_IF_ERROR(Run(batch, &staged));
+  // The forward is queued: the host computes the grammar masks while the GPU runs it.
+  if (prepare_masks) prepare_masks();
   if (size_t(staged.rows) != draws.size()) {
     cudaStreamSynchronize(stream_);
     return Internal("cuda forward: " + std::to_string(draws.size()) + " draws for " + std::to_string(staged.rows) +
