@@ -4,19 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 
 namespace vt::gate {
-
-void EnsureLibgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    git_libgit2_init();
-    // libgit2 re-hashes every object it reads; git itself leaves that to fsck.
-    // The gates only read, and the re-hash is a sixth of a range check.
-    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-  });
-}
 
 std::string LastGitError() {
   const git_error* error = git_error_last();

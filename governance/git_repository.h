@@ -12,7 +12,7 @@
 
 namespace vt::gate {
 
-// Calls git_libgit2_init once per process.
+// Calls git_libgit2_init once per process, offline (governance/libgit2_runtime.cpp).
 void EnsureLibgit2();
 
 // The message of the last libgit2 error, for Status messages.
