@@ -1,9 +1,12 @@
 #include "governance/git_range.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <memory>
+#include <queue>
 #include <set>
+#include <unordered_set>
 #include <vector>
 
 #include "governance/object_integrity.h"
@@ -162,9 +165,78 @@ Status UnreadableObjectBehind(const Repository& repo, const std::string& spec) {
   return status.code() == StatusCode::kUnavailable ? status : Status::Ok();
 }
 
+Status FloorMissing(const git_oid& floor) {
+  return Unavailable("cutover commit " + OidHex(floor) + " is not in this repository");
+}
+
 struct WalkDeleter {
   void operator()(git_revwalk* walk) const { git_revwalk_free(walk); }
 };
+
+struct CommitDeleter {
+  void operator()(git_commit* commit) const { git_commit_free(commit); }
+};
+using CommitPtr = std::unique_ptr<git_commit, CommitDeleter>;
+
+struct OidHash {
+  size_t operator()(const git_oid& oid) const {
+    size_t h;
+    std::memcpy(&h, oid.id, sizeof(h));  // already uniformly distributed
+    return h;
+  }
+};
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b) != 0; }
+};
+
+// `git log --first-parent` as git walks it: down the first parents of `tip`
+// until a commit that a hidden commit reaches through any of its parents.
+// libgit2's revwalk sorted the whole range first (130 ms against git log's
+// 86 over 5,000 commits). Here the hidden history is painted newest first,
+// only down to the committer date the chain has reached, so each commit is
+// read once. Dates bound the painting as in git's and libgit2's own limited
+// walks: a commit dated before its parent can let the chain run past.
+Status FirstParentWalk(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hidden_tips,
+                       const std::function<bool(git_commit*)>& visit, const std::function<Status()>& failed) {
+  struct Dated {
+    git_time_t time;
+    git_oid oid;
+    bool operator<(const Dated& other) const { return time < other.time; }
+  };
+  auto lookup = [&](const git_oid& oid, CommitPtr* out) {
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return false;
+    out->reset(commit);
+    return true;
+  };
+  std::priority_queue<Dated> frontier;
+  std::unordered_set<git_oid, OidHash, OidEqual> hidden;
+  CommitPtr commit;
+  for (const git_oid& oid : hidden_tips) {
+    if (!lookup(oid, &commit)) return failed();
+    frontier.push({git_commit_time(commit.get()), oid});
+  }
+  git_oid oid = tip;
+  while (true) {
+    if (!lookup(oid, &commit)) return failed();
+    git_time_t time = git_commit_time(commit.get());
+    while (!frontier.empty() && frontier.top().time >= time) {
+      git_oid painted = frontier.top().oid;
+      frontier.pop();
+      if (!hidden.insert(painted).second) continue;
+      CommitPtr hidden_commit;
+      if (!lookup(painted, &hidden_commit)) return failed();
+      for (unsigned i = 0; i < git_commit_parentcount(hidden_commit.get()); ++i) {
+        CommitPtr parent;
+        if (!lookup(*git_commit_parent_id(hidden_commit.get(), i), &parent)) return failed();
+        frontier.push({git_commit_time(parent.get()), *git_commit_id(parent.get())});
+      }
+    }
+    if (hidden.count(oid) || !visit(commit.get()) || git_commit_parentcount(commit.get()) == 0) break;
+    oid = *git_commit_parent_id(commit.get(), 0);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -240,22 +312,30 @@ Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, co
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
                      const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
   if (git_repository_is_shallow(repo.raw())) return ShallowWalk(repo, tip, hide, options, visit);
-  git_revwalk* raw_walk = nullptr;
-  if (git_revwalk_new(&raw_walk, repo.raw()) != 0) return Internal("revwalk: " + LastGitError());
-  std::unique_ptr<git_revwalk, WalkDeleter> walk(raw_walk);
-  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
-  if (options.first_parent) git_revwalk_simplify_first_parent(walk.get());
   std::vector<git_oid> tips = {tip};
   tips.insert(tips.end(), hide.begin(), hide.end());
   // Reading commits is where a damaged object shows; name it.
   auto failed = [&] { return HistoryReadFailure(repo, tips, "revwalk"); };
+  if (options.first_parent) {
+    std::vector<git_oid> hidden_tips(hide.begin(), hide.end());
+    if (options.floor) {
+      git_odb* odb = nullptr;
+      bool present = git_repository_odb(&odb, repo.raw()) == 0 && git_odb_exists(odb, &*options.floor) == 1;
+      git_odb_free(odb);
+      if (!present) return FloorMissing(*options.floor);
+      hidden_tips.push_back(*options.floor);
+    }
+    return FirstParentWalk(repo, tip, hidden_tips, visit, failed);
+  }
+  git_revwalk* raw_walk = nullptr;
+  if (git_revwalk_new(&raw_walk, repo.raw()) != 0) return Internal("revwalk: " + LastGitError());
+  std::unique_ptr<git_revwalk, WalkDeleter> walk(raw_walk);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
   if (git_revwalk_push(walk.get(), &tip) != 0) return failed();
   for (const git_oid& oid : hide) {
     if (git_revwalk_hide(walk.get(), &oid) != 0) return failed();
   }
-  if (options.floor && git_revwalk_hide(walk.get(), &*options.floor) != 0) {
-    return Unavailable("cutover commit " + OidHex(*options.floor) + " is not in this repository");
-  }
+  if (options.floor && git_revwalk_hide(walk.get(), &*options.floor) != 0) return FloorMissing(*options.floor);
   git_oid oid;
   int rc = 0;
   while ((rc = git_revwalk_next(&oid, walk.get())) == 0) {

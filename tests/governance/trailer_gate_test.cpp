@@ -121,6 +121,24 @@ TEST(TrailerGate, MergesSkippedByParentCountAndFirstParentWalk) {
   EXPECT_EQ(merges_checked.findings[0].commit, repo.Head());
 }
 
+// The first-parent chain can enter the base's history below the merge base
+// (main merged into the change): the walk stops there, as git log does, and
+// does not go on to the root.
+TEST(TrailerGate, FirstParentChainStopsWhereItEntersTheBaseHistory) {
+  GitRepo repo;
+  repo.Commit("root without trailers\n");
+  repo.Git("checkout -q -b feature");
+  repo.Commit(GoodMessage("feature work"));
+  repo.Git("checkout -q main");
+  repo.Commit(GoodMessage("main moves on"));
+  repo.Git("checkout -q feature");
+  repo.Git("merge -q --no-ff --no-edit main");
+
+  GateReport first_parent = CheckRange(repo.path(), Rules("  first_parent: true\n"), "main");
+  EXPECT_EQ(first_parent.status, GateStatus::kOk) << first_parent.reason;
+  EXPECT_EQ(first_parent.checked, 1);
+}
+
 TEST(TrailerGate, ShallowCloneWhoseBoundaryCutsTheRangeIsSkipped) {
   GitRepo origin;
   origin.Commit("root\n");
