@@ -1,7 +1,9 @@
 #include "engine/grammar/token_mask_table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 namespace vt::grammar {
@@ -174,6 +176,26 @@ void Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t node, int32_t
   }
 }
 
+// One position's entry: its walk over the vocabulary, kept in the smaller of the two forms.
+void FillEntry(const Pushdown& pushdown, const TokenVocabulary& vocab, StateGraph& graph, const Position& p,
+               TokenBitmask& accepted, TokenMaskTable::Entry& entry) {
+  accepted.Reset(vocab.size());
+  graph.StartOverIfLarge();
+  Walk(vocab, graph, 0, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
+  // Ids take 4 bytes against a bit each.
+  entry.dense = accepted.Count() * 32 > vocab.size();
+  if (entry.dense) {
+    entry.accepted_bits = accepted;
+    return;
+  }
+  const std::vector<uint32_t>& words = accepted.words();
+  for (size_t w = 0; w < words.size(); ++w) {
+    for (uint32_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      entry.accepted_ids.push_back(static_cast<int32_t>(w * 32 + size_t(__builtin_ctz(bits))));
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const TokenMaskTable::Decided> TokenMaskTable::FindDecided(const std::string& frames) const {
@@ -202,8 +224,6 @@ std::shared_ptr<const TokenMaskTable> TokenMaskTable::Build(const std::shared_pt
   table->grammar_ = grammar.get();
   const Pushdown pushdown(grammar);
   table->finish_counts_ = EveryRuleDerivesAString(*grammar);
-  StateGraph graph(pushdown, table->finish_counts_);
-  TokenBitmask accepted;  // one position's, reused
   int32_t next = 0;
   table->offsets_.resize(grammar->rules.size());
   for (size_t r = 0; r < grammar->rules.size(); ++r) {
@@ -214,35 +234,41 @@ std::shared_ptr<const TokenMaskTable> TokenMaskTable::Build(const std::shared_pt
   }
   table->entries_.resize(size_t(next));
   const std::vector<bool> reachable = Reachable(*grammar);
+  std::vector<Position> positions;
   for (size_t r = 0; r < grammar->rules.size(); ++r) {
     if (!reachable[r]) continue;
     const Rule& rule = grammar->rules[r];
     for (size_t a = 0; a < rule.alternatives.size(); ++a) {
       for (size_t e = 0; e < rule.alternatives[a].size(); ++e) {
-        if (rule.alternatives[a][e].kind != Element::kChars) continue;
-        const Position p{static_cast<int32_t>(r), static_cast<int32_t>(a), static_cast<int32_t>(e)};
-        Entry& entry = table->entries_[size_t(table->offsets_[r][a]) + e];
-        accepted.Reset(vocab.size());
-        graph.StartOverIfLarge();
-        Walk(vocab, graph, 0, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
-        // Ids take 4 bytes against a bit each: the smaller form is kept.
-        entry.dense = accepted.Count() * 32 > vocab.size();
-        if (entry.dense) {
-          entry.accepted_bits = accepted;
-        } else {
-          const std::vector<uint32_t>& words = accepted.words();
-          for (size_t w = 0; w < words.size(); ++w) {
-            for (uint32_t bits = words[w]; bits != 0; bits &= bits - 1) {
-              entry.accepted_ids.push_back(static_cast<int32_t>(w * 32 + size_t(__builtin_ctz(bits))));
-            }
-          }
+        if (rule.alternatives[a][e].kind == Element::kChars) {
+          positions.push_back({static_cast<int32_t>(r), static_cast<int32_t>(a), static_cast<int32_t>(e)});
         }
-        ++table->positions_;
-        table->uncertain_tokens_ += static_cast<int64_t>(entry.uncertain.size());
-        table->bytes_ += static_cast<int64_t>(entry.accepted_bits.words().size() * 4 +
-                                              (entry.accepted_ids.size() + entry.uncertain.size()) * 4);
       }
     }
+  }
+  // Positions are independent: workers take them in turn, each with its own state graph. A schema
+  // with many bounded strings walks the whole vocabulary once per character position, seconds on one
+  // core for a 151k vocabulary, and a client waits for it on its first request with that schema.
+  const size_t workers = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), kMaxBuildThreads,
+                                           std::max<size_t>(1, positions.size() / 8)});
+  std::atomic<size_t> taken{0};
+  auto work = [&] {
+    StateGraph graph(pushdown, table->finish_counts_);
+    TokenBitmask accepted;
+    for (size_t k = taken++; k < positions.size(); k = taken++) {
+      FillEntry(pushdown, vocab, graph, positions[k], accepted, table->Mutable(positions[k]));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (const Position& p : positions) {
+    const Entry& entry = table->At(p);
+    ++table->positions_;
+    table->uncertain_tokens_ += static_cast<int64_t>(entry.uncertain.size());
+    table->bytes_ += static_cast<int64_t>(entry.accepted_bits.words().size() * 4 +
+                                          (entry.accepted_ids.size() + entry.uncertain.size()) * 4);
   }
   return table;
 }

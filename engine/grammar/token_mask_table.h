@@ -65,6 +65,9 @@ class TokenMaskTable {
 
  private:
   static constexpr size_t kMaxDecided = 1 << 14;
+  static constexpr size_t kMaxBuildThreads = 8;
+
+  Entry& Mutable(const Position& p) { return entries_[size_t(offsets_[size_t(p.rule)][size_t(p.alternative)] + p.element)]; }
 
   const Grammar* grammar_ = nullptr;
   bool finish_counts_ = false;
