@@ -30,6 +30,9 @@ struct ServeOptions {
   int max_num_seqs = 16;
   int64_t max_model_len = 0;
   int grace_seconds = 10;
+  int header_timeout = 30;
+  int body_timeout = 60;
+  int idle_timeout = 60;
   server::ServerOptions http;
 };
 
@@ -99,6 +102,9 @@ int Run(ServeOptions o) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   o.http.version = VT_VERSION;
+  o.http.listener.http.header_timeout = std::chrono::seconds(o.header_timeout);
+  o.http.listener.http.body_timeout = std::chrono::seconds(o.body_timeout);
+  o.http.listener.http.idle_timeout = std::chrono::seconds(o.idle_timeout);
   server::OpenAiServer http(o.http);
   if (Status s = http.Bind(); !s.ok()) return Fail(s.message());
   std::atomic<bool> listener_done{false};
@@ -185,6 +191,18 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
   app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
+  server::ListenerOptions& l = o->http.listener;
+  app->add_option("--max-connections", l.max_connections, "Open connections; more are answered 503")
+      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--io-threads", l.io_threads, "Threads that read and write every connection")->check(CLI::Range(1, 64));
+  app->add_option("--handler-threads", l.handler_threads, "Threads that parse and tokenize requests")
+      ->check(CLI::Range(1, 256));
+  app->add_option("--header-timeout", o->header_timeout, "Seconds a request's header may take to arrive")
+      ->check(CLI::Range(1, 3600));
+  app->add_option("--body-timeout", o->body_timeout, "Seconds a request's body may take after its header")
+      ->check(CLI::Range(1, 3600));
+  app->add_option("--idle-timeout", o->idle_timeout, "Seconds an idle keep-alive connection stays open")
+      ->check(CLI::Range(1, 86400));
   app->add_option("--grace-period", o->grace_seconds, "Seconds in-flight requests get after SIGTERM");
   app->add_option("--tool-call-parser", o->http.tool_call_parser,
                   "How the model writes tool calls: hermes, llama3_json, mistral, none, or auto (from its "

@@ -8,40 +8,66 @@ namespace vt::server {
 
 using Clock = std::chrono::steady_clock;
 
-StreamUpdate ResultStream::Wait(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, timeout, [&] { return !pending_.tokens.empty() || done_; });
+StreamUpdate ResultStream::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
   StreamUpdate out = std::move(pending_);
   pending_ = StreamUpdate{};
   return out;
 }
 
+void ResultStream::OnUpdate(std::function<void()> wake) {
+  bool ready = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = std::move(wake);
+    ready = !pending_.tokens.empty() || done_;
+  }
+  if (ready) Wake();
+}
+
+void ResultStream::Wake() {
+  std::function<void()> wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake = wake_;
+  }
+  if (wake) wake();
+}
+
 void ResultStream::Push(const SampledResult& token) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.tokens.push_back(token);
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.tokens.push_back(token);
+  }
+  Wake();
 }
 
 void ResultStream::PushFinal(const SampledResult& token, FinishReason reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.tokens.push_back(token);
-  pending_.finish = reason;
-  done_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.tokens.push_back(token);
+    pending_.finish = reason;
+    done_ = true;
+  }
+  Wake();
 }
 
 void ResultStream::Finish(FinishReason reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.finish = reason;
-  done_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.finish = reason;
+    done_ = true;
+  }
+  Wake();
 }
 
 void ResultStream::Fail(Status status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.error = std::move(status);
-  done_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.error = std::move(status);
+    done_ = true;
+  }
+  Wake();
 }
 
 EngineService::EngineService(std::unique_ptr<LlmEngine> engine, int max_waiting)

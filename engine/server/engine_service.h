@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,8 +30,11 @@ struct StreamUpdate {
 
 class ResultStream {
  public:
-  // Returns what arrived since the last call, waiting up to `timeout` for something.
-  StreamUpdate Wait(std::chrono::milliseconds timeout);
+  // Returns what arrived since the last call, without waiting.
+  StreamUpdate Take();
+  // `wake` runs on the engine thread after every update (and once now when one is already
+  // there): the server's connection takes it from there, so nothing polls or sleeps.
+  void OnUpdate(std::function<void()> wake);
   // Asks the engine to abort this request at its next step.
   void Cancel() { cancelled_.store(true); }
   bool cancelled() const { return cancelled_.load(); }
@@ -42,9 +46,11 @@ class ResultStream {
   void PushFinal(const SampledResult& token, FinishReason reason);
   void Finish(FinishReason reason);
   void Fail(Status status);
+  // Calls the wake function, outside the lock: it may take other locks (the connection's).
+  void Wake();
 
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::function<void()> wake_;
   StreamUpdate pending_;
   bool done_ = false;
   std::atomic<bool> cancelled_{false};

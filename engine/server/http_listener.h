@@ -1,27 +1,74 @@
-// cpp-httplib's server with the socket settings an API under load needs. Debian ships httplib as
-// a compiled library, so its compile-time knobs (CPPHTTPLIB_LISTEN_BACKLOG = 5,
-// CPPHTTPLIB_TCP_NODELAY = false) are fixed in the .so and defining them here would change nothing
-// (and break the one-definition rule); these settings go through the socket itself instead.
+// The server's listening socket and its I/O threads: a few threads multiplex every connection
+// (Boost.Asio), so a slow or idle client costs a socket and a little memory, never a thread.
+// Accepted sockets get TCP_NODELAY; past `max_connections` a connection is answered 503 and
+// closed; the listen backlog is set on the socket itself.
 #pragma once
 
-#include <httplib.h>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "base/status.h"
+#include "engine/server/http_exchange.h"
+#include "engine/server/http_session.h"
 
 namespace vt::server {
 
-class HttpListener : public httplib::Server {
- public:
-  // TCP_NODELAY on the listening socket, which Linux copies to every accepted one: without it a
-  // small SSE event written right after the response headers waits for the client's delayed ACK
-  // (~40 ms) on every keep-alive request after the first. Also keeps a connection alive for any
-  // number of requests (httplib closes it after 5 by default, and clients reconnect).
-  HttpListener();
+struct ListenerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8000;              // 0: any free port (see port())
+  int listen_backlog = 1024;    // connections the kernel queues before they are accepted
+  int max_connections = 4096;   // open connections; more are answered 503
+  int io_threads = 2;           // threads that read and write sockets
+  int handler_threads = 4;      // threads that run the request handlers
+  HttpConfig http;
+};
 
-  // A listen backlog of `backlog` connections on the bound socket (httplib listens with 5, so a
-  // burst of connects was refused and retried for seconds). Linux lets listen() on a listening
-  // socket change its backlog; the kernel caps it at net.core.somaxconn.
-  Status WidenBacklog(int backlog);
+class HttpListener {
+ public:
+  HttpListener(ListenerOptions options, HttpHandler handler);
+  ~HttpListener();
+
+  // Binds and listens; fails with the reason when it cannot.
+  Status Bind();
+  int port() const { return port_; }
+  // Serves until the listener is closed and every connection has ended.
+  void Serve();
+  // Thread-safe. Closes the listening socket; connections answer what they have in flight and
+  // then close, so Serve returns once those have finished.
+  void StopAccepting();
+  // Thread-safe. StopAccepting, and closes every connection now (cancelling its requests).
+  void Close();
+
+ private:
+  void Accept();
+  // Calls `f` with every live connection.
+  template <typename F>
+  void ForEachSession(F f);
+
+  ListenerOptions options_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;  // on a strand: accepted on one thread, closed from another
+  boost::asio::steady_timer retry_;  // accept again after running out of descriptors
+  boost::asio::thread_pool workers_;
+  std::shared_ptr<HttpShared> shared_;
+  int port_ = 0;
+
+  // Live connections, for the cap and for StopAccepting / Close; shared with the sessions'
+  // destructors, which may run after the listener is gone.
+  struct Registry {
+    std::mutex mu;
+    uint64_t next = 0;
+    std::map<uint64_t, std::weak_ptr<HttpSession>> sessions;
+  };
+  std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
 };
 
 }  // namespace vt::server

@@ -1,8 +1,9 @@
 // The OpenAI-compatible HTTP API over an EngineService: /v1/completions,
 // /v1/chat/completions (JSON or Server-Sent Events), /v1/models[/{id}], vLLM's /tokenize and
 // /detokenize, /health, /ping, /version and /metrics.
-// HTTP threads parse, template, tokenize, detokenize and write; the engine thread only
-// runs steps. The server listens before the model is loaded, answering 503 until then.
+// Handler threads parse, template and tokenize; I/O threads read and write every connection
+// (http_listener.h); the engine thread runs steps and wakes the connections its tokens are for.
+// The server listens before the model is loaded, answering 503 until then.
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include "base/status.h"
 #include "engine/server/completion_request.h"
 #include "engine/server/engine_service.h"
+#include "engine/server/http_listener.h"
 
 namespace vt::server {
 
@@ -21,8 +23,9 @@ struct ServerOptions {
   int port = 8000;                    // 0: any free port (see port())
   std::string api_key;                // empty: no authentication
   size_t max_body_bytes = 8u << 20;  // for every content type, chunked bodies included
-  int http_threads = 96;              // each streaming client holds one
-  int listen_backlog = 1024;          // connections the kernel queues before they are accepted
+  // Threads, the connection cap, the listen backlog and timeouts (its host, port and body limit
+  // are the ones above).
+  ListenerOptions listener;
   std::string version;                // vt's version: /version and system_fingerprint
   // The model's tool-call and reasoning formats: a name, or "auto" to recognise them from its
   // chat template (output_formats.h).
