@@ -124,11 +124,16 @@ void HttpSession::ArmRead(std::chrono::steady_clock::duration after) {
   read_timer_.async_wait([self = shared_from_this(), deadline](boost::system::error_code ec) {
     if (ec || deadline != self->read_deadline_ || self->closed_) return;
     if (self->lingering_) return self->Close();
-    // Shutting the read side ends the pending read (with EOF) and leaves the write side for
-    // the 408 that says why.
+    // Ends the pending read, leaving the connection open for the 408 that says why. Asio can
+    // cancel only every operation of a socket, so while an earlier reply is being written the
+    // read side is shut instead (which ends the read with EOF).
     self->read_timed_out_ = true;
     boost::system::error_code ignored;
-    self->socket_.shutdown(asio::ip::tcp::socket::shutdown_receive, ignored);
+    if (self->writing_now_) {
+      self->socket_.shutdown(asio::ip::tcp::socket::shutdown_receive, ignored);
+    } else {
+      self->socket_.cancel(ignored);
+    }
   });
 }
 
