@@ -9,7 +9,7 @@ packages=(
   libgit2-dev zlib1g-dev libyaml-cpp-dev libcli11-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcpp-httplib-dev libboost-dev libpcre2-dev
+  nlohmann-json3-dev libboost-dev libpcre2-dev
   gitlint pre-commit python3-jinja2 curl
   clang libfuzzer-14-dev
 )

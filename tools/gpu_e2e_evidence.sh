@@ -11,12 +11,9 @@
 #     mkdir -p /tmp/ev && timeout -k 10 560 bash tools/gpu_e2e_evidence.sh .gpu /tmp/ev gates,memcheck; \
 #       tar czf "$OUT/ev.tgz" -C /tmp ev
 #     (then the same with qwen,llama,ab)
-#   BIN_DIR holds, from a -DVT_CUDA=ON build: vt, the vt_gpu_*_tests, libcpp-httplib.so.0.11* (vt serve
-#   links it; the GPU machine has no Debian -dev libraries) and, in BIN_DIR/fallback, the brotli
-#   libraries httplib needs, used only where the machine lacks them. Packing it here:
-#     rm -rf .gpu && mkdir -p .gpu/fallback && cp build-cuda/engine/vt build-cuda/tests/gpu/vt_gpu_*_tests \
-#       /usr/lib/x86_64-linux-gnu/libcpp-httplib.so.0.11* .gpu/ && \
-#       cp /lib/x86_64-linux-gnu/libbrotli{common,dec,enc}.so.1* .gpu/fallback/
+#   BIN_DIR holds, from a -DVT_CUDA=ON build: vt and the vt_gpu_*_tests (vt's HTTP server and client are
+#   header-only Boost.Beast, so it needs no library the GPU machine lacks but cuBLAS). Packing it here:
+#     rm -rf .gpu && mkdir -p .gpu && cp build-cuda/engine/vt build-cuda/tests/gpu/vt_gpu_*_tests .gpu/
 set -uo pipefail
 shopt -s nullglob
 default_parts=gates,memcheck,qwen,llama,ab

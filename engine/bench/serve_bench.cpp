@@ -1,7 +1,5 @@
 #include "engine/bench/serve_bench.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/bench/http_stream_client.h"
 #include "engine/bench/latency_stats.h"
 
 namespace vt::bench {
@@ -59,22 +58,6 @@ bool CarriesToken(const json& choice) {
     if (auto c = d->find("content"); c != d->end() && c->is_string()) return true;
   }
   return false;
-}
-
-// Why a request got no answer, in words.
-std::string SendError(httplib::Error error, const std::string& base_url) {
-  switch (error) {
-    case httplib::Error::Connection:
-      return "could not connect to " + base_url;
-    case httplib::Error::ConnectionTimeout:
-      return "connecting to " + base_url + " timed out";
-    case httplib::Error::Read:
-      return "the connection broke (or timed out) while reading the answer";
-    case httplib::Error::Write:
-      return "the connection broke while sending the request";
-    default:
-      return "request failed: " + httplib::to_string(error);
-  }
 }
 
 }  // namespace
@@ -177,7 +160,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
   if (o.input_len < 1) return {StatusCode::kInvalidArgument, "--input-len must be at least 1"};
   if (o.output_len < 1) return {StatusCode::kInvalidArgument, "--output-len must be at least 1"};
   if (o.vocab_size < 1) return {StatusCode::kInvalidArgument, "--vocab-size must be at least 1"};
-  if (o.base_url.find("://") == std::string::npos || !httplib::Client(o.base_url).is_valid()) {
+  const std::optional<HttpTarget> target = ParseBaseUrl(o.base_url);
+  if (!target) {
     return {StatusCode::kInvalidArgument, "--base-url must be http://HOST:PORT, not '" + o.base_url + "'"};
   }
 
@@ -223,43 +207,28 @@ Status RunServeBench(const ServeBenchOptions& o) {
   std::mutex progress_mutex;
   const Clock::time_point start = Clock::now();
   auto worker = [&] {
-    httplib::Client client(o.base_url);
-    client.set_keep_alive(true);
-    client.set_tcp_nodelay(true);
-    client.set_connection_timeout(10);
-    client.set_read_timeout(o.timeout_s);
+    HttpStreamClient client(*target, o.base_url, std::chrono::seconds(10), std::chrono::seconds(o.timeout_s));
     for (size_t i; (i = next.fetch_add(1)) < bodies.size();) {
       std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
                                                 std::chrono::duration<double>(due_s[i])));
-      httplib::Request req;
-      req.method = "POST";
-      req.path = o.endpoint;
-      req.headers.emplace("Accept", "text/event-stream");
-      req.set_header("Content-Type", "application/json");
-      req.body = bodies[i];
       SseStreamParser parser;
       std::string error_body;  // a non-200 answer's body, for the message
-      httplib::Response res;
-      httplib::Error error = httplib::Error::Success;
+      int status = 0;
       const Clock::time_point sent = Clock::now();
-      req.response_handler = [&](const httplib::Response& r) {
-        res.status = r.status;
-        return true;
-      };
-      req.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
-        if (res.status != 200) {
-          if (error_body.size() < 4096) error_body.append(data, size);
-        } else {
-          parser.Feed(data, size, MsSince(sent));
-        }
-        return true;
-      };
-      const bool sent_ok = client.send(req, res, error);
+      const std::string error = client.Post(
+          o.endpoint, bodies[i], [&](int s) { status = s; },
+          [&](const char* data, size_t size) {
+            if (status != 200) {
+              if (error_body.size() < 4096) error_body.append(data, size);
+            } else {
+              parser.Feed(data, size, MsSince(sent));
+            }
+          });
       ServeRequestResult r;
-      if (!sent_ok) {
-        r.error = SendError(error, o.base_url);
-      } else if (res.status != 200) {
-        r.error = "HTTP " + std::to_string(res.status) + ": " + Clip(error_body);
+      if (!error.empty()) {
+        r.error = error;
+      } else if (status != 200) {
+        r.error = "HTTP " + std::to_string(status) + ": " + Clip(error_body);
       } else {
         r = parser.Finish();
       }

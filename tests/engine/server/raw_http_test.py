@@ -22,7 +22,7 @@ def check(name, ok, detail=""):
 def first_response(raw, timeout=30):
     """(status, headers, body, everything read) of the first response to `raw`. The body ends at
     its Content-Length, its last chunk, or else at the server's close (the only end HTTP/1.0
-    streaming has). The client does not half-close: httplib takes that for a dead peer."""
+    streaming has). The client does not half-close: the server takes that for a client that left."""
     with socket.create_connection((host, port), timeout=timeout) as s:
         s.sendall(raw)
         out = b""

@@ -1,0 +1,149 @@
+#include "engine/bench/http_stream_client.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+namespace vt::bench {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+
+std::optional<HttpTarget> ParseBaseUrl(const std::string& url) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0) return std::nullopt;
+  const std::string authority = url.substr(scheme.size(), url.find('/', scheme.size()) - scheme.size());
+  const size_t colon = authority.rfind(':');
+  if (colon == std::string::npos) return authority.empty() ? std::nullopt : std::optional<HttpTarget>({authority, "80"});
+  HttpTarget t{authority.substr(0, colon), authority.substr(colon + 1)};
+  if (t.host.empty() || t.port.empty() || t.port.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return t;
+}
+
+struct HttpStreamClient::Impl {
+  HttpTarget target;
+  std::string base_url;
+  std::chrono::seconds connect_timeout;
+  std::chrono::seconds read_timeout;
+  asio::io_context io;
+  beast::tcp_stream stream{io};
+  beast::flat_buffer buffer;
+  bool connected = false;
+
+  // Runs one asynchronous operation to its end: Beast's timeouts work only on those.
+  template <typename Start>
+  error_code Run(Start start) {
+    error_code result;
+    start([&result](error_code ec, auto&&...) { result = ec; });
+    io.restart();
+    io.run();
+    return result;
+  }
+
+  std::string Connect() {
+    error_code ec;
+    tcp::resolver resolver(io);
+    const auto endpoints = resolver.resolve(target.host, target.port, ec);
+    if (ec) return "could not connect to " + base_url;
+    stream.expires_after(connect_timeout);
+    ec = Run([&](auto done) { stream.async_connect(endpoints, done); });
+    if (ec == beast::error::timeout) return "connecting to " + base_url + " timed out";
+    if (ec) return "could not connect to " + base_url;
+    stream.socket().set_option(tcp::no_delay(true), ec);
+    buffer.clear();
+    connected = true;
+    return "";
+  }
+
+  void Disconnect() {
+    error_code ignored;
+    stream.socket().close(ignored);
+    connected = false;
+  }
+
+  // One exchange; `stale` is set when a reused connection failed before any answer came (the
+  // server had closed it while idle), which is worth one retry on a fresh connection.
+  std::string Exchange(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
+                       const std::function<void(const char*, size_t)>& on_data, bool& stale) {
+    const bool reused = connected;
+    if (!connected) {
+      if (std::string e = Connect(); !e.empty()) return e;
+    }
+    http::request<http::string_body> req{http::verb::post, path, 11};
+    req.set(http::field::host, target.host);
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "text/event-stream");
+    req.body() = body;
+    req.prepare_payload();
+    stream.expires_after(read_timeout);
+    if (Run([&](auto done) { http::async_write(stream, req, done); })) {
+      stale = reused;
+      return "the connection broke while sending the request";
+    }
+    http::response_parser<http::buffer_body> parser;
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // streams run as long as they run
+    if (error_code ec = Run([&](auto done) { http::async_read_header(stream, buffer, parser, done); })) {
+      stale = reused;
+      return "the connection broke (or timed out) while reading the answer: " + ec.message();
+    }
+    on_status(parser.get().result_int());
+    std::array<char, 16384> piece;
+    while (!parser.is_done()) {
+      parser.get().body().data = piece.data();
+      parser.get().body().size = piece.size();
+      stream.expires_after(read_timeout);
+      // read_some returns as soon as some of the body is in, so each event is timed as it arrives.
+      const error_code ec = Run([&](auto done) { http::async_read_some(stream, buffer, parser, done); });
+      if (ec && ec != http::error::need_buffer) return "the connection broke (or timed out) while reading the answer: " + ec.message();
+      const size_t n = piece.size() - parser.get().body().size;
+      if (n > 0) on_data(piece.data(), n);
+    }
+    if (!parser.get().keep_alive()) Disconnect();
+    return "";
+  }
+};
+
+HttpStreamClient::HttpStreamClient(HttpTarget target, std::string base_url, std::chrono::seconds connect_timeout,
+                                   std::chrono::seconds read_timeout)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->target = std::move(target);
+  impl_->base_url = std::move(base_url);
+  impl_->connect_timeout = connect_timeout;
+  impl_->read_timeout = read_timeout;
+}
+
+HttpStreamClient::~HttpStreamClient() = default;
+
+std::string HttpStreamClient::Post(const std::string& path, const std::string& body,
+                                   const std::function<void(int)>& on_status,
+                                   const std::function<void(const char*, size_t)>& on_data) {
+  bool stale = false;
+  std::string error = impl_->Exchange(path, body, on_status, on_data, stale);
+  if (!error.empty()) impl_->Disconnect();
+  if (stale) {
+    stale = false;
+    error = impl_->Exchange(path, body, on_status, on_data, stale);
+    if (!error.empty()) impl_->Disconnect();
+  }
+  return error;
+}
+
+}  // namespace vt::bench

@@ -1,0 +1,39 @@
+// The HTTP/1.1 client of `vt bench serve`: one keep-alive connection that POSTs a body and hands
+// the answer's body to a callback piece by piece as it arrives (so each SSE event can be timed).
+// Boost.Beast on a private Asio context, with connect and read timeouts.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace vt::bench {
+
+struct HttpTarget {
+  std::string host;
+  std::string port;
+};
+
+// http://HOST:PORT (a trailing path is ignored); nullopt for anything else.
+std::optional<HttpTarget> ParseBaseUrl(const std::string& url);
+
+class HttpStreamClient {
+ public:
+  HttpStreamClient(HttpTarget target, std::string base_url, std::chrono::seconds connect_timeout,
+                   std::chrono::seconds read_timeout);
+  ~HttpStreamClient();
+
+  // POSTs `body` (JSON) to `path`. `on_status` gets the status once the head is in, `on_data`
+  // every piece of the body. Returns why no whole answer came (empty when one did).
+  std::string Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
+                   const std::function<void(const char*, size_t)>& on_data);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vt::bench
