@@ -6,9 +6,6 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/string.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 
 #include "engine/server/api_error.h"
@@ -24,7 +21,6 @@ namespace {
 // Requests a client may send ahead of their answers. Past this the connection reads no more
 // until the first ones are answered (and a client that leaves meanwhile is seen when it does).
 constexpr size_t kMaxPipelined = 16;
-constexpr size_t kReadChunk = 16u << 10;
 // How long a closing connection waits for the client's FIN after sending its own.
 constexpr auto kLinger = std::chrono::seconds(2);
 
@@ -85,6 +81,7 @@ HttpSession::HttpSession(asio::ip::tcp::socket socket, std::shared_ptr<const Htt
     : socket_(std::move(socket)),
       shared_(std::move(shared)),
       on_destroy_(std::move(on_destroy)),
+      reader_(shared_->config.max_header_bytes, shared_->config.max_body_bytes),
       read_timer_(socket_.get_executor()),
       write_timer_(socket_.get_executor()) {}
 
@@ -139,115 +136,70 @@ void HttpSession::ArmRead(std::chrono::steady_clock::duration after) {
 
 void HttpSession::ReadRequest() {
   if (closed_ || reading_) return;
+  while (!no_more_requests_ && exchanges_.size() < kMaxPipelined) {
+    std::optional<ParsedRequest> parsed = reader_.Next();
+    if (!parsed) break;
+    OnRequest(std::move(*parsed));
+  }
+  if (reader_.error() && !no_more_requests_) return Fail(reader_.error()->status, reader_.error()->message);
   if (no_more_requests_) return Discard();
   if (exchanges_.size() >= kMaxPipelined) return;
-  if (buffer_.size() > 0) return ReadHeader();
-  // Waits for the first byte of the next request. With requests in flight there is no deadline:
-  // this read is how a client that leaves is noticed, and its requests cancelled.
-  phase_ = Phase::kIdle;
-  if (exchanges_.empty()) {
-    ArmRead(shared_->config.idle_timeout);
-  } else {
-    ++read_deadline_;
-    read_timer_.cancel();
-  }
-  reading_ = true;
-  socket_.async_read_some(buffer_.prepare(kReadChunk),
-                          [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                            self->reading_ = false;
-                            self->buffer_.commit(n);
-                            if (ec) return self->OnReadError(ec);
-                            if (self->no_more_requests_) return self->Discard();
-                            self->ReadHeader();
-                          });
-}
-
-void HttpSession::ReadHeader() {
-  if (closed_) return;
-  parser_.emplace();
-  parser_->header_limit(static_cast<uint32_t>(shared_->config.max_header_bytes));
-  parser_->body_limit(shared_->config.max_body_bytes);
-  phase_ = Phase::kHeader;
-  ArmRead(shared_->config.header_timeout);
-  reading_ = true;
-  http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](boost::system::error_code ec, size_t) {
-    self->reading_ = false;
-    if (ec) return self->OnReadError(ec);
-    if (self->lingering_) return self->Discard();
-    self->OnHeader();
-  });
-}
-
-void HttpSession::OnHeader() {
-  if (closed_) return;
-  if (parser_->is_done()) return OnRequest();
   // curl asks before sending a large body. The interim answer may only go out when every reply
   // before this request is already queued, or it would land inside one of them.
-  const auto expect = parser_->get().find(http::field::expect);
-  if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue") && exchanges_.empty()) {
+  if (exchanges_.empty() && reader_.TakeContinue()) {
     out_ += "HTTP/1.1 100 Continue\r\n\r\n";
     Flush();
   }
-  phase_ = Phase::kBody;
-  ArmRead(shared_->config.body_timeout);
+  // A request's header has header_timeout from its first byte, its body body_timeout from the end
+  // of its header. Between requests a connection with nothing in flight has idle_timeout; one
+  // with requests in flight has no deadline: this read is how a client that leaves is noticed.
+  const Phase phase = reader_.phase();
+  if (phase != phase_ || phase == Phase::kIdle) {
+    phase_ = phase;
+    if (phase == Phase::kHeader) ArmRead(shared_->config.header_timeout);
+    if (phase == Phase::kBody) ArmRead(shared_->config.body_timeout);
+    if (phase == Phase::kIdle && exchanges_.empty()) ArmRead(shared_->config.idle_timeout);
+    if (phase == Phase::kIdle && !exchanges_.empty()) {
+      ++read_deadline_;
+      read_timer_.cancel();
+    }
+  }
   reading_ = true;
-  http::async_read(socket_, buffer_, *parser_, [self = shared_from_this()](boost::system::error_code ec, size_t) {
+  socket_.async_read_some(asio::buffer(read_buf_), [self = shared_from_this()](boost::system::error_code ec, size_t n) {
     self->reading_ = false;
     if (ec) return self->OnReadError(ec);
     if (self->lingering_) return self->Discard();
-    self->OnRequest();
+    self->reader_.Append(self->read_buf_.data(), n);
+    self->ReadRequest();
   });
 }
 
-void HttpSession::OnRequest() {
-  ++read_deadline_;
-  read_timer_.cancel();
-  http::request<http::string_body> req = parser_->release();
-  parser_.reset();
+void HttpSession::OnRequest(ParsedRequest parsed) {
   auto ex = std::make_shared<Exchange>();
-  ex->http10 = req.version() == 10;
-  ex->keep_alive = req.keep_alive() && !draining_;
+  ex->http10 = parsed.request.http10;
+  ex->keep_alive = parsed.keep_alive && !draining_;
   if (!ex->keep_alive) no_more_requests_ = true;
-
-  HttpRequest r;
-  r.method = std::string(req.method_string());
-  const beast::string_view target = req.target();
-  r.path = std::string(target.substr(0, target.find('?')));
-  r.http10 = ex->http10;
-  if (const auto auth = req.find(http::field::authorization); auth != req.end()) r.authorization = std::string(auth->value());
-  r.body = std::move(req.body());
+  phase_ = Phase::kIdle;  // bytes after it belong to the next request, with deadlines of its own
   exchanges_.push_back(ex);
-  asio::post(*shared_->workers, [self = shared_from_this(), ex, r = std::move(r)] {
+  asio::post(*shared_->workers, [self = shared_from_this(), ex, r = std::move(parsed.request)] {
     Reply reply = self->shared_->handler(r);
     asio::post(self->socket_.get_executor(),
                [self, ex, reply = std::move(reply)]() mutable { self->OnReply(ex, std::move(reply)); });
   });
-  ReadRequest();
 }
 
-void HttpSession::OnReadError(boost::system::error_code ec) {
+void HttpSession::OnReadError(boost::system::error_code) {
   if (closed_) return;
   if (lingering_) return Close();
-  if (read_timed_out_) {
-    // An idle connection just closes; a request that stalled is told why.
-    if (phase_ == Phase::kIdle) return Close();
+  if (read_timed_out_ && phase_ != Phase::kIdle) {
     const bool header = phase_ == Phase::kHeader;
     const auto limit = header ? shared_->config.header_timeout : shared_->config.body_timeout;
     return Fail(408, std::string("the request ") + (header ? "header" : "body") + " did not arrive within " +
                          std::to_string(limit.count()) + " s");
   }
-  if (ec == http::error::body_limit) {
-    return Fail(400, "the request body is over the size limit of " + std::to_string(shared_->config.max_body_bytes) +
-                         " bytes");
-  }
-  if (ec == http::error::header_limit) {
-    return Fail(431, "the request header is over the size limit of " +
-                         std::to_string(shared_->config.max_header_bytes) + " bytes");
-  }
-  // The client closed or reset the connection, mid-request or between requests.
-  const bool parse_error = ec.category() == http::make_error_code(http::error::bad_target).category();
-  if (ec == http::error::end_of_stream || ec == http::error::partial_message || !parse_error) return Close();
-  Fail(400, "the request is not valid HTTP/1.1 (request line, headers or body framing): " + ec.message());
+  // An idle connection's deadline passed, or the client closed or reset the connection: whatever
+  // it had in flight is cancelled.
+  Close();
 }
 
 void HttpSession::Fail(int status, const std::string& message) {
@@ -349,7 +301,7 @@ void HttpSession::Flush() {
 void HttpSession::Discard() {
   if (closed_ || reading_) return;
   reading_ = true;
-  socket_.async_read_some(asio::buffer(discard_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
+  socket_.async_read_some(asio::buffer(read_buf_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
     self->reading_ = false;
     if (ec) return self->Close();
     self->Discard();

@@ -1,4 +1,4 @@
-// One HTTP/1.1 connection of the server: reads requests with Boost.Beast's parser (pipelined ones
+// One HTTP/1.1 connection of the server: reads requests (http_request_reader.h; pipelined ones
 // too), hands each to the handler on the worker pool, and writes the replies in request order on
 // the connection's strand, streamed ones as the engine wakes it. A client that goes away cancels
 // whatever it had in flight. Every error the connection answers itself (malformed request, body
@@ -17,11 +17,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
-
 #include "engine/server/http_exchange.h"
+#include "engine/server/http_request_reader.h"
 
 namespace vt::server {
 
@@ -65,12 +62,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
  private:
   struct Exchange;
-  enum class Phase { kIdle, kHeader, kBody };
+  using Phase = HttpRequestReader::Phase;
 
+  // Dispatches the requests already read, then reads more (or pauses at kMaxPipelined).
   void ReadRequest();
-  void ReadHeader();
-  void OnHeader();
-  void OnRequest();
+  void OnRequest(ParsedRequest parsed);
   void OnReadError(boost::system::error_code ec);
   void OnReply(const std::shared_ptr<Exchange>& ex, Reply reply);
   // Queues an error answered by the connection itself, after the replies before it, and ends the
@@ -91,13 +87,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   boost::asio::ip::tcp::socket socket_;
   std::shared_ptr<const HttpShared> shared_;
   std::function<void()> on_destroy_;
-  boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
-  std::array<char, 4096> discard_{};
+  HttpRequestReader reader_;
+  std::array<char, 16384> read_buf_{};
   boost::asio::steady_timer read_timer_;
   boost::asio::steady_timer write_timer_;
   uint64_t read_deadline_ = 0;  // which ArmRead a firing read timer belongs to
-  Phase phase_ = Phase::kIdle;
+  Phase phase_ = Phase::kIdle;  // of the request being read, when its deadline was set
   bool reading_ = false;
   bool read_timed_out_ = false;
   bool no_more_requests_ = false;  // Connection: close, an error, or draining

@@ -27,6 +27,13 @@ case $target in
     sources=("$src/tests/fuzz/request_parser_fuzzer.cpp" "$src"/engine/server/{bounded_json,chat_prompt,completion_request,prompt_encoding,structured_output,grammar_cache,grammar_splice,reasoning_grammar,tool_call_grammar,tool_request}.cpp "$src"/engine/grammar/*.cpp
              "$src"/engine/chat/*.cpp "$src"/engine/tokenizer/*.cpp)
     libs=(-lpcre2-8) ;;
+  http_reader)
+    sources=("$src/tests/fuzz/http_reader_fuzzer.cpp" "$src/engine/server/http_request_reader.cpp")
+    # Boost's own debug asserts off, as in the server's release build (NDEBUG): Debian's Beast 1.74
+    # asserts too strictly on a chunk header split across reads (fixed upstream, boostorg/beast
+    # pull 2861); the parsing that ships returns need_more there, which is what is fuzzed.
+    flags+=(-DBOOST_DISABLE_ASSERTS)
+    libs=() ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
 esac
 binary=$work/$target
@@ -39,4 +46,6 @@ mkdir -p "$corpus"
 cp -n "$src/tests/fuzz/corpus/$target"/* "$corpus/" 2>/dev/null || true
 cd "$work"
 if [ -n "${VT_FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$VT_FUZZ_SECONDS"); else budget=(-seed=1 -runs="$runs"); fi
-"$binary" "${budget[@]}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
+# libFuzzer exits 77 on a finding by default, which is ctest's SKIP_RETURN_CODE here: a crash
+# would pass as skipped. A finding fails with 1.
+"$binary" "${budget[@]}" -error_exitcode=1 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
