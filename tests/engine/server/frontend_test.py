@@ -24,6 +24,8 @@ import sys
 import threading
 import time
 
+from http_checks import openai_error
+
 failures = 0
 
 
@@ -62,14 +64,6 @@ def read_response(sock, timeout=30, pending=None):
     return int(lines[0].split()[1]), headers, body
 
 
-def openai_error(body):
-    try:
-        e = json.loads(body)["error"]
-        return isinstance(e["message"], str) and e["message"] != "" and "type" in e
-    except (ValueError, KeyError, TypeError):
-        return False
-
-
 def health_ms(host, port):
     """(milliseconds, status) of GET /health on a fresh connection; status 0 when it failed."""
     t0 = time.perf_counter()
@@ -80,6 +74,16 @@ def health_ms(host, port):
     except OSError:
         status = 0
     return (time.perf_counter() - t0) * 1000, status
+
+
+def served_again(host, port, bound_s=30):
+    """Polls /health until a new connection gets 200 (a freed slot); False after bound_s."""
+    deadline = time.time() + bound_s
+    while time.time() < deadline:
+        if health_ms(host, port)[1] == 200:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def slow(host, port):
@@ -193,14 +197,8 @@ def cap(host, port, n):
     check("the cap's 503 is a JSON error naming the limit", openai_error(body) and str(n) in json.loads(body)["error"]["message"],
           repr(body[:200]))
     held.pop().close()
-    # The closed connection's slot frees once the server has seen the FIN: poll for it.
-    deadline = time.time() + 30
-    while True:
-        _, status = health_ms(host, port)
-        if status == 200 or time.time() > deadline:
-            break
-        time.sleep(0.05)
-    check("a closed connection frees its slot", status == 200, str(status))
+    # The closed connection's slot frees once the server has seen the FIN.
+    check("a closed connection frees its slot", served_again(host, port))
     for s in held:
         s.close()
 
@@ -234,13 +232,7 @@ def header(host, port, timeout_s):
     print(f"     a never-ending header answered {status} after {waited:.1f} s (timeout {timeout_s} s)")
     check("a never-ending header -> 408 with a JSON error", status == 408 and openai_error(body), repr(answer[:300]))
     check(f"... within the header timeout + 5 s (took {waited:.1f} s)", waited < timeout_s + 5)
-    deadline = time.time() + 30
-    while True:
-        _, status = health_ms(host, port)
-        if status == 200 or time.time() > deadline:
-            break
-        time.sleep(0.05)
-    check("its slot serves the next client", status == 200, str(status))
+    check("its slot serves the next client", served_again(host, port))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ import json
 import socket
 import sys
 
+from http_checks import openai_error
+
 host, port, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 failures = 0
 
@@ -42,14 +44,6 @@ def first_response(raw, timeout=30):
                     return 0, {}, b"", out
                 return status, headers, rest, out
             out += data
-
-
-def openai_error(body):
-    try:
-        e = json.loads(body)["error"]
-        return isinstance(e["message"], str) and e["message"] != "" and "type" in e
-    except (ValueError, KeyError, TypeError):
-        return False
 
 
 status, _, body, _ = first_response(b"HELLO THERE\r\n\r\n")
