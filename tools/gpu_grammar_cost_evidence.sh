@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a grammar costs on a GPU (issue #15): `vt bench serve` against `vt serve --backend cuda`, the
 # same requests free, with `response_format: json_object` and with a nested `json_schema`, at c = 1
-# and 64. EOS ends requests in every run, so TPOT (per request, median) is the comparison; tok/s is
-# reported too. JSON per run under OUT_DIR/MODEL_NAME.
+# and 64, and free again cut at the json run's mean length (`free-at-json-length`: constrained requests
+# end early at EOS, which changes the mix of prefills and decodes). TPOT and ITL (medians) are the
+# comparison; tok/s is reported too. JSON per run under OUT_DIR/MODEL_NAME.
 #
 # Usage: bash tools/gpu_grammar_cost_evidence.sh BIN_DIR OUT_DIR [MODELS]   (BIN_DIR packed as for
 #   tools/gpu_e2e_evidence.sh). MODELS: comma-separated, of
@@ -32,13 +33,18 @@ measure() {
   start_serve "$bin/vt" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
   for c in 1 64; do
     local n=$((c == 1 ? 16 : 256))
-    for kind in free json schema; do
-      local extra='{"ignore_eos": false}'
+    for kind in free json schema free-at-json-length; do
+      local extra='{"ignore_eos": false}' length=256
       [ $kind = json ] && extra='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
       [ $kind = schema ] && extra="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
         \"json_schema\": {\"name\": \"nested\", \"schema\": $nested_schema}}}"
+      # Constrained requests end at EOS once their JSON is complete; free ones cut at the json run's mean
+      # length see a like-for-like mix of prefills and decodes.
+      [ $kind = free-at-json-length ] && length=$(python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); print(max(1, round(d["output_tokens"] / d["num_prompts"])))' \
+        "$out/$name/json-c$c.json")
       timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
-        --concurrency $c --input-len 32 --output-len 256 --vocab-size "$vocab" --extra-body "$extra" --json \
+        --concurrency $c --input-len 32 --output-len "$length" --vocab-size "$vocab" --extra-body "$extra" --json \
         > "$out/$name/$kind-c$c.json" 2> "$out/$name/$kind-c$c.err"
       echo "$name $kind c=$c rc=$? $(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
