@@ -35,6 +35,8 @@ void GrammarMatcher::Walk(const TokenVocabulary& vocab, int32_t node, const Pars
 
 namespace {
 
+// "s": a run of top frames, the stack below unknown; "w": the whole stack, decided exactly; "a": what
+// all levels together accepted for a whole stack.
 std::string FramesKey(const Stack& stack, size_t first, bool whole) {
   std::string key(whole ? "w" : "s");
   for (size_t i = first; i < stack.size(); ++i) {
@@ -53,6 +55,16 @@ std::string FramesKey(const Stack& stack, size_t first, bool whole) {
 void GrammarMatcher::DecideUncertain(const TokenVocabulary& vocab, const TokenMaskTable& table, const Stack& stack,
                                      TokenBitmask* allowed) const {
   const std::vector<int32_t>* pending = &table.At(stack.back()).uncertain;
+  if (pending->empty()) return;
+  // A stack met before (inside a string it repeats token after token) costs one lookup, however many
+  // frames its decisions took: deep JSON needs as many levels as it nests.
+  std::string whole_key = FramesKey(stack, 0, true);
+  whole_key[0] = 'a';
+  if (std::shared_ptr<const TokenMaskTable::Decided> known = table.FindDecided(whole_key)) {
+    for (int32_t id : known->accepted) allowed->Set(id);
+    return;
+  }
+  auto all = std::make_shared<TokenMaskTable::Decided>();
   std::shared_ptr<const TokenMaskTable::Decided> decided;
   for (size_t k = 2; !pending->empty(); ++k) {
     const bool whole = k >= stack.size();
@@ -78,9 +90,11 @@ void GrammarMatcher::DecideUncertain(const TokenVocabulary& vocab, const TokenMa
       decided = std::move(made);
     }
     for (int32_t id : decided->accepted) allowed->Set(id);
-    if (whole) return;
+    all->accepted.insert(all->accepted.end(), decided->accepted.begin(), decided->accepted.end());
+    if (whole) break;
     pending = &decided->undecided;
   }
+  table.StoreDecided(whole_key, std::move(all));
 }
 
 // A top position's accepted set holds for every stack under it; its uncertain tokens depend on the
