@@ -78,7 +78,9 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
   Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
   if (!compiled.ok()) return compiled.status();
   const Clock::time_point t2 = Clock::now();
-  const std::shared_ptr<const grammar::GrammarConstraint> constraint = grammar::Constrain(std::move(*compiled), vocabulary);
+  Result<std::shared_ptr<const grammar::GrammarConstraint>> constrained = grammar::Constrain(std::move(*compiled), vocabulary);
+  if (!constrained.ok()) return constrained.status();
+  const std::shared_ptr<const grammar::GrammarConstraint> constraint = std::move(*constrained);
   const Clock::time_point t3 = Clock::now();
   const std::shared_ptr<const grammar::Grammar>& g = constraint->grammar;
   const grammar::TokenMaskTable* table = constraint->masks.get();

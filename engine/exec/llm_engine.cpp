@@ -91,7 +91,7 @@ Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& co
     }
   }
   // Every live parse state has a next character, but the vocabulary may spell none of them.
-  if (mask->Count() == 0) {
+  if (!mask->Any()) {
     return InvalidArgument("request " + std::to_string(id) +
                            ": no token of the vocabulary continues the output under its grammar");
   }

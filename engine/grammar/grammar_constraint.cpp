@@ -4,12 +4,15 @@
 
 namespace vt::grammar {
 
-std::shared_ptr<const GrammarConstraint> Constrain(Grammar grammar, std::shared_ptr<const TokenVocabulary> vocabulary) {
+Result<std::shared_ptr<const GrammarConstraint>> Constrain(Grammar grammar,
+                                                           std::shared_ptr<const TokenVocabulary> vocabulary) {
   auto constraint = std::make_shared<GrammarConstraint>();
   constraint->grammar = std::make_shared<const Grammar>(InlineCharacterRules(std::move(grammar)));
   constraint->vocabulary = std::move(vocabulary);
-  constraint->masks = TokenMaskTable::Build(constraint->grammar, *constraint->vocabulary);
-  return constraint;
+  Result<std::shared_ptr<const TokenMaskTable>> masks = TokenMaskTable::Build(constraint->grammar, *constraint->vocabulary);
+  if (!masks.ok()) return masks.status();
+  constraint->masks = std::move(*masks);
+  return std::shared_ptr<const GrammarConstraint>(std::move(constraint));
 }
 
 }  // namespace vt::grammar

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "base/status.h"
+
 #include "engine/grammar/grammar.h"
 #include "engine/grammar/token_mask_table.h"
 #include "engine/grammar/token_vocabulary.h"
@@ -19,6 +21,8 @@ struct GrammarConstraint {
 
 // `grammar` over `vocabulary`: its character rules inlined and its mask table built (the costly part
 // of compiling a grammar).
-std::shared_ptr<const GrammarConstraint> Constrain(Grammar grammar, std::shared_ptr<const TokenVocabulary> vocabulary);
+// An error when the table would be too large to build (TokenMaskTable::Build).
+Result<std::shared_ptr<const GrammarConstraint>> Constrain(Grammar grammar,
+                                                           std::shared_ptr<const TokenVocabulary> vocabulary);
 
 }  // namespace vt::grammar

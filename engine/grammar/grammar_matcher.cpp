@@ -35,10 +35,10 @@ void GrammarMatcher::Walk(const TokenVocabulary& vocab, int32_t node, const Pars
 
 namespace {
 
-// "s": a run of top frames, the stack below unknown; "w": the whole stack, decided exactly; "a": what
-// all levels together accepted for a whole stack.
-std::string FramesKey(const Stack& stack, size_t first, bool whole) {
-  std::string key(whole ? "w" : "s");
+// Memo keys: 's' a run of top frames (the stack below unknown), 'w' the whole stack decided exactly,
+// 'a' what all levels together accepted for a whole stack; then the frames from `first` up.
+std::string FramesKey(char kind, const Stack& stack, size_t first) {
+  std::string key(1, kind);
   for (size_t i = first; i < stack.size(); ++i) {
     const int32_t v[3] = {stack[i].rule, stack[i].alternative, stack[i].element};
     key.append(reinterpret_cast<const char*>(v), sizeof v);
@@ -58,8 +58,7 @@ void GrammarMatcher::DecideUncertain(const TokenVocabulary& vocab, const TokenMa
   if (pending->empty()) return;
   // A stack met before (inside a string it repeats token after token) costs one lookup, however many
   // frames its decisions took: deep JSON needs as many levels as it nests.
-  std::string whole_key = FramesKey(stack, 0, true);
-  whole_key[0] = 'a';
+  const std::string whole_key = FramesKey('a', stack, 0);
   if (std::shared_ptr<const TokenMaskTable::Decided> known = table.FindDecided(whole_key)) {
     for (int32_t id : known->accepted) allowed->Set(id);
     return;
@@ -69,7 +68,7 @@ void GrammarMatcher::DecideUncertain(const TokenVocabulary& vocab, const TokenMa
   for (size_t k = 2; !pending->empty(); ++k) {
     const bool whole = k >= stack.size();
     const size_t first = whole ? 0 : stack.size() - k;
-    const std::string key = FramesKey(stack, first, whole);
+    const std::string key = FramesKey(whole ? 'w' : 's', stack, first);
     decided = table.FindDecided(key);
     if (decided == nullptr) {
       auto made = std::make_shared<TokenMaskTable::Decided>();

@@ -25,6 +25,12 @@ class TokenBitmask {
   void Or(const TokenBitmask& other) {
     for (size_t i = 0; i < words_.size() && i < other.words_.size(); ++i) words_[i] |= other.words_[i];
   }
+  bool Any() const {
+    for (uint32_t w : words_) {
+      if (w != 0) return true;
+    }
+    return false;
+  }
   int64_t Count() const {
     int64_t n = 0;
     for (uint32_t w : words_) n += __builtin_popcount(w);

@@ -159,9 +159,12 @@ class StateGraph {
   std::unordered_map<std::string, int32_t> ids_;
 };
 
-void Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t node, int32_t state, TokenBitmask& accepted,
-          std::vector<int32_t>& uncertain) {
+// Returns the trie nodes it visited.
+int64_t Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t node, int32_t state, TokenBitmask& accepted,
+             std::vector<int32_t>& uncertain) {
+  int64_t visits = 0;
   for (const auto& [byte, child] : vocab.node(node).children) {
+    ++visits;
     const int32_t next = graph.Next(state, byte);
     if (next == StateGraph::kDead) continue;
     const bool sure = graph.Sure(next);
@@ -172,21 +175,21 @@ void Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t node, int32_t
         uncertain.push_back(id);
       }
     }
-    Walk(vocab, graph, child, next, accepted, uncertain);
+    visits += Walk(vocab, graph, child, next, accepted, uncertain);
   }
+  return visits;
 }
 
 // One position's entry: its walk over the vocabulary, kept in the smaller of the two forms.
-void FillEntry(const Pushdown& pushdown, const TokenVocabulary& vocab, StateGraph& graph, const Position& p,
-               TokenBitmask& accepted, TokenMaskTable::Entry& entry) {
+int64_t FillEntry(const Pushdown& pushdown, const TokenVocabulary& vocab, StateGraph& graph, const Position& p,
+                  TokenBitmask& accepted, TokenMaskTable::Entry& entry) {
   accepted.Reset(vocab.size());
   graph.StartOverIfLarge();
-  Walk(vocab, graph, 0, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
+  const int64_t visits = Walk(vocab, graph, 0, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
   // Ids take 4 bytes against a bit each.
-  entry.dense = accepted.Count() * 32 > vocab.size();
-  if (entry.dense) {
+  if (accepted.Count() * 32 > vocab.size()) {
     entry.accepted_bits = accepted;
-    return;
+    return visits;
   }
   const std::vector<uint32_t>& words = accepted.words();
   for (size_t w = 0; w < words.size(); ++w) {
@@ -194,6 +197,7 @@ void FillEntry(const Pushdown& pushdown, const TokenVocabulary& vocab, StateGrap
       entry.accepted_ids.push_back(static_cast<int32_t>(w * 32 + size_t(__builtin_ctz(bits))));
     }
   }
+  return visits;
 }
 
 }  // namespace
@@ -211,15 +215,15 @@ void TokenMaskTable::StoreDecided(const std::string& frames, std::shared_ptr<con
 }
 
 void TokenMaskTable::Entry::OrInto(TokenBitmask& mask) const {
-  if (dense) {
+  if (!accepted_bits.words().empty()) {
     mask.Or(accepted_bits);
     return;
   }
   for (int32_t id : accepted_ids) mask.Set(id);
 }
 
-std::shared_ptr<const TokenMaskTable> TokenMaskTable::Build(const std::shared_ptr<const Grammar>& grammar,
-                                                            const TokenVocabulary& vocab) {
+Result<std::shared_ptr<const TokenMaskTable>> TokenMaskTable::Build(const std::shared_ptr<const Grammar>& grammar,
+                                                                    const TokenVocabulary& vocab, int64_t max_visits) {
   auto table = std::make_shared<TokenMaskTable>();
   table->grammar_ = grammar.get();
   const Pushdown pushdown(grammar);
@@ -252,17 +256,24 @@ std::shared_ptr<const TokenMaskTable> TokenMaskTable::Build(const std::shared_pt
   const size_t workers = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), kMaxBuildThreads,
                                            std::max<size_t>(1, positions.size() / 8)});
   std::atomic<size_t> taken{0};
+  std::atomic<int64_t> visits{0};
   auto work = [&] {
     StateGraph graph(pushdown, table->finish_counts_);
     TokenBitmask accepted;
-    for (size_t k = taken++; k < positions.size(); k = taken++) {
-      FillEntry(pushdown, vocab, graph, positions[k], accepted, table->Mutable(positions[k]));
+    for (size_t k = taken++; k < positions.size() && visits < max_visits; k = taken++) {
+      visits += FillEntry(pushdown, vocab, graph, positions[k], accepted, table->Mutable(positions[k]));
     }
   };
   std::vector<std::thread> threads;
   for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
   work();
   for (std::thread& t : threads) t.join();
+  if (visits >= max_visits) {
+    return InvalidArgument("the grammar is too large to precompute its token masks: its " +
+                           std::to_string(positions.size()) + " character positions walk more than " +
+                           std::to_string(max_visits) + " vocabulary trie nodes (fewer or shorter bounded strings "
+                           "and arrays would fit)");
+  }
   for (const Position& p : positions) {
     const Entry& entry = table->At(p);
     ++table->positions_;
@@ -270,7 +281,7 @@ std::shared_ptr<const TokenMaskTable> TokenMaskTable::Build(const std::shared_pt
     table->bytes_ += static_cast<int64_t>(entry.accepted_bits.words().size() * 4 +
                                           (entry.accepted_ids.size() + entry.uncertain.size()) * 4);
   }
-  return table;
+  return std::shared_ptr<const TokenMaskTable>(std::move(table));
 }
 
 }  // namespace vt::grammar

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/grammar/grammar.h"
 #include "engine/grammar/pushdown.h"
 #include "engine/grammar/token_bitmask.h"
@@ -29,9 +30,8 @@ class TokenMaskTable {
  public:
   struct Entry {
     // The tokens accepted whatever the stack below: as bits when many, as ids when few.
-    TokenBitmask accepted_bits;
+    TokenBitmask accepted_bits;  // empty when the ids are kept instead
     std::vector<int32_t> accepted_ids;
-    bool dense = false;
     // Tokens that some caller may accept and another not.
     std::vector<int32_t> uncertain;
 
@@ -44,8 +44,13 @@ class TokenMaskTable {
     std::vector<int32_t> accepted, undecided;
   };
 
-  static std::shared_ptr<const TokenMaskTable> Build(const std::shared_ptr<const Grammar>& grammar,
-                                                     const TokenVocabulary& vocab);
+  // Each character position walks the vocabulary trie, so a schema of many long bounded strings
+  // (a few KB of request) could ask for hours of walking; past `max_visits` trie nodes in all the
+  // build stops with an error naming the bound.
+  static constexpr int64_t kDefaultMaxVisits = int64_t(1) << 26;
+  static Result<std::shared_ptr<const TokenMaskTable>> Build(const std::shared_ptr<const Grammar>& grammar,
+                                                             const TokenVocabulary& vocab,
+                                                             int64_t max_visits = kDefaultMaxVisits);
 
   // The entry of a character-set position of the grammar the table was built for.
   const Entry& At(const Position& p) const {

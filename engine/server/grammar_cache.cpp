@@ -18,7 +18,9 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> GrammarCache::Get(
   // request's lookup.
   Result<grammar::Grammar> compiled = compile();
   if (!compiled.ok()) return compiled.status();
-  std::shared_ptr<const grammar::GrammarConstraint> constraint = grammar::Constrain(std::move(*compiled), vocabulary_);
+  Result<std::shared_ptr<const grammar::GrammarConstraint>> constrained = grammar::Constrain(std::move(*compiled), vocabulary_);
+  if (!constrained.ok()) return constrained.status();
+  std::shared_ptr<const grammar::GrammarConstraint> constraint = std::move(*constrained);
   std::lock_guard<std::mutex> lock(mu_);
   ++compiles_;
   // Another request may have compiled the same source meanwhile; the first one stays.

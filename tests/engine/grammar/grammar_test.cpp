@@ -11,6 +11,7 @@
 
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/grammar_matcher.h"
+#include "engine/grammar/inline_rules.h"
 #include "engine/grammar/json_schema_grammar.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/engine/tiny_model.h"
@@ -137,7 +138,7 @@ std::vector<std::string> AwkwardTokens() {
 void ExpectMasksEqualTryingEveryTokenAlone(const std::shared_ptr<const Grammar>& g, const std::vector<std::string>& tokens,
                                            int walks, int max_steps, int min_steps) {
   const TokenVocabulary vocab(tokens);
-  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab);
+  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab).value();
   std::mt19937 rng(5);
   int steps = 0;
   for (int walk = 0; walk < walks; ++walk) {
@@ -199,7 +200,7 @@ TEST(TokenMaskTable, LeavesOnlyBoundaryCrossingTokensUncertain) {
   const auto g = std::make_shared<const Grammar>(JsonObjectGrammar());
   const std::vector<std::string> tokens = AwkwardTokens();
   const TokenVocabulary vocab(tokens);
-  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab);
+  const std::shared_ptr<const TokenMaskTable> table = TokenMaskTable::Build(g, vocab).value();
   GrammarMatcher m(g);
   ASSERT_TRUE(m.Accept("{\"k\":\"x"));
   TokenBitmask allowed;
@@ -220,6 +221,19 @@ TEST(TokenMaskTable, LeavesOnlyBoundaryCrossingTokensUncertain) {
   }
 }
 
+// A schema whose table would take too long to build (long bounded strings: each character position
+// walks the vocabulary) is refused with an error naming the bound, not built for minutes.
+TEST(TokenMaskTable, AGrammarOverItsWalkBudgetIsAnErrorNamingIt) {
+  const auto g = std::make_shared<const Grammar>(InlineCharacterRules(*Compile(json::parse(R"({"type": "object",
+    "properties": {"a": {"type": "string", "maxLength": 1000}, "b": {"type": "string", "maxLength": 1000}}})"))));
+  const TokenVocabulary vocab(AwkwardTokens());
+  Result<std::shared_ptr<const TokenMaskTable>> small = TokenMaskTable::Build(g, vocab, 10000);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("more than 10000 vocabulary trie nodes"), std::string::npos)
+      << small.status().message();
+  EXPECT_TRUE(TokenMaskTable::Build(g, vocab).ok());
+}
+
 // On a real byte-level BPE vocabulary (the embedded model's 4,096 tokens: word pieces, quotes
 // glued to punctuation, split UTF-8), the table's masks equal whole-vocabulary walks at every step of
 // random documents, for the any-value grammar and a nested schema with bounded strings and arrays.
@@ -234,7 +248,7 @@ TEST(TokenMaskTable, AgreesWithVocabularyWalksOnARealTokenizer) {
                                                "n": {"type": "number"}}, "required": ["tags"]}},
     "required": ["name", "inner"]})");
   for (Grammar source : {JsonObjectGrammar(), *Compile(nested)}) {
-    const std::shared_ptr<const GrammarConstraint> c = Constrain(std::move(source), vocab);
+    const std::shared_ptr<const GrammarConstraint> c = Constrain(std::move(source), vocab).value();
     std::mt19937 rng(11);
     int steps = 0, documents = 0;
     while (steps < 150) {
@@ -265,7 +279,7 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   std::vector<std::string> bytes(256);
   for (int i = 1; i < 256; ++i) bytes[size_t(i)] = std::string(1, char(i));
   const std::shared_ptr<const GrammarConstraint> constraint =
-      Constrain(*Compile(kPerson), std::make_shared<const TokenVocabulary>(bytes));
+      Constrain(*Compile(kPerson), std::make_shared<const TokenVocabulary>(bytes)).value();
   for (float temperature : {0.0f, 1.0f}) {
     for (int seed = 0; seed < 4; ++seed) {
       SamplingParams p;

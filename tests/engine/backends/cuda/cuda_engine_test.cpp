@@ -494,7 +494,7 @@ TEST(CudaEngine, GrammarMasksApplyOnTheDevice) {
       "required": ["name", "n", "tags"]})"));
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
   const std::shared_ptr<const grammar::GrammarConstraint> constraint =
-      grammar::Constrain(std::move(*compiled), vocabulary);
+      grammar::Constrain(std::move(*compiled), vocabulary).value();
   auto generate = [&](float temperature, int32_t logprobs) {
     std::vector<std::vector<int32_t>> out;
     std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded);
