@@ -16,6 +16,7 @@
 
 #ifdef VT_HAVE_CUDA
 #include "kernels/cuda/bench/attention_bench.h"
+#include "kernels/cuda/bench/prefill_bench.h"
 #include "kernels/cuda/bench/w4a16_bench.h"
 #endif
 
@@ -124,6 +125,8 @@ Command AddBenchCommand(CLI::App& parent) {
       app->add_subcommand("decode", "Decode throughput, TTFT, TPOT and inter-token latency over concurrency, beside the weights + KV roofline");
   CLI::App* attention = app->add_subcommand("attention", "Time the paged decode-attention arms (CUDA graphs)");
   CLI::App* w4a16 = app->add_subcommand("w4a16", "Time the W4A16 GEMM against cuBLAS bf16 (CUDA graphs)");
+  CLI::App* prefill =
+      app->add_subcommand("prefill-attention", "Time the tensor-core prefill attention: prompts and chunks (CUDA graphs)");
   std::shared_ptr<bench::DecodeBenchOptions> decode_options = AddDecodeOptions(decode);
   CLI::App* grammar = app->add_subcommand("grammar", "Time the grammar engine's next-token mask on a vocabulary");
   auto grammar_options = std::make_shared<bench::GrammarBenchOptions>();
@@ -155,16 +158,25 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");
-  return {app, [decode, decode_options, grammar, grammar_options, serve, serve_options, attention, options, w4] {
+  auto pre = std::make_shared<kernels::cuda::PrefillBenchOptions>();
+  prefill->add_option("--shapes", pre->shapes, "Model shapes, as for `vt bench attention`")->delimiter(',');
+  prefill->add_option("--lengths", pre->lengths, "Prompt lengths (each also the chunk case's context)")->delimiter(',');
+  prefill->add_option("--chunk", pre->chunk, "Tokens of the chunk case; 0 skips it")->capture_default_str();
+  prefill->add_option("--reps", pre->repetitions, "Graph replays (the median is reported)");
+  prefill->add_flag("--json", pre->json, "Print JSON instead of a table");
+  return {app, [decode, decode_options, grammar, grammar_options, serve, serve_options, attention, options, prefill,
+                pre, w4] {
     if (decode->parsed()) return RunDecode(*decode_options);
     if (grammar->parsed()) return RunGrammar(*grammar_options);
     if (serve->parsed()) return RunServe(*serve_options);
     if (attention->parsed()) return kernels::cuda::RunAttentionBench(*options);
+    if (prefill->parsed()) return kernels::cuda::RunPrefillBench(*pre);
     return kernels::cuda::RunW4A16Bench(*w4);
   }};
 #else
   (void)attention;
   (void)w4a16;
+  (void)prefill;
   return {app, [app, decode, decode_options, grammar, grammar_options, serve, serve_options] {
     if (decode->parsed()) return RunDecode(*decode_options);
     if (grammar->parsed()) return RunGrammar(*grammar_options);

@@ -18,15 +18,7 @@
 namespace vt::kernels::cuda {
 namespace {
 
-struct BenchShape {
-  const char* name;
-  int num_q_heads, num_kv_heads, head_dim;
-};
-
-constexpr BenchShape kShapes[] = {
-    {"qwen3-1.7b", 16, 8, 128}, {"llama3-8b", 32, 8, 128}, {"qwen3-32b", 64, 8, 128},
-    {"d256-16q2kv", 16, 2, 256}, {"gemma3-d256-8q4kv", 8, 4, 256},
-};
+using BenchShape = bench::AttentionShape;
 constexpr int kBlockSize = 16;
 // Enough distinct KV copies that one graph never re-reads a copy still resident in the 60 MB L2.
 constexpr double kRotationBytes = 512e6;
@@ -182,7 +174,7 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
                 "GB/s", "%copy");
   }
   std::vector<Row> rows;
-  for (const BenchShape& s : kShapes) {
+  for (const BenchShape& s : bench::kAttentionShapes) {
     if (!o.shapes.empty() && std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
     for (int batch : o.batches) {
       for (int context : o.contexts) {

@@ -12,6 +12,17 @@
 
 namespace vt::kernels::cuda::bench {
 
+// The attention shapes of real models both attention benchmarks time.
+struct AttentionShape {
+  const char* name;
+  int num_q_heads, num_kv_heads, head_dim;
+};
+
+inline constexpr AttentionShape kAttentionShapes[] = {
+    {"qwen3-1.7b", 16, 8, 128}, {"llama3-8b", 32, 8, 128}, {"qwen3-32b", 64, 8, 128},
+    {"d256-16q2kv", 16, 2, 256}, {"gemma3-d256-8q4kv", 8, 4, 256},
+};
+
 // Prints "vt bench: <what>: <CUDA error>" and returns false when `err` is an error.
 bool Check(cudaError_t err, const char* what);
 

@@ -21,21 +21,27 @@ using attention::LdMatrixX4;
 using attention::LdMatrixX4Trans;
 using attention::MmaBf16;
 using attention::PackBf16x2;
-using attention::SplitBf16x2;
 
-constexpr int kRows = 16;     // query tokens per warp: the MMA's M
-constexpr int kKeys = 16;     // keys per tile: two n-tiles of S, one k-step of P.V
-constexpr int kMaxWarps = 4;  // query heads of one KV head per CTA
+constexpr int kRows = 16;          // query tokens per warp: the MMA's M
+constexpr int kWarpsPerCta = 4;    // (query head, 16-token tile) pairs per CTA
+constexpr int kMaxHeadsPerCta = 4;  // query heads of one KV head that share a CTA's K/V tiles
 
+// Keys per K/V tile: 64 at head_dim <= 128 (eight S n-tiles per warp and step, so the softmax,
+// its shuffles and the barriers are paid once per 64 keys), 32 at 256 where registers hold the
+// 256-wide O accumulator.
+template <int D>
+constexpr int kKeys = D <= 128 ? 64 : 32;
 // Shared-memory row stride in bf16 elements: 8 past the row makes the (D + 8) / 2 words of a row
-// 4 mod 32, so the 8 rows x 4 columns a fragment load touches fall in 32 different banks.
+// 4 mod 32, so the 8 rows x 16 bytes an ldmatrix phase reads fall in 32 different banks.
 template <int D>
 constexpr int kRowStride = D + 8;
-// 2 buffers x (K, V): 16 KiB at D = 128, small enough for ~14 CTAs per SM. Stages of 64 keys
-// (4x the bytes in flight) measured slower on an H200: the loop is bound by occupancy, not by
-// the latency of one tile's loads (docs/BENCHMARKS.md, issue #16).
+// 2 buffers x (K, V): 68 KiB at D = 128 and D = 256, three CTAs (12 warps) per SM.
 template <int D>
-constexpr size_t kSmemBytes = size_t(2) * 2 * kKeys * kRowStride<D> * sizeof(uint16_t);
+constexpr size_t kSmemBytes = size_t(2) * 2 * kKeys<D> * kRowStride<D> * sizeof(uint16_t);
+
+// At D = 128, 168 registers per thread let three CTAs (the shared memory's limit) share an SM.
+template <int D>
+constexpr int kMinCtasPerSm = D == 128 ? 3 : 1;
 
 struct SplitOutput {
   float* partial_out = nullptr;  // [tokens, num_q_heads, num_splits, D], normalised per split
@@ -43,31 +49,67 @@ struct SplitOutput {
   int num_splits = 1;            // 1: the output is written directly
 };
 
+// A CTA's warps: heads_per_cta query heads of one KV head times blockDim.x / 32 / heads_per_cta
+// tiles of 16 consecutive tokens. Every warp of a CTA reads the same K/V tiles.
+struct CtaShape {
+  int heads_per_cta = 1;
+  int token_tiles = 1;
+  int block_shift = -1;  // log2 of the KV block size when it is a power of two: a shift, not a division
+};
+
 __device__ __forceinline__ uint32_t Load2(const uint16_t* p) { return *reinterpret_cast<const uint32_t*>(p); }
 
-// Fragment roles (lane = 4 q + c): rows q and q + 8 of the tile; S columns (keys) 2c, 2c + 1 of
-// each 8-key n-tile; O columns 2c, 2c + 1 of each 8-wide n-tile of the head dimension.
-// Grid: (16-token tiles, query-head groups of blockDim.x / 32 heads, key splits).
+// 2^x by the SFU alone (exp2f adds a denormal range fix the softmax does not need); 2^-inf = 0.
+__device__ __forceinline__ float FastExp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ float WarpMax(float v) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+__device__ __forceinline__ float WarpMin(float v) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+// Fragment roles (lane = 4 q + c): rows q and q + 8 of the warp's 16 tokens; S columns (keys)
+// 2c, 2c + 1 of each 8-key n-tile; O columns 2c, 2c + 1 of each 8-wide n-tile of the head dimension.
+// Grid: (token tiles of the CTA, last tokens first; query-head groups; key splits).
 template <int D>
-__global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttentionParams p, SplitOutput split) {
+__global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTcKernel(PrefillAttentionParams p, CtaShape shape,
+                                                                    SplitOutput split) {
+  constexpr int kTileKeys = kKeys<D>;
+  constexpr int kKeyTiles = kTileKeys / 8;  // S n-tiles per step
   constexpr int kDimTiles = D / 8;
   constexpr int kKSteps = D / 16;
   constexpr int kStride = kRowStride<D>;
-  constexpr int kTile = kKeys * kStride;       // elements of one K or V tile
-  constexpr int kPiecesPerRow = D / 8;         // 16-byte pieces of one key row
+  constexpr int kTile = kTileKeys * kStride;  // elements of one K or V tile
+  constexpr int kPiecesPerRow = D / 8;        // 16-byte pieces of one key row
   extern __shared__ __align__(16) uint16_t smem[];  // [buffer][K, V][key][kStride]
 
-  const int warps = blockDim.x / 32, warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
-  const int first = blockIdx.x * kRows, head = blockIdx.y * warps + warp;
-  const int group = p.num_q_heads / p.num_kv_heads, kv_head = blockIdx.y * warps / group;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
+  const int cta_tokens = kRows * shape.token_tiles;
+  // The CTAs of a prompt's last tokens have the most keys: start them first so the short ones fill
+  // the tail of the wave.
+  const int cta_first = (gridDim.x - 1 - blockIdx.x) * cta_tokens;
+  const int cta_rows = min(cta_tokens, p.tokens - cta_first);
+  const int head = blockIdx.y * shape.heads_per_cta + warp % shape.heads_per_cta;
+  const int group = p.num_q_heads / p.num_kv_heads, kv_head = blockIdx.y * shape.heads_per_cta / group;
   const int split_index = blockIdx.z;
-  const int rows_valid = min(kRows, p.tokens - first);
-  const int row_lo = first + q, row_hi = first + q + 8;  // this lane's two rows
+  const int warp_first = kRows * (warp / shape.heads_per_cta);  // within the CTA's rows
+  const int first = cta_first + warp_first;
+  const int rows_valid = min(kRows, cta_rows - warp_first);  // <= 0 for a warp past the last token
+  const int row_lo = first + q, row_hi = first + q + 8;        // this lane's two rows
   const bool lo_valid = q < rows_valid, hi_valid = q + 8 < rows_valid;
   const int pos_lo = lo_valid ? p.positions[row_lo] : -1, pos_hi = hi_valid ? p.positions[row_hi] : -1;
-  const uint16_t* q_lo = p.q + (static_cast<int64_t>(lo_valid ? row_lo : first) * p.num_q_heads + head) * D;
-  const uint16_t* q_hi = p.q + (static_cast<int64_t>(hi_valid ? row_hi : first) * p.num_q_heads + head) * D;
+  const uint16_t* q_lo = p.q + (static_cast<int64_t>(lo_valid ? row_lo : cta_first) * p.num_q_heads + head) * D;
+  const uint16_t* q_hi = p.q + (static_cast<int64_t>(hi_valid ? row_hi : cta_first) * p.num_q_heads + head) * D;
 
   // The queries' A fragments, loaded once.
   uint32_t qa[kKSteps][4];
@@ -83,18 +125,22 @@ __global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttenti
   float o[kDimTiles][4];
 #pragma unroll
   for (int n = 0; n < kDimTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  // Running maxima in raw score units (scale > 0 keeps their order) and sums of the bf16 weights.
   float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
   const float scale_log2 = p.scale * kLog2e;  // exp(x) = exp2(x log2 e)
+  const uint16_t* k_lane_base = smem + ((lane >> 4) * 8 + (lane & 7)) * kStride + ((lane >> 3) & 1) * 8;
+  const uint16_t* v_lane_base = smem + kTile + ((lane & 7) + ((lane >> 3) & 1) * 8) * kStride + (lane >> 4) * 8;
 
   // One pass per run of consecutive rows of one sequence; a row takes part in its own run's pass
-  // only, and the pass reads keys up to the run's largest position (within this CTA's split).
-  // Every warp of the CTA serves the same rows, so runs and key ranges are uniform across it.
+  // only, and the pass reads keys up to the run's largest position (within this CTA's split). Runs
+  // and key ranges are uniform across the CTA; a warp skips the tiles past its own rows' keys.
+  // Tile boundaries are absolute key positions, so a row's result depends only on its own keys.
   int run_start = 0;
-  while (run_start < rows_valid) {
-    const int seq = p.seq_of_token[first + run_start];
-    int run_end = run_start + 1, last_key = p.positions[first + run_start];
-    while (run_end < rows_valid && p.seq_of_token[first + run_end] == seq) {
-      last_key = max(last_key, p.positions[first + run_end]);
+  while (run_start < cta_rows) {
+    const int seq = p.seq_of_token[cta_first + run_start];
+    int run_end = run_start + 1, last_key = p.positions[cta_first + run_start];
+    while (run_end < cta_rows && p.seq_of_token[cta_first + run_end] == seq) {
+      last_key = max(last_key, p.positions[cta_first + run_end]);
       ++run_end;
     }
     int k_begin = 0, k_end = last_key + 1;
@@ -103,117 +149,136 @@ __global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttenti
       k_end = min(k_end, k_begin + kPrefillSplitKeys);
     }
     const int32_t* table = p.block_tables + static_cast<int64_t>(seq) * p.max_blocks_per_seq;
-    const bool in_lo = lo_valid && q >= run_start && q < run_end;
-    const bool in_hi = hi_valid && q + 8 >= run_start && q + 8 < run_end;
+    const bool in_lo = lo_valid && warp_first + q >= run_start && warp_first + q < run_end;
+    const bool in_hi = hi_valid && warp_first + q + 8 >= run_start && warp_first + q + 8 < run_end;
+    // The warp's last key of this run (-1: no row of the warp is in it), and the first position of
+    // its rows when all 16 are in it (-1 otherwise): tiles up to that key need no mask.
+    const int warp_last = static_cast<int>(WarpMax(float(max(in_lo ? pos_lo : -1, in_hi ? pos_hi : -1))));
+    const int warp_unmasked =
+        static_cast<int>(WarpMin(in_lo && in_hi ? float(min(pos_lo, pos_hi)) : -1.f));
 
-    // Keys kb .. kb + 15 of K and V into buffer `buffer` (keys past the range repeat its last key:
-    // masked below).
+    // Keys kb .. kb + kTileKeys - 1 of K and V into buffer `buffer` (keys past the range repeat its
+    // last key: masked below). A thread keeps one 16-byte piece of a row and walks every
+    // rows_per_pass-th row, so each of its rows costs one page lookup for both K and V.
     auto load_tile = [&](int buffer, int kb) {
       uint16_t* tile = smem + buffer * 2 * kTile;
-      for (int i = threadIdx.x; i < 2 * kKeys * kPiecesPerRow; i += blockDim.x) {
-        const bool is_v = i >= kKeys * kPiecesPerRow;
-        const int j = is_v ? i - kKeys * kPiecesPerRow : i;
-        const int r = j / kPiecesPerRow, piece = j % kPiecesPerRow;
+      const int piece = threadIdx.x % kPiecesPerRow, rows_per_pass = blockDim.x / kPiecesPerRow;
+      for (int r = threadIdx.x / kPiecesPerRow; r < kTileKeys; r += rows_per_pass) {
         const int key = min(kb + r, k_end - 1);
-        const int64_t page = table[key / p.block_size];
-        const uint16_t* src = (is_v ? p.v_cache : p.k_cache) +
-                              ((page * p.block_size + key % p.block_size) * p.num_kv_heads + kv_head) * D + piece * 8;
-        CpAsync16(tile + (is_v ? kTile : 0) + r * kStride + piece * 8, src, true);
+        const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
+        const int64_t slot = static_cast<int64_t>(table[block]) * p.block_size + (key - block * p.block_size);
+        const int64_t offset = (slot * p.num_kv_heads + kv_head) * D + piece * 8;
+        CpAsync16(tile + r * kStride + piece * 8, p.k_cache + offset, true);
+        CpAsync16(tile + kTile + r * kStride + piece * 8, p.v_cache + offset, true);
       }
       CpAsyncCommit();
     };
 
     if (k_begin < k_end) load_tile(0, k_begin);
     int buffer = 0;
-    for (int kb = k_begin; kb < k_end; kb += kKeys, buffer ^= 1) {
-      if (kb + kKeys < k_end) {
-        load_tile(buffer ^ 1, kb + kKeys);
+    for (int kb = k_begin; kb < k_end; kb += kTileKeys, buffer ^= 1) {
+      if (kb + kTileKeys < k_end) {
+        load_tile(buffer ^ 1, kb + kTileKeys);
         CpAsyncWait<1>();
       } else {
         CpAsyncWait<0>();
       }
       __syncthreads();
-      const uint16_t* k_tile = smem + buffer * 2 * kTile;
-      const uint16_t* v_tile = k_tile + kTile;
-
-      // S = Q . K^T for keys kb .. kb + 15. One ldmatrix per k-step: matrix i = lane / 8 is keys
-      // 8 (i / 2) .. + 7 at dimensions 16 ks + 8 (i % 2) .. + 7, i.e. the b0, b1 of n-tiles 0 and 1.
-      float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-      const uint16_t* k_lane = k_tile + ((lane >> 4) * 8 + (lane & 7)) * kStride + ((lane >> 3) & 1) * 8;
+      if (kb <= warp_last) {
+        // S = Q . K^T. One ldmatrix per k-step and pair of n-tiles: matrix i = lane / 8 is keys
+        // 8 (i / 2) .. + 7 of the pair at dimensions 16 ks + 8 (i % 2) .. + 7.
+        const uint16_t* k_lane = k_lane_base + buffer * 2 * kTile;
+        float s[kKeyTiles][4];
 #pragma unroll
-      for (int ks = 0; ks < kKSteps; ++ks) {
-        uint32_t b[4];
-        LdMatrixX4(b[0], b[1], b[2], b[3], k_lane + ks * 16);
-        MmaBf16(s[0], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[0], b[1]);
-        MmaBf16(s[1], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[2], b[3]);
-      }
-      // Causal, range and run masks, then the online softmax of rows q (lo) and q + 8 (hi).
-      float block_lo = -INFINITY, block_hi = -INFINITY;
+        for (int nt = 0; nt < kKeyTiles; ++nt) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
 #pragma unroll
-      for (int nt = 0; nt < 2; ++nt) {
+        for (int ks = 0; ks < kKSteps; ++ks) {
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int key = kb + nt * 8 + 2 * c + j;
-          const bool in_range = key < k_end;
-          s[nt][j] = (in_range && in_lo && key <= pos_lo) ? s[nt][j] * scale_log2 : -INFINITY;
-          s[nt][2 + j] = (in_range && in_hi && key <= pos_hi) ? s[nt][2 + j] * scale_log2 : -INFINITY;
-          block_lo = fmaxf(block_lo, s[nt][j]);
-          block_hi = fmaxf(block_hi, s[nt][2 + j]);
+          for (int np = 0; np < kKeyTiles / 2; ++np) {
+            uint32_t b[4];
+            LdMatrixX4(b[0], b[1], b[2], b[3], k_lane + np * 16 * kStride + ks * 16);
+            MmaBf16(s[2 * np], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[0], b[1]);
+            MmaBf16(s[2 * np + 1], qa[ks][0], qa[ks][1], qa[ks][2], qa[ks][3], b[2], b[3]);
+          }
         }
-      }
+        // Causal, range and run masks where the tile needs them, then the online softmax of rows
+        // q (lo) and q + 8 (hi).
+        if (kb + kTileKeys > k_end || kb + kTileKeys - 1 > warp_unmasked) {
 #pragma unroll
-      for (int off = 1; off < 4; off *= 2) {  // the four lanes of a row
-        block_lo = fmaxf(block_lo, __shfl_xor_sync(0xffffffffu, block_lo, off));
-        block_hi = fmaxf(block_hi, __shfl_xor_sync(0xffffffffu, block_hi, off));
-      }
-      const float new_lo = fmaxf(m_lo, block_lo), new_hi = fmaxf(m_hi, block_hi);
-      // A row with nothing unmasked yet keeps its state (-inf - -inf would be NaN).
-      const float corr_lo = new_lo == -INFINITY ? 1.f : exp2f(m_lo - new_lo);
-      const float corr_hi = new_hi == -INFINITY ? 1.f : exp2f(m_hi - new_hi);
-      float sum_lo = 0.f, sum_hi = 0.f;
+          for (int nt = 0; nt < kKeyTiles; ++nt) {
 #pragma unroll
-      for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          s[nt][j] = new_lo == -INFINITY ? 0.f : exp2f(s[nt][j] - new_lo);
-          s[nt][2 + j] = new_hi == -INFINITY ? 0.f : exp2f(s[nt][2 + j] - new_hi);
-          sum_lo += s[nt][j];
-          sum_hi += s[nt][2 + j];
+            for (int j = 0; j < 2; ++j) {
+              const int key = kb + nt * 8 + 2 * c + j;
+              const bool in_range = key < k_end;
+              if (!(in_range && in_lo && key <= pos_lo)) s[nt][j] = -INFINITY;
+              if (!(in_range && in_hi && key <= pos_hi)) s[nt][2 + j] = -INFINITY;
+            }
+          }
         }
-      }
+        float block_lo = -INFINITY, block_hi = -INFINITY;
 #pragma unroll
-      for (int off = 1; off < 4; off *= 2) {
-        sum_lo += __shfl_xor_sync(0xffffffffu, sum_lo, off);
-        sum_hi += __shfl_xor_sync(0xffffffffu, sum_hi, off);
-      }
-      l_lo = l_lo * corr_lo + sum_lo;
-      l_hi = l_hi * corr_hi + sum_hi;
-      m_lo = new_lo;
-      m_hi = new_hi;
+        for (int nt = 0; nt < kKeyTiles; ++nt) {
+          block_lo = fmaxf(block_lo, fmaxf(s[nt][0], s[nt][1]));
+          block_hi = fmaxf(block_hi, fmaxf(s[nt][2], s[nt][3]));
+        }
+#pragma unroll
+        for (int off = 1; off < 4; off *= 2) {  // the four lanes of a row
+          block_lo = fmaxf(block_lo, __shfl_xor_sync(0xffffffffu, block_lo, off));
+          block_hi = fmaxf(block_hi, __shfl_xor_sync(0xffffffffu, block_hi, off));
+        }
+        const float new_lo = fmaxf(m_lo, block_lo), new_hi = fmaxf(m_hi, block_hi);
+        // A row with nothing unmasked yet keeps its state (-inf - -inf would be NaN).
+        const float corr_lo = new_lo == -INFINITY ? 1.f : FastExp2((m_lo - new_lo) * scale_log2);
+        const float corr_hi = new_hi == -INFINITY ? 1.f : FastExp2((m_hi - new_hi) * scale_log2);
+        const float shift_lo = new_lo == -INFINITY ? 0.f : new_lo * scale_log2;
+        const float shift_hi = new_hi == -INFINITY ? 0.f : new_hi * scale_log2;
+        // P in bf16 (FlashAttention's choice: one P.V MMA per tile, not a hi + lo pair); the row
+        // sums add the rounded weights, so the output is an exact convex combination of them.
+        uint32_t pa[kKeyTiles][2];
+        float sum_lo = 0.f, sum_hi = 0.f;
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt) {
+          pa[nt][0] = PackBf16x2(FastExp2(fmaf(s[nt][0], scale_log2, -shift_lo)),
+                                 FastExp2(fmaf(s[nt][1], scale_log2, -shift_lo)));
+          pa[nt][1] = PackBf16x2(FastExp2(fmaf(s[nt][2], scale_log2, -shift_hi)),
+                                 FastExp2(fmaf(s[nt][3], scale_log2, -shift_hi)));
+          sum_lo += __uint_as_float(pa[nt][0] << 16) + __uint_as_float(pa[nt][0] & 0xffff0000u);
+          sum_hi += __uint_as_float(pa[nt][1] << 16) + __uint_as_float(pa[nt][1] & 0xffff0000u);
+        }
+#pragma unroll
+        for (int off = 1; off < 4; off *= 2) {
+          sum_lo += __shfl_xor_sync(0xffffffffu, sum_lo, off);
+          sum_hi += __shfl_xor_sync(0xffffffffu, sum_hi, off);
+        }
+        l_lo = l_lo * corr_lo + sum_lo;
+        l_hi = l_hi * corr_hi + sum_hi;
+        m_lo = new_lo;
+        m_hi = new_hi;
+        // Past a row's first tiles its maximum seldom moves: skip the rescale when no row of the warp
+        // needs it (multiplying by 1 would change nothing).
+        if (__any_sync(0xffffffffu, corr_lo != 1.f || corr_hi != 1.f)) {
+#pragma unroll
+          for (int n = 0; n < kDimTiles; ++n) {
+            o[n][0] *= corr_lo;
+            o[n][1] *= corr_lo;
+            o[n][2] *= corr_hi;
+            o[n][3] *= corr_hi;
+          }
+        }
 
-      // O += P . V. S's accumulator layout is P's A-fragment layout; P goes in as bf16 hi + lo
-      // terms (as in the GQA decode arm) so that rounding P costs ~2^-17, not ~2^-9.
-      uint32_t hi[4], lo[4];
-      SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);  // row q,     keys 2c, 2c+1
-      SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);  // row q + 8, keys 2c, 2c+1
-      SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);  // row q,     keys 8+2c, 8+2c+1
-      SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);  // row q + 8, keys 8+2c, 8+2c+1
-      // One transposed ldmatrix per two n-tiles of O: matrix i = lane / 8 is keys 8 (i % 2) .. + 7 at
-      // dimensions 8 (n + i / 2) .. + 7, i.e. the b0, b1 of n-tiles n and n + 1.
-      const uint16_t* v_lane = v_tile + ((lane & 7) + ((lane >> 3) & 1) * 8) * kStride + (lane >> 4) * 8;
+        // O += P . V, 16 keys per k-step. S's accumulator layout is P's A-fragment layout. One
+        // transposed ldmatrix per two n-tiles of O: matrix i = lane / 8 is keys 8 (i % 2) .. + 7 of
+        // the step at dimensions 8 (n + i / 2) .. + 7, i.e. the b0, b1 of n-tiles n and n + 1.
+        const uint16_t* v_lane = v_lane_base + buffer * 2 * kTile;
 #pragma unroll
-      for (int n = 0; n < kDimTiles; n += 2) {
-        uint32_t b[4];
-        LdMatrixX4Trans(b[0], b[1], b[2], b[3], v_lane + n * 8);
+        for (int kk = 0; kk < kKeyTiles / 2; ++kk) {
 #pragma unroll
-        for (int t = 0; t < 2; ++t) {
-          float(&acc)[4] = o[n + t];
-          acc[0] *= corr_lo;
-          acc[1] *= corr_lo;
-          acc[2] *= corr_hi;
-          acc[3] *= corr_hi;
-          MmaBf16(acc, hi[0], hi[1], hi[2], hi[3], b[2 * t], b[2 * t + 1]);
-          MmaBf16(acc, lo[0], lo[1], lo[2], lo[3], b[2 * t], b[2 * t + 1]);
+          for (int n = 0; n < kDimTiles; n += 2) {
+            uint32_t b[4];
+            LdMatrixX4Trans(b[0], b[1], b[2], b[3], v_lane + kk * 16 * kStride + n * 8);
+            MmaBf16(o[n], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[0], b[1]);
+            MmaBf16(o[n + 1], pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1], b[2], b[3]);
+          }
         }
       }
       __syncthreads();  // the next iteration refills the other buffer, and the one after this one
@@ -249,8 +314,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps) PrefillTcKernel(PrefillAttenti
       *reinterpret_cast<float2*>(split.partial_out + slot_hi * D + d) = make_float2(o[n][2] * inv_hi, o[n][3] * inv_hi);
     }
   }
-  if (c == 0 && lo_valid) split.partial_lse[slot_lo] = l_lo > 0.f ? m_lo + log2f(l_lo) : -INFINITY;
-  if (c == 0 && hi_valid) split.partial_lse[slot_hi] = l_hi > 0.f ? m_hi + log2f(l_hi) : -INFINITY;
+  const float lse_lo = l_lo > 0.f ? m_lo * scale_log2 + log2f(l_lo) : -INFINITY;
+  const float lse_hi = l_hi > 0.f ? m_hi * scale_log2 + log2f(l_hi) : -INFINITY;
+  if (c == 0 && lo_valid) split.partial_lse[slot_lo] = lse_lo;
+  if (c == 0 && hi_valid) split.partial_lse[slot_hi] = lse_hi;
 }
 
 int SplitsFor(int max_context) { return (max_context + kPrefillSplitKeys - 1) / kPrefillSplitKeys; }
@@ -260,19 +327,35 @@ size_t SplitBytes(int tokens, int num_q_heads, int head_dim, int splits) {
   return AlignToDevice(slots * head_dim * sizeof(float)) + AlignToDevice(slots * sizeof(float));
 }
 
-// The largest divisor of the GQA group up to kMaxWarps: the query heads one CTA serves.
-int WarpsPerCta(int group) {
-  for (int w = kMaxWarps; w > 1; --w) {
-    if (group % w == 0) return w;
+// The largest divisor of the GQA group up to kMaxHeadsPerCta: the query heads one CTA serves; the
+// rest of its kWarpsPerCta warps take further 16-token tiles of those heads.
+CtaShape ShapeFor(int group, int block_size) {
+  CtaShape shape;
+  for (int h = kMaxHeadsPerCta; h > 1; --h) {
+    if (group % h == 0) {
+      shape.heads_per_cta = h;
+      break;
+    }
   }
-  return 1;
+  shape.token_tiles = std::max(1, kWarpsPerCta / shape.heads_per_cta);
+  if (block_size > 0 && (block_size & (block_size - 1)) == 0) {
+    shape.block_shift = 0;
+    while ((1 << shape.block_shift) < block_size) ++shape.block_shift;
+  }
+  return shape;
 }
 
 template <int D>
 cudaError_t Launch(const PrefillAttentionParams& p, const SplitOutput& split, cudaStream_t stream) {
-  const int warps = WarpsPerCta(p.num_q_heads / p.num_kv_heads);
-  const dim3 grid((p.tokens + kRows - 1) / kRows, p.num_q_heads / warps, split.num_splits), block(32 * warps);
-  PrefillTcKernel<D><<<grid, block, kSmemBytes<D>, stream>>>(p, split);
+  const CtaShape shape = ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
+  const int cta_tokens = kRows * shape.token_tiles;
+  const dim3 grid((p.tokens + cta_tokens - 1) / cta_tokens, p.num_q_heads / shape.heads_per_cta, split.num_splits);
+  const dim3 block(32 * shape.heads_per_cta * shape.token_tiles);
+  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
+  cudaError_t err = cudaFuncSetAttribute(PrefillTcKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(kSmemBytes<D>));
+  if (err != cudaSuccess) return err;
+  PrefillTcKernel<D><<<grid, block, kSmemBytes<D>, stream>>>(p, shape, split);
   return cudaGetLastError();
 }
 

@@ -1,12 +1,13 @@
 // Paged causal prefill attention on tensor cores: the queries of a step (each token of a prefill
 // chunk, at its position) against its sequence's cached keys, as FlashAttention-2 computes it.
-// A CTA serves 16 consecutive tokens and up to four query heads of one KV head (a warp each): the
-// 16-key K and V tiles of that KV head go through shared memory once for all its warps, double
-// buffered with cp.async, and each warp keeps its queries in registers. Q.K^T and P.V run as bf16
-// m16n8k16 MMAs with fp32 accumulation and an online softmax per row. A tile that spans several
-// sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per sequence with the
-// other rows masked, so one-token sequences (decode tokens in a mixed step) are better left to the
-// decode arms: the CUDA runner sends a step's leading one-token sequences there.
+// A CTA has four warps, each 16 consecutive tokens of one query head: the query heads of one KV
+// head (up to four) times further 16-token tiles. The CTA's warps share each K/V tile of that KV
+// head (64 keys at head_dim <= 128, 32 at 256) through shared memory, double buffered with
+// cp.async; each warp keeps its queries in registers. Q.K^T and P.V run as bf16 m16n8k16 MMAs
+// with fp32 accumulation and an online softmax per row, P rounded to bf16 once. A CTA that spans
+// several sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per sequence
+// with the other rows masked, so one-token sequences (decode tokens in a mixed step) are better
+// left to the decode arms: the CUDA runner sends a step's leading one-token sequences there.
 //
 // Split-KV: a call of at most kPrefillSplitMaxTokens tokens at contexts past kPrefillSplitKeys
 // (a prompt chunk beside running decodes) would put few CTAs on long serial key loops; it splits
