@@ -84,8 +84,10 @@ Result<BaseDiagnosis> ExplainBase(const Repository& repo, const Config& config, 
                                   std::vector<GateReport>& reports) {
   Result<CommitRange> range = ResolveRange(repo, upstream, "HEAD");
   if (!range.ok()) return range.status();
+  Result<git_oid> fork_point = MergeBase(repo, range->base, range->head);
+  if (!fork_point.ok()) return fork_point.status();
   BaseDiagnosis diagnosis;
-  diagnosis.fork_point = range->merge_base;
+  diagnosis.fork_point = fork_point.value();
   Result<int> behind = CountCommits(repo, upstream, diagnosis.fork_point);
   if (!behind.ok()) return behind.status();
   Result<int> ahead = CountCommits(repo, range->head, diagnosis.fork_point);

@@ -1,14 +1,11 @@
 #include "governance/git_range.h"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
-#include <memory>
-#include <queue>
 #include <set>
-#include <unordered_set>
 #include <vector>
 
+#include "governance/limited_walk.h"
 #include "governance/object_integrity.h"
 
 namespace vt::gate {
@@ -91,6 +88,10 @@ class ShallowHistory {
   std::set<std::string> boundary_;
 };
 
+Status Unrelated(const git_oid& base, const git_oid& head) {
+  return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(head) + " share no commit");
+}
+
 Status CutAt(const git_oid& oid) {
   return Unavailable("shallow clone: history is cut at " + OidHex(oid) +
                      ", inside the range; the commits below it cannot be checked (git fetch --unshallow)");
@@ -113,7 +114,7 @@ Result<git_oid> ShallowMergeBase(const Repository& repo, const git_oid& base, co
     VT_RETURN_IF_ERROR(history.Parents(oid, false, &parents));
     queue.insert(queue.end(), parents.begin(), parents.end());
   }
-  return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(head) + " share no commit");
+  return Unrelated(base, head);
 }
 
 Status ShallowWalk(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
@@ -165,77 +166,43 @@ Status UnreadableObjectBehind(const Repository& repo, const std::string& spec) {
   return status.code() == StatusCode::kUnavailable ? status : Status::Ok();
 }
 
-Status FloorMissing(const git_oid& floor) {
-  return Unavailable("cutover commit " + OidHex(floor) + " is not in this repository");
+// Hands the walk's commits to `visit`, each released once visited.
+void Visit(LimitedWalkResult& walk, const std::function<bool(git_commit*)>& visit) {
+  for (CommitPtr& commit : walk.commits) {
+    CommitPtr visited = std::move(commit);
+    if (!visit(visited.get())) return;
+  }
 }
 
-struct WalkDeleter {
-  void operator()(git_revwalk* walk) const { git_revwalk_free(walk); }
-};
-
-struct CommitDeleter {
-  void operator()(git_commit* commit) const { git_commit_free(commit); }
-};
-using CommitPtr = std::unique_ptr<git_commit, CommitDeleter>;
-
-struct OidHash {
-  size_t operator()(const git_oid& oid) const {
-    size_t h;
-    std::memcpy(&h, oid.id, sizeof(h));  // already uniformly distributed
-    return h;
+// Where base..head starts, from the commits the walk stopped at. Every common
+// ancestor of base and head lies below a boundary commit the base reaches, so
+// the merge base is the boundary commit no other one reaches; a first-parent
+// chain has one boundary commit, where it enters the base's history. Only
+// what the boundary cannot tell goes to git_merge_base: a floor (cutover)
+// that stopped the walk first, criss-cross merges, which have more than one
+// merge base, and a walk that met no hidden commit at all. That last one is
+// unrelated histories, a first-parent chain that ran to a root, or committer
+// dates so far out of order that the walk stopped before the base's painting
+// reached the tip's history (git log stops there too).
+Result<git_oid> RangeStart(const Repository& repo, const CommitRange& range, const WalkOptions& options,
+                           const std::vector<BoundaryCommit>& boundary) {
+  std::vector<git_oid> candidates;
+  for (const BoundaryCommit& commit : boundary) {
+    if (!commit.hidden) return MergeBase(repo, range.base, range.head);
+    candidates.push_back(commit.oid);
   }
-};
-struct OidEqual {
-  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b) != 0; }
-};
-
-// `git log --first-parent` as git walks it: down the first parents of `tip`
-// until a commit that a hidden commit reaches through any of its parents.
-// libgit2's revwalk sorted the whole range first (130 ms against git log's
-// 86 over 5,000 commits). Here the hidden history is painted newest first,
-// only down to the committer date the chain has reached, so each commit is
-// read once. Dates bound the painting as in git's and libgit2's own limited
-// walks: a commit dated before its parent can let the chain run past.
-Status FirstParentWalk(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hidden_tips,
-                       const std::function<bool(git_commit*)>& visit, const std::function<Status()>& failed) {
-  struct Dated {
-    git_time_t time;
-    git_oid oid;
-    bool operator<(const Dated& other) const { return time < other.time; }
-  };
-  auto lookup = [&](const git_oid& oid, CommitPtr* out) {
-    git_commit* commit = nullptr;
-    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return false;
-    out->reset(commit);
-    return true;
-  };
-  std::priority_queue<Dated> frontier;
-  std::unordered_set<git_oid, OidHash, OidEqual> hidden;
-  CommitPtr commit;
-  for (const git_oid& oid : hidden_tips) {
-    if (!lookup(oid, &commit)) return failed();
-    frontier.push({git_commit_time(commit.get()), oid});
+  if (candidates.empty()) return MergeBase(repo, range.base, range.head);
+  if (candidates.size() == 1) return candidates[0];
+  std::vector<git_oid> independent;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::vector<git_oid> others = candidates;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    int rc = git_graph_reachable_from_any(repo.raw(), &candidates[i], others.data(), others.size());
+    if (rc < 0) return HistoryReadFailure(repo, {range.base, range.head}, "merge base");
+    if (rc == 0) independent.push_back(candidates[i]);
   }
-  git_oid oid = tip;
-  while (true) {
-    if (!lookup(oid, &commit)) return failed();
-    git_time_t time = git_commit_time(commit.get());
-    while (!frontier.empty() && frontier.top().time >= time) {
-      git_oid painted = frontier.top().oid;
-      frontier.pop();
-      if (!hidden.insert(painted).second) continue;
-      CommitPtr hidden_commit;
-      if (!lookup(painted, &hidden_commit)) return failed();
-      for (unsigned i = 0; i < git_commit_parentcount(hidden_commit.get()); ++i) {
-        CommitPtr parent;
-        if (!lookup(*git_commit_parent_id(hidden_commit.get(), i), &parent)) return failed();
-        frontier.push({git_commit_time(parent.get()), *git_commit_id(parent.get())});
-      }
-    }
-    if (hidden.count(oid) || !visit(commit.get()) || git_commit_parentcount(commit.get()) == 0) break;
-    oid = *git_commit_parent_id(commit.get(), 0);
-  }
-  return Status::Ok();
+  if (independent.size() == 1) return independent[0];
+  return MergeBase(repo, range.base, range.head);
 }
 
 }  // namespace
@@ -278,7 +245,7 @@ Result<git_oid> PinBase(const Repository& repo, const std::string& spec) {
   return Unavailable("base '" + spec + "' not found" + hint);
 }
 
-std::string CommitRange::Describe() const { return OidHex(merge_base) + ".." + OidHex(head); }
+std::string DescribeRange(const git_oid& start, const git_oid& head) { return OidHex(start) + ".." + OidHex(head); }
 
 Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, const std::string& head_spec) {
   if (head_spec == "HEAD" && git_repository_head_unborn(repo.raw()) == 1) {
@@ -289,63 +256,24 @@ Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, co
     if (head.status().code() == StatusCode::kInvalidArgument) return head.status();
     return Unavailable(head.status().message());
   }
-  CommitRange range;
-  range.base = base;
-  range.head = head.value();
-  if (git_repository_is_shallow(repo.raw())) {
-    Result<git_oid> merge_base = ShallowMergeBase(repo, base, range.head);
-    if (!merge_base.ok()) return merge_base.status();
-    range.merge_base = merge_base.value();
-    return range;
-  }
-  int rc = git_merge_base(&range.merge_base, repo.raw(), &range.base, &range.head);
-  if (rc != 0) {
-    if (rc == GIT_ENOTFOUND) {
-      return Unavailable("unrelated histories: " + OidHex(base) + " and " + OidHex(range.head) +
-                         " share no commit");
-    }
-    return HistoryReadFailure(repo, {range.base, range.head}, "merge base");
-  }
-  return range;
+  return CommitRange{base, head.value()};
+}
+
+Result<git_oid> MergeBase(const Repository& repo, const git_oid& base, const git_oid& head) {
+  if (git_repository_is_shallow(repo.raw())) return ShallowMergeBase(repo, base, head);
+  git_oid merge_base;
+  int rc = git_merge_base(&merge_base, repo.raw(), &base, &head);
+  if (rc == GIT_ENOTFOUND) return Unrelated(base, head);
+  if (rc != 0) return HistoryReadFailure(repo, {base, head}, "merge base");
+  return merge_base;
 }
 
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
                      const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
   if (git_repository_is_shallow(repo.raw())) return ShallowWalk(repo, tip, hide, options, visit);
-  std::vector<git_oid> tips = {tip};
-  tips.insert(tips.end(), hide.begin(), hide.end());
-  // Reading commits is where a damaged object shows; name it.
-  auto failed = [&] { return HistoryReadFailure(repo, tips, "revwalk"); };
-  if (options.first_parent) {
-    std::vector<git_oid> hidden_tips(hide.begin(), hide.end());
-    if (options.floor) {
-      git_odb* odb = nullptr;
-      bool present = git_repository_odb(&odb, repo.raw()) == 0 && git_odb_exists(odb, &*options.floor) == 1;
-      git_odb_free(odb);
-      if (!present) return FloorMissing(*options.floor);
-      hidden_tips.push_back(*options.floor);
-    }
-    return FirstParentWalk(repo, tip, hidden_tips, visit, failed);
-  }
-  git_revwalk* raw_walk = nullptr;
-  if (git_revwalk_new(&raw_walk, repo.raw()) != 0) return Internal("revwalk: " + LastGitError());
-  std::unique_ptr<git_revwalk, WalkDeleter> walk(raw_walk);
-  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
-  if (git_revwalk_push(walk.get(), &tip) != 0) return failed();
-  for (const git_oid& oid : hide) {
-    if (git_revwalk_hide(walk.get(), &oid) != 0) return failed();
-  }
-  if (options.floor && git_revwalk_hide(walk.get(), &*options.floor) != 0) return FloorMissing(*options.floor);
-  git_oid oid;
-  int rc = 0;
-  while ((rc = git_revwalk_next(&oid, walk.get())) == 0) {
-    git_commit* commit = nullptr;
-    if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return failed();
-    bool keep_going = visit(commit);
-    git_commit_free(commit);
-    if (!keep_going) return Status::Ok();
-  }
-  if (rc != GIT_ITEROVER) return failed();
+  Result<LimitedWalkResult> walk = RunLimitedWalk(repo, {tip, hide, options.floor, options.first_parent});
+  if (!walk.ok()) return walk.status();
+  Visit(walk.value(), visit);
   return Status::Ok();
 }
 
@@ -354,9 +282,28 @@ Status WalkScope(const Repository& repo, const ChangeScope& scope, const WalkOpt
   return WalkExcluding(repo, scope.head, scope.hide, options, visit);
 }
 
-Status WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
-                 const std::function<bool(git_commit*)>& visit) {
-  return WalkExcluding(repo, range.head, {range.merge_base}, options, visit);
+Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
+                          const std::function<bool(git_commit*)>& visit) {
+  if (git_repository_is_shallow(repo.raw())) {
+    Result<git_oid> merge_base = ShallowMergeBase(repo, range.base, range.head);
+    if (!merge_base.ok()) return merge_base.status();
+    VT_RETURN_IF_ERROR(ShallowWalk(repo, range.head, {merge_base.value()}, options, visit));
+    return merge_base;
+  }
+  Result<LimitedWalkResult> walk =
+      RunLimitedWalk(repo, {range.head, {range.base}, options.floor, options.first_parent});
+  if (!walk.ok()) return walk.status();
+  Result<git_oid> start = RangeStart(repo, range, options, walk->boundary);
+  if (!start.ok()) return start.status();
+  if (walk->boundary.empty()) {
+    // Related after all, with dates that hid it from the walk: the merge base
+    // the painting found marks the base's history, as it did before the walk
+    // took the merge base from its boundary.
+    walk = RunLimitedWalk(repo, {range.head, {range.base, start.value()}, options.floor, options.first_parent});
+    if (!walk.ok()) return walk.status();
+  }
+  Visit(walk.value(), visit);
+  return start;
 }
 
 }  // namespace vt::gate

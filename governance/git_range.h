@@ -26,27 +26,37 @@ Result<git_oid> ResolveCommit(const Repository& repo, const std::string& spec);
 // an unreadable one is kUnavailable naming the corrupt object.
 Result<git_oid> PinBase(const Repository& repo, const std::string& spec);
 
+// base..head as git reads it: what head reaches and base does not.
 struct CommitRange {
   git_oid base{};
   git_oid head{};
-  git_oid merge_base{};
-  std::string Describe() const;  // "<merge-base>..<head>"
 };
 
-// merge-base(base, head)..head. HEAD unborn, unrelated histories or a shallow
-// history that hides the merge base give kUnavailable.
+// Resolves the head of base..head; the history is read by WalkRange. HEAD
+// unborn is kUnavailable.
 Result<CommitRange> ResolveRange(const Repository& repo, const git_oid& base, const std::string& head_spec);
+
+// merge-base(base, head), for callers that need the fork point itself.
+// Unrelated histories, or a shallow history that hides the merge base, give
+// kUnavailable.
+Result<git_oid> MergeBase(const Repository& repo, const git_oid& base, const git_oid& head);
+
+// "<start>..<head>", as reports name a range.
+std::string DescribeRange(const git_oid& start, const git_oid& head);
 
 struct WalkOptions {
   bool first_parent = false;
   std::optional<git_oid> floor;  // the cutover: it and its ancestors are not visited
 };
 
-// Visits the commits of `range`, newest first. `visit` returns false to stop.
-// When a shallow clone's boundary lies inside the range the walk stops with
-// kUnavailable: commits below the boundary cannot be seen.
-Status WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
-                 const std::function<bool(git_commit*)>& visit);
+// Visits the commits of `range`, newest first; `visit` returns false to stop.
+// Returns where the range starts, read off the walk's boundary: the merge base
+// (with first_parent: the commit where the first-parent chain enters the
+// base's history). Unrelated histories are kUnavailable before anything is
+// visited, and so is a shallow clone whose boundary lies inside the range:
+// commits below it cannot be seen.
+Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
+                          const std::function<bool(git_commit*)>& visit);
 
 // Visits the commits reachable from `tip` but from none of `hide`.
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,

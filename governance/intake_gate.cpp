@@ -325,8 +325,10 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
       Result<CommitRange> range = ResolveRange(repo, *input.base, "HEAD");
       status = range.status();
       if (range.ok()) {
-        status = WalkRange(repo, range.value(), {}, check_message);
-        scope += ", " + Counted(report.checked, "commit message") + " in " + range->Describe();
+        Result<git_oid> start = WalkRange(repo, range.value(), {}, check_message);
+        status = start.status();
+        if (start.ok())
+          scope += ", " + Counted(report.checked, "commit message") + " in " + DescribeRange(start.value(), range->head);
       }
     }
   }

@@ -280,8 +280,10 @@ GateReport CheckTrailerRange(const Repository& repo, const Config& config, const
     *scope = OidHex(base) + ".." + head_spec;
     Result<CommitRange> range = ResolveRange(repo, base, head_spec);
     if (!range.ok()) return range.status();
-    *scope = range->Describe();
-    return WalkRange(repo, range.value(), options, visit);
+    Result<git_oid> start = WalkRange(repo, range.value(), options, visit);
+    if (!start.ok()) return start.status();
+    *scope = DescribeRange(start.value(), range->head);
+    return Status::Ok();
   });
 }
 
