@@ -1,7 +1,7 @@
 // libgit2 as vt-gate runs it: linked statically (governance/CMakeLists.txt)
 // and offline. The commit-msg hook has a 10 ms budget (issue #20), and
 // git_libgit2_init starts every transport libgit2 was built with although
-// vt-gate only reads local repositories. The link wraps three start-up calls
+// vt-gate only reads local repositories. The link wraps libgit2's start-up calls
 // (-Wl,--wrap) and the definitions below take their place; each keeps a
 // network use failing closed or initialising late instead of running now.
 #include <git2.h>
@@ -31,6 +31,33 @@ extern "C" {
 // an HTTPS use would fail closed, nothing is trusted by mistake.
 int __wrap_mbedtls_x509_crt_parse_file(void* /*chain*/, const char* /*path*/) { return 0; }
 int __wrap_mbedtls_x509_crt_parse_path(void* /*chain*/, const char* /*path*/) { return 0; }
+
+// git_libgit2_init sets up mbedTLS for HTTPS: entropy seeding (HAVEGE) and a
+// DRBG, a third of the commit-msg hook's instructions, for streams vt-gate
+// never opens. The set-up waits for the first TLS stream (or certificate
+// location) instead, and runs then exactly as libgit2 would have run it.
+int __real_git_mbedtls_stream_global_init();
+int __real_git_mbedtls_stream_new(void** out, const char* host, const char* port);
+int __real_git_mbedtls_stream_wrap(void** out, void* in, const char* host);
+int __real_git_mbedtls__set_cert_location(const char* file, const char* path);
+
+static int MbedtlsReady() {
+  static const int rc = __real_git_mbedtls_stream_global_init();
+  return rc;
+}
+int __wrap_git_mbedtls_stream_global_init() { return 0; }
+int __wrap_git_mbedtls_stream_new(void** out, const char* host, const char* port) {
+  int rc = MbedtlsReady();
+  return rc < 0 ? rc : __real_git_mbedtls_stream_new(out, host, port);
+}
+int __wrap_git_mbedtls_stream_wrap(void** out, void* in, const char* host) {
+  int rc = MbedtlsReady();
+  return rc < 0 ? rc : __real_git_mbedtls_stream_wrap(out, in, host);
+}
+int __wrap_git_mbedtls__set_cert_location(const char* file, const char* path) {
+  int rc = MbedtlsReady();
+  return rc < 0 ? rc : __real_git_mbedtls__set_cert_location(file, path);
+}
 
 // libgit2's SSH set-up calls libssh2_init, which starts OpenSSL (engines,
 // error strings: 0.6 ms). libssh2 calls its own libssh2_init (not wrapped:

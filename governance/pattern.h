@@ -26,7 +26,7 @@ class Pattern {
 
  private:
   struct Code;
-  std::shared_ptr<const Code> code_;
+  std::shared_ptr<Code> code_;  // shared by copies; gains a JIT-compiled copy once used often
   std::string source_;
 };
 

@@ -1,6 +1,7 @@
 #include "governance/trailer_gate.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -324,7 +325,9 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_con
       in = &file;
     }
     std::ostringstream buffer;
-    std::vector<char> chunk(1 << 16);
+    // A page, not zero-filled: the hook's whole budget is 10 ms, and 64 KiB
+    // of fresh zeroed memory was 16 page faults, a fifth of a millisecond.
+    std::array<char, 4096> chunk;
     while (in->read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in->gcount() > 0) {
       buffer.write(chunk.data(), in->gcount());
       if (buffer.tellp() > kMaxMessageBytes) {
