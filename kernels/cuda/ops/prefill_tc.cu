@@ -49,7 +49,7 @@ struct SplitOutput {
   int num_splits = 1;            // 1: the output is written directly
 };
 
-// A CTA's warps: heads_per_cta query heads of one KV head times blockDim.x / 32 / heads_per_cta
+// A CTA's kWarpsPerCta warps: heads_per_cta query heads of one KV head times token_tiles
 // tiles of 16 consecutive tokens. Every warp of a CTA reads the same K/V tiles.
 struct CtaShape {
   int heads_per_cta = 1;
@@ -128,6 +128,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTc
   // Running maxima in raw score units (scale > 0 keeps their order) and sums of the bf16 weights.
   float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
   const float scale_log2 = p.scale * kLog2e;  // exp(x) = exp2(x log2 e)
+  // The tile loads' fixed parts: this thread's piece and first row, and element strides.
+  constexpr int kRowsPerPass = 32 * kWarpsPerCta / kPiecesPerRow;
+  const int piece = threadIdx.x % kPiecesPerRow, row0 = threadIdx.x / kPiecesPerRow;
+  const int key_elems = p.num_kv_heads * D, page_elems = p.block_size * key_elems, in_row = kv_head * D + piece * 8;
   const uint16_t* k_lane_base = smem + ((lane >> 4) * 8 + (lane & 7)) * kStride + ((lane >> 3) & 1) * 8;
   const uint16_t* v_lane_base = smem + kTile + ((lane & 7) + ((lane >> 3) & 1) * 8) * kStride + (lane >> 4) * 8;
 
@@ -159,17 +163,17 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTc
 
     // Keys kb .. kb + kTileKeys - 1 of K and V into buffer `buffer` (keys past the range repeat its
     // last key: masked below). A thread keeps one 16-byte piece of a row and walks every
-    // rows_per_pass-th row, so each of its rows costs one page lookup for both K and V.
+    // kRowsPerPass-th row: one page lookup per row for both K and V, 64-bit math once per row.
     auto load_tile = [&](int buffer, int kb) {
-      uint16_t* tile = smem + buffer * 2 * kTile;
-      const int piece = threadIdx.x % kPiecesPerRow, rows_per_pass = blockDim.x / kPiecesPerRow;
-      for (int r = threadIdx.x / kPiecesPerRow; r < kTileKeys; r += rows_per_pass) {
-        const int key = min(kb + r, k_end - 1);
+      uint16_t* dst = smem + buffer * 2 * kTile + row0 * kStride + piece * 8;
+#pragma unroll
+      for (int j = 0; j < kTileKeys / kRowsPerPass; ++j) {
+        const int key = min(kb + row0 + j * kRowsPerPass, k_end - 1);
         const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
-        const int64_t slot = static_cast<int64_t>(table[block]) * p.block_size + (key - block * p.block_size);
-        const int64_t offset = (slot * p.num_kv_heads + kv_head) * D + piece * 8;
-        CpAsync16(tile + r * kStride + piece * 8, p.k_cache + offset, true);
-        CpAsync16(tile + kTile + r * kStride + piece * 8, p.v_cache + offset, true);
+        const int64_t at = static_cast<int64_t>(table[block]) * page_elems + (key - block * p.block_size) * key_elems +
+                           in_row;
+        CpAsync16(dst + j * kRowsPerPass * kStride, p.k_cache + at, true);
+        CpAsync16(dst + kTile + j * kRowsPerPass * kStride, p.v_cache + at, true);
       }
       CpAsyncCommit();
     };
@@ -232,18 +236,21 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTc
         const float corr_hi = new_hi == -INFINITY ? 1.f : FastExp2((m_hi - new_hi) * scale_log2);
         const float shift_lo = new_lo == -INFINITY ? 0.f : new_lo * scale_log2;
         const float shift_hi = new_hi == -INFINITY ? 0.f : new_hi * scale_log2;
-        // P in bf16 (FlashAttention's choice: one P.V MMA per tile, not a hi + lo pair); the row
-        // sums add the rounded weights, so the output is an exact convex combination of them.
+        // P goes into P.V in bf16 (FlashAttention's choice: one MMA per tile, not a hi + lo pair),
+        // the row sums in fp32: each weight's rounding moves the output by at most 2^-9 of the
+        // weighted mean of |v|.
         uint32_t pa[kKeyTiles][2];
         float sum_lo = 0.f, sum_hi = 0.f;
 #pragma unroll
         for (int nt = 0; nt < kKeyTiles; ++nt) {
-          pa[nt][0] = PackBf16x2(FastExp2(fmaf(s[nt][0], scale_log2, -shift_lo)),
-                                 FastExp2(fmaf(s[nt][1], scale_log2, -shift_lo)));
-          pa[nt][1] = PackBf16x2(FastExp2(fmaf(s[nt][2], scale_log2, -shift_hi)),
-                                 FastExp2(fmaf(s[nt][3], scale_log2, -shift_hi)));
-          sum_lo += __uint_as_float(pa[nt][0] << 16) + __uint_as_float(pa[nt][0] & 0xffff0000u);
-          sum_hi += __uint_as_float(pa[nt][1] << 16) + __uint_as_float(pa[nt][1] & 0xffff0000u);
+          const float p0 = FastExp2(fmaf(s[nt][0], scale_log2, -shift_lo));
+          const float p1 = FastExp2(fmaf(s[nt][1], scale_log2, -shift_lo));
+          const float p2 = FastExp2(fmaf(s[nt][2], scale_log2, -shift_hi));
+          const float p3 = FastExp2(fmaf(s[nt][3], scale_log2, -shift_hi));
+          pa[nt][0] = PackBf16x2(p0, p1);
+          pa[nt][1] = PackBf16x2(p2, p3);
+          sum_lo += p0 + p1;
+          sum_hi += p2 + p3;
         }
 #pragma unroll
         for (int off = 1; off < 4; off *= 2) {
@@ -327,17 +334,18 @@ size_t SplitBytes(int tokens, int num_q_heads, int head_dim, int splits) {
   return AlignToDevice(slots * head_dim * sizeof(float)) + AlignToDevice(slots * sizeof(float));
 }
 
-// The largest divisor of the GQA group up to kMaxHeadsPerCta: the query heads one CTA serves; the
-// rest of its kWarpsPerCta warps take further 16-token tiles of those heads.
+// The largest power of two up to kMaxHeadsPerCta dividing the GQA group: the query heads one CTA
+// serves; the rest of its kWarpsPerCta warps take further 16-token tiles of those heads (so every
+// CTA has kWarpsPerCta warps, which the tile loads count on).
 CtaShape ShapeFor(int group, int block_size) {
   CtaShape shape;
-  for (int h = kMaxHeadsPerCta; h > 1; --h) {
+  for (int h = kMaxHeadsPerCta; h > 1; h /= 2) {
     if (group % h == 0) {
       shape.heads_per_cta = h;
       break;
     }
   }
-  shape.token_tiles = std::max(1, kWarpsPerCta / shape.heads_per_cta);
+  shape.token_tiles = kWarpsPerCta / shape.heads_per_cta;
   if (block_size > 0 && (block_size & (block_size - 1)) == 0) {
     shape.block_shift = 0;
     while ((1 << shape.block_shift) < block_size) ++shape.block_shift;
@@ -350,7 +358,7 @@ cudaError_t Launch(const PrefillAttentionParams& p, const SplitOutput& split, cu
   const CtaShape shape = ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
   const int cta_tokens = kRows * shape.token_tiles;
   const dim3 grid((p.tokens + cta_tokens - 1) / cta_tokens, p.num_q_heads / shape.heads_per_cta, split.num_splits);
-  const dim3 block(32 * shape.heads_per_cta * shape.token_tiles);
+  const dim3 block(32 * kWarpsPerCta);
   // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
   cudaError_t err = cudaFuncSetAttribute(PrefillTcKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(kSmemBytes<D>));
