@@ -184,7 +184,7 @@ void Visit(LimitedWalkResult& walk, const std::function<bool(git_commit*)>& visi
 // unrelated histories, a first-parent chain that ran to a root, or committer
 // dates so far out of order that the walk stopped before the base's painting
 // reached the tip's history (git log stops there too).
-Result<git_oid> RangeStart(const Repository& repo, const CommitRange& range, const WalkOptions& options,
+Result<git_oid> RangeStart(const Repository& repo, const CommitRange& range,
                            const std::vector<BoundaryCommit>& boundary) {
   std::vector<git_oid> candidates;
   for (const BoundaryCommit& commit : boundary) {
@@ -293,7 +293,7 @@ Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, cons
   Result<LimitedWalkResult> walk =
       RunLimitedWalk(repo, {range.head, {range.base}, options.floor, options.first_parent});
   if (!walk.ok()) return walk.status();
-  Result<git_oid> start = RangeStart(repo, range, options, walk->boundary);
+  Result<git_oid> start = RangeStart(repo, range, walk->boundary);
   if (!start.ok()) return start.status();
   if (walk->boundary.empty()) {
     // Related after all, with dates that hid it from the walk: the merge base
