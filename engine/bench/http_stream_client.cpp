@@ -79,11 +79,12 @@ struct HttpStreamClient::Impl {
     connected = false;
   }
 
-  // One exchange; `stale` is set when a reused connection failed before any answer came (the
-  // server had closed it while idle), which is worth one retry on a fresh connection.
+  // One exchange; `reused` says whether it went on a connection kept alive from an earlier one,
+  // and `stale` is set when such a connection failed before any answer came (the server had closed
+  // it while idle), which is worth one retry on a fresh connection.
   std::string Exchange(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
-                       const std::function<void(const char*, size_t)>& on_data, bool& stale) {
-    const bool reused = connected;
+                       const std::function<void(const char*, size_t)>& on_data, bool& reused, bool& stale) {
+    reused = connected;
     if (!connected) {
       if (std::string e = Connect(); !e.empty()) return e;
     }
@@ -132,18 +133,19 @@ HttpStreamClient::HttpStreamClient(HttpTarget target, std::string base_url, std:
 
 HttpStreamClient::~HttpStreamClient() = default;
 
-std::string HttpStreamClient::Post(const std::string& path, const std::string& body,
+PostOutcome HttpStreamClient::Post(const std::string& path, const std::string& body,
                                    const std::function<void(int)>& on_status,
                                    const std::function<void(const char*, size_t)>& on_data) {
+  PostOutcome outcome;
   bool stale = false;
-  std::string error = impl_->Exchange(path, body, on_status, on_data, stale);
-  if (!error.empty()) impl_->Disconnect();
+  outcome.error = impl_->Exchange(path, body, on_status, on_data, outcome.reused, stale);
+  if (!outcome.error.empty()) impl_->Disconnect();
   if (stale) {
     stale = false;
-    error = impl_->Exchange(path, body, on_status, on_data, stale);
-    if (!error.empty()) impl_->Disconnect();
+    outcome.error = impl_->Exchange(path, body, on_status, on_data, outcome.reused, stale);
+    if (!outcome.error.empty()) impl_->Disconnect();
   }
-  return error;
+  return outcome;
 }
 
 }  // namespace vt::bench

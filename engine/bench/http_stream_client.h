@@ -1,5 +1,7 @@
 // The HTTP/1.1 client of `vt bench serve`: one keep-alive connection that POSTs a body and hands
-// the answer's body to a callback piece by piece as it arrives (so each SSE event can be timed).
+// the answer's body to a callback piece by piece as it arrives (so each SSE event can be timed),
+// and says whether the answer came on a connection an earlier exchange had used (keep-alive
+// requests can pay costs a fresh connection does not, such as a Nagle stall).
 // Boost.Beast on a private Asio context, with connect and read timeouts.
 #pragma once
 
@@ -20,6 +22,11 @@ struct HttpTarget {
 // http://HOST:PORT (a trailing path is ignored); nullopt for anything else.
 std::optional<HttpTarget> ParseBaseUrl(const std::string& url);
 
+struct PostOutcome {
+  std::string error;    // why no whole answer came (empty when one did)
+  bool reused = false;  // sent on a connection kept alive from an earlier exchange
+};
+
 class HttpStreamClient {
  public:
   HttpStreamClient(HttpTarget target, std::string base_url, std::chrono::seconds connect_timeout,
@@ -27,8 +34,8 @@ class HttpStreamClient {
   ~HttpStreamClient();
 
   // POSTs `body` (JSON) to `path`. `on_status` gets the status once the head is in, `on_data`
-  // every piece of the body. Returns why no whole answer came (empty when one did).
-  std::string Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
+  // every piece of the body.
+  PostOutcome Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
                    const std::function<void(const char*, size_t)>& on_data);
 
  private:

@@ -40,6 +40,9 @@ Spread SpreadOf(const std::vector<double>& samples) {
 }
 
 json SpreadJson(const Spread& s) {
+  // No samples (no keep-alive requests when each connection sent one, or every request failed)
+  // is null rather than a zero a comparison would take for a fast answer.
+  if (s.count == 0) return {{"count", 0}, {"median", nullptr}, {"p90", nullptr}, {"p99", nullptr}};
   return {{"count", s.count}, {"median", s.median}, {"p90", s.p90}, {"p99", s.p99}};
 }
 
@@ -215,7 +218,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
       std::string error_body;  // a non-200 answer's body, for the message
       int status = 0;
       const Clock::time_point sent = Clock::now();
-      const std::string error = client.Post(
+      const PostOutcome outcome = client.Post(
           o.endpoint, bodies[i], [&](int s) { status = s; },
           [&](const char* data, size_t size) {
             if (status != 200) {
@@ -225,13 +228,14 @@ Status RunServeBench(const ServeBenchOptions& o) {
             }
           });
       ServeRequestResult r;
-      if (!error.empty()) {
-        r.error = error;
+      if (!outcome.error.empty()) {
+        r.error = outcome.error;
       } else if (status != 200) {
         r.error = "HTTP " + std::to_string(status) + ": " + Clip(error_body);
       } else {
         r = parser.Finish();
       }
+      r.keep_alive = outcome.reused;
       r.latency_ms = MsSince(sent);
       results[i] = std::move(r);
       const int32_t n = finished.fetch_add(1) + 1;
@@ -251,7 +255,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
 
   int64_t ok = 0;
   int64_t output_tokens = 0;
-  std::vector<double> ttft, tpot, itl, latency;
+  std::vector<double> ttft, ttft_new_connection, ttft_keep_alive, tpot, itl, latency;
   std::map<std::string, int64_t> errors;  // message -> requests
   for (const ServeRequestResult& r : results) {
     if (!r.ok) {
@@ -261,6 +265,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     ++ok;
     output_tokens += r.output_tokens;
     ttft.push_back(r.ttft_ms);
+    (r.keep_alive ? ttft_keep_alive : ttft_new_connection).push_back(r.ttft_ms);
     latency.push_back(r.latency_ms);
     itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
     if (r.output_tokens > 1) {
@@ -269,6 +274,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
   }
   const int64_t failed = static_cast<int64_t>(results.size()) - ok;
   const Spread ttft_s = SpreadOf(ttft), tpot_s = SpreadOf(tpot), itl_s = SpreadOf(itl), e2e_s = SpreadOf(latency);
+  const Spread ttft_new_s = SpreadOf(ttft_new_connection), ttft_kept_s = SpreadOf(ttft_keep_alive);
   const double tok_s = duration_s > 0 ? static_cast<double>(output_tokens) / duration_s : 0.0;
   const double req_s = duration_s > 0 ? static_cast<double>(ok) / duration_s : 0.0;
   if (o.json) {
@@ -282,6 +288,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
                          {"duration_s", duration_s},     {"output_tokens", output_tokens},
                          {"output_tok_s", tok_s},        {"request_s", req_s},
                          {"ttft_ms", SpreadJson(ttft_s)}, {"tpot_ms", SpreadJson(tpot_s)},
+                         {"ttft_new_connection_ms", SpreadJson(ttft_new_s)},
+                         {"ttft_keep_alive_ms", SpreadJson(ttft_kept_s)},
                          {"itl_ms", SpreadJson(itl_s)},  {"e2e_latency_ms", SpreadJson(e2e_s)},
                          {"errors", std::move(errs)}};
     std::printf("%s\n", report.dump(2).c_str());
@@ -295,9 +303,18 @@ Status RunServeBench(const ServeBenchOptions& o) {
                 static_cast<long long>(output_tokens));
     std::printf("  output tok/s      %10.1f\n  requests/s        %10.2f\n", tok_s, req_s);
     std::printf("  %-16s %10s %10s %10s\n", "(ms)", "median", "p90", "p99");
-    for (const auto& [name, s] : {std::pair<const char*, Spread>{"TTFT", ttft_s}, {"TPOT", tpot_s}, {"ITL", itl_s},
+    for (const auto& [name, s] : {std::pair<const char*, Spread>{"TTFT", ttft_s},
+                                  {" new connection", ttft_new_s},
+                                  {" keep-alive", ttft_kept_s},
+                                  {"TPOT", tpot_s},
+                                  {"ITL", itl_s},
                                   {"E2E latency", e2e_s}}) {
-      std::printf("  %-16s %10.2f %10.2f %10.2f\n", name, s.median, s.p90, s.p99);
+      // No samples prints "-", as in the JSON's null.
+      if (s.count == 0) {
+        std::printf("  %-16s %10s %10s %10s\n", name, "-", "-", "-");
+      } else {
+        std::printf("  %-16s %10.2f %10.2f %10.2f\n", name, s.median, s.p90, s.p99);
+      }
     }
     for (const auto& [message, count] : errors) {
       std::printf("  error (%lld requests): %s\n", static_cast<long long>(count), message.c_str());

@@ -5,6 +5,9 @@
 // ((last - first) / (tokens - 1), tokens from the stream's usage). It reports the successes and
 // failures (a non-200 answer, a malformed stream, a stream without [DONE]), the duration, the
 // output tokens and requests per second, and TTFT, TPOT and ITL median/p90/p99 in milliseconds.
+// TTFT is also split by connection: the first request of each connection (which pays the connect)
+// apart from the keep-alive requests after it (which alone can stall on the socket's state from
+// the last answer, e.g. Nagle's algorithm waiting for a delayed ACK).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +40,8 @@ struct ServeBenchOptions {
 // One request's outcome; times in milliseconds from the request's send.
 struct ServeRequestResult {
   bool ok = false;
-  std::string error;  // why it failed
+  std::string error;        // why it failed
+  bool keep_alive = false;  // sent on a connection an earlier request had used
   double ttft_ms = 0.0;
   double last_token_ms = 0.0;  // the last token event
   double latency_ms = 0.0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `vt bench serve` end to end: against `vt serve` on the embedded model, 24 streamed requests at
-# concurrency 4 all succeed with every requested token counted and sane latency spreads; against
+# concurrency 4 all succeed with every requested token counted and sane latency spreads, TTFT split
+# into the 4 connections' first requests and the 20 kept-alive ones after them; against
 # a port where nothing listens, every request fails, the exit status is non-zero and the message
 # says why.
 # Usage: serve_bench_test.sh VT_BINARY SOURCE_DIR
@@ -31,9 +32,22 @@ for key in ('ttft_ms', 'tpot_ms', 'itl_ms'):
     s = d[key]
     assert s['count'] > 0 and 0 < s['median'] <= s['p90'] <= s['p99'], (key, s)
 assert d['ttft_ms']['count'] == 24 and d['tpot_ms']['count'] == 24, d
+# One connection per worker, kept alive: each sends its first request fresh and the rest on it.
+fresh, kept = d['ttft_new_connection_ms'], d['ttft_keep_alive_ms']
+assert fresh['count'] == 4 and kept['count'] == 20, (fresh, kept)
+for s in (fresh, kept):
+    assert 0 < s['median'] <= s['p90'] <= s['p99'], s
 assert d['request_rate'] == 0 and d['last_due_s'] == 0, d  # no schedule: sent as workers free up
 print('ok: live server', d['output_tok_s'], 'tok/s')
 PY
+
+# The table shows the split too: one connection, its first request fresh and the other two kept alive.
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
+  --output-len 2 >"$out" 2>"$err"
+rc=$?
+cat "$out"
+[ "$rc" = 0 ] && grep -Eq '^   new connection +[0-9.]+ ' "$out" && grep -Eq '^   keep-alive +[0-9.]+ ' "$out" ||
+  { echo "FAIL the table does not split TTFT by connection"; cat "$err"; status=1; }
 
 # Poisson arrivals: the last request is not sent before it is due, so the run lasts at least that long.
 "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 8 --concurrency 4 --input-len 8 \
@@ -86,6 +100,9 @@ python3 - "$out" <<'PY' || status=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['requests_ok'] == 0 and d['requests_failed'] == 5 and d['errors'], d
+# No answer, no latency: null, never a zero that reads as a fast one.
+for key in ('ttft_ms', 'ttft_new_connection_ms', 'ttft_keep_alive_ms'):
+    assert d[key] == {'count': 0, 'median': None, 'p90': None, 'p99': None}, (key, d[key])
 print('ok: dead port', d['errors'])
 PY
 exit $status
