@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The prefill anchor of issue #16, run in the same job as `vt bench decode`: one transformers bf16
-forward (SDPA attention, random weights, the body without the LM head) over one prompt of each
-given length, for the dummy shapes vt benchmarks. Prints one JSON object:
-{"transformers": version, "results": [{"model", "tokens", "seconds", "tok_s"}]}. Needs PyTorch
+forward (SDPA attention, random weights, the body without the LM head) over a batch of prompts
+(one unless a run says `xB`) of each given length, for the dummy shapes vt benchmarks. Prints one
+JSON object: {"transformers": version, "results": [{"model", "tokens", "batch", "seconds", "tok_s"}]}
+(tok_s counts every prompt token of the batch). Needs PyTorch
 and transformers (the GPU machine has both); vt itself never imports them.
 
-Usage: python3 tools/hf_prefill_anchor.py [--runs qwen3-1.7b:8192,qwen3-1.7b:32768,llama3-8b:8000]
+Usage: python3 tools/hf_prefill_anchor.py [--runs qwen3-1.7b:8192,qwen3-1.7b:32768,llama3-8b:8000,llama3-8b:2048x8]
 """
 import argparse
 import json
@@ -25,8 +26,9 @@ def main():
 
     runs = {}
     for item in args.runs.split(","):
-        name, tokens = item.split(":")
-        runs.setdefault(name, []).append(int(tokens))
+        name, shape = item.split(":")
+        tokens, _, batch = shape.partition("x")
+        runs.setdefault(name, []).append((int(tokens), int(batch or 1)))
     results = []
     for name, lengths in runs.items():
         shape = dict(SHAPES[name])
@@ -34,8 +36,8 @@ def main():
         with torch.device("cuda"):
             model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16, attn_implementation="sdpa")
         model.eval()
-        for tokens in lengths:
-            ids = torch.randint(0, config.vocab_size, (1, tokens), device="cuda")
+        for tokens, batch in lengths:
+            ids = torch.randint(0, config.vocab_size, (batch, tokens), device="cuda")
             with torch.no_grad():
                 model.model(ids)  # warm-up: kernels chosen and loaded
                 torch.cuda.synchronize()
@@ -44,8 +46,9 @@ def main():
                     model.model(ids)
                 torch.cuda.synchronize()
                 seconds = (time.perf_counter() - start) / 3
-            results.append({"model": name, "tokens": tokens, "seconds": seconds, "tok_s": tokens / seconds})
-            print(f"hf prefill {name} {tokens} tokens: {seconds * 1e3:.1f} ms, {tokens / seconds:.0f} tok/s",
+            tok_s = batch * tokens / seconds
+            results.append({"model": name, "tokens": tokens, "batch": batch, "seconds": seconds, "tok_s": tok_s})
+            print(f"hf prefill {name} {batch} x {tokens} tokens: {seconds * 1e3:.1f} ms, {tok_s:.0f} tok/s",
                   file=sys.stderr, flush=True)
         del model
         torch.cuda.empty_cache()

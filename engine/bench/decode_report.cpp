@@ -40,12 +40,18 @@ std::string SweepJson(const SweepReport& report) {
                        {"prefill_itl_ms", LatencyJson(level.prefill_itl_ms)},
                        {"kv_bytes_per_sequence", level.kv_bytes_per_sequence},
                        {"roofline_tokens_per_s", level.roofline_tokens_per_s},
-                       {"roofline_fraction", level.roofline_fraction}});
+                       {"roofline_fraction", level.roofline_fraction},
+                       {"prefill_tokens_per_s", level.prefill_tokens_per_s},
+                       {"prefill_mfu", report.result.matmul_flops_per_s > 0 ? nlohmann::json(level.prefill_mfu)
+                                                                            : nlohmann::json(nullptr)}});
   }
   const nlohmann::json doc = {{"model", report.model},
                               {"backend", report.result.backend},
                               {"weight_bytes", report.result.weight_bytes},
                               {"copy_bandwidth_gb_s", report.result.copy_bandwidth_bytes_per_s / 1e9},
+                              {"matmul_tflop_s", report.result.matmul_flops_per_s > 0
+                                                     ? nlohmann::json(report.result.matmul_flops_per_s / 1e12)
+                                                     : nlohmann::json(nullptr)},
                               {"input_len", report.options.input_len},
                               {"output_len", report.options.output_len},
                               {"results", results}};
@@ -57,12 +63,16 @@ std::string SweepTable(const SweepReport& report) {
   std::string out = Format("%s on %s: weights %.1f MiB, copy bandwidth %.1f GB/s, %d prompt + %d output tokens\n",
                            report.model.c_str(), r.backend.c_str(), static_cast<double>(r.weight_bytes) / (1 << 20),
                            r.copy_bandwidth_bytes_per_s / 1e9, report.options.input_len, report.options.output_len);
-  out += Format("%11s %10s %19s %19s %19s %19s %15s %12s\n", "concurrency", "tok/s", "TTFT ms (med/p99)",
-                "TPOT ms (med/p99)", "ITL decode-only", "ITL with prefill", "roofline tok/s", "of roofline");
+  if (r.matmul_flops_per_s > 0) out += Format("matmul peak %.1f TFLOP/s (bf16, 8192^3)\n", r.matmul_flops_per_s / 1e12);
+  out += Format("%11s %10s %19s %19s %19s %19s %15s %12s %14s %8s\n", "concurrency", "tok/s", "TTFT ms (med/p99)",
+                "TPOT ms (med/p99)", "ITL decode-only", "ITL with prefill", "roofline tok/s", "of roofline",
+                "prefill tok/s", "MFU");
   for (const DecodeLevelResult& l : r.levels) {
-    out += Format("%11d %10.1f %s %s %s %s %15.1f %11.1f%%\n", l.concurrency, l.output_tokens_per_s,
+    const std::string mfu = r.matmul_flops_per_s > 0 ? Format("%7.1f%%", 100.0 * l.prefill_mfu) : Format("%8s", "-");
+    out += Format("%11d %10.1f %s %s %s %s %15.1f %11.1f%% %14.0f %s\n", l.concurrency, l.output_tokens_per_s,
                   LatencyCell(l.ttft_ms).c_str(), LatencyCell(l.tpot_ms).c_str(), LatencyCell(l.decode_itl_ms).c_str(),
-                  LatencyCell(l.prefill_itl_ms).c_str(), l.roofline_tokens_per_s, 100.0 * l.roofline_fraction);
+                  LatencyCell(l.prefill_itl_ms).c_str(), l.roofline_tokens_per_s, 100.0 * l.roofline_fraction,
+                  l.prefill_tokens_per_s, mfu.c_str());
   }
   return out;
 }

@@ -101,14 +101,18 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   level.concurrency = concurrency;
   level.seconds = std::chrono::duration<double>(end - start).count();
   std::vector<double> ttft, tpot;
+  double last_first_ms = 0.0;
   for (const auto& [id, t] : times) {
     engine.TakeFinished(id);
     level.output_tokens += t.count;
     if (t.count == 0) continue;
     ttft.push_back(Ms(t.first - start));
+    last_first_ms = std::max(last_first_ms, ttft.back());
     if (t.count > 1) tpot.push_back(Ms(t.last - t.first) / static_cast<double>(t.count - 1));
   }
   level.output_tokens_per_s = level.seconds > 0 ? static_cast<double>(level.output_tokens) / level.seconds : 0.0;
+  level.prefill_tokens_per_s =
+      last_first_ms > 0 ? static_cast<double>(concurrency) * o.input_len / (last_first_ms / 1e3) : 0.0;
   level.ttft_ms = Summarize(ttft);
   level.tpot_ms = Summarize(tpot);
   level.decode_itl_ms = Summarize(decode_itl);
@@ -173,6 +177,17 @@ double KvBytesPerSequence(const ModelConfig& model, int32_t kv_element_bytes, do
   return 2.0 * static_cast<double>(model.num_layers) * static_cast<double>(model.kv_size()) * kv_element_bytes * context;
 }
 
+double PrefillFlops(const ModelConfig& model, int32_t sequences, int32_t prompt_len) {
+  const double hidden = static_cast<double>(model.hidden_size), q = static_cast<double>(model.q_size());
+  const double layer_weights = hidden * (q + 2.0 * static_cast<double>(model.kv_size())) + q * hidden +
+                               3.0 * hidden * static_cast<double>(model.intermediate_size);
+  const double tokens = static_cast<double>(sequences) * prompt_len;
+  const double pairs = static_cast<double>(sequences) * prompt_len * (prompt_len + 1.0) / 2.0;
+  const double layers = static_cast<double>(model.num_layers);
+  return layers * (2.0 * layer_weights * tokens + 4.0 * q * pairs) +
+         2.0 * hidden * static_cast<double>(model.vocab_size) * sequences;
+}
+
 Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOptions& options,
                                          const SweepProgress& progress) {
   DecodeSweepResult result;
@@ -181,6 +196,9 @@ Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOpt
   Result<double> bandwidth = engine.runner().MeasureCopyBandwidth();
   if (!bandwidth.ok()) return bandwidth.status();
   result.copy_bandwidth_bytes_per_s = *bandwidth;
+  // A backend without a matmul probe (the CPU) still gets its prefill rate, without an MFU.
+  Result<double> matmul = engine.runner().MeasureMatmulPeak();
+  result.matmul_flops_per_s = matmul.ok() ? *matmul : 0.0;
 
   std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));
   for (int32_t concurrency : options.concurrencies) {
@@ -193,6 +211,11 @@ Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOpt
                                                            result.weight_bytes, level->kv_bytes_per_sequence);
     level->roofline_fraction =
         level->roofline_tokens_per_s > 0 ? level->output_tokens_per_s / level->roofline_tokens_per_s : 0.0;
+    if (level->prefill_tokens_per_s > 0 && result.matmul_flops_per_s > 0) {
+      const double seconds = static_cast<double>(concurrency) * options.input_len / level->prefill_tokens_per_s;
+      level->prefill_mfu =
+          PrefillFlops(engine.model_config(), concurrency, options.input_len) / seconds / result.matmul_flops_per_s;
+    }
     result.levels.push_back(std::move(*level));
   }
   return result;

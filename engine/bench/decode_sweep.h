@@ -41,12 +41,17 @@ struct DecodeLevelResult {
   double kv_bytes_per_sequence = 0.0;  // K/V one decode step reads per sequence, at the mean context
   double roofline_tokens_per_s = 0.0;
   double roofline_fraction = 0.0;
+  // Prefill: the level's prompt tokens over the time to its last first token (every prompt is
+  // prefilled by then), and that rate's model FLOPs over the backend's matmul peak (0: no probe).
+  double prefill_tokens_per_s = 0.0;
+  double prefill_mfu = 0.0;
 };
 
 struct DecodeSweepResult {
   std::string backend;
   uint64_t weight_bytes = 0;
   double copy_bandwidth_bytes_per_s = 0.0;
+  double matmul_flops_per_s = 0.0;  // the backend's dense bf16 matmul peak; 0 where it has none
   std::vector<DecodeLevelResult> levels;
 };
 
@@ -74,7 +79,13 @@ double RooflineTokensPerSecond(int32_t concurrency, double copy_bandwidth_bytes_
 // The K/V bytes a decode step reads for one sequence at `context` tokens.
 double KvBytesPerSequence(const ModelConfig& model, int32_t kv_element_bytes, double context);
 
-// Measures the runner's copy bandwidth once, then runs every level (each after a short warm-up
+// The model FLOPs of prefilling `sequences` prompts of `prompt_len` tokens: 2 per weight of every
+// layer's projections per token, causal attention (4 x head_dim x query heads per query-key pair,
+// keys 0..i for query i), and the LM head for each prompt's last token (the only logits a prefill
+// computes). Embedding lookups and norms are not FLOPs that count.
+double PrefillFlops(const ModelConfig& model, int32_t sequences, int32_t prompt_len);
+
+// Measures the runner's copy bandwidth and matmul peak once, then runs every level (each after a short warm-up
 // request) to completion.
 Result<DecodeSweepResult> RunDecodeSweep(LlmEngine& engine, const DecodeSweepOptions& options,
                                          const SweepProgress& progress);

@@ -69,6 +69,11 @@ class ModelRunner {
   // device-to-device copy on a GPU, one core's memcpy on the CPU): the ceiling a weights-bound
   // decode step is compared to, as in ../shared/anchors.
   virtual Result<double> MeasureCopyBandwidth() = 0;
+
+  // Dense bf16 matrix-multiply FLOP/s the backend reaches on a large square product (cuBLAS on a
+  // GPU): the denominator of a prefill's model FLOP utilisation. Unimplemented where the backend
+  // has no such product to time (the CPU backend computes in fp32).
+  virtual Result<double> MeasureMatmulPeak() = 0;
 };
 
 }  // namespace vt

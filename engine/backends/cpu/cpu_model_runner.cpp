@@ -42,6 +42,10 @@ Result<double> CpuModelRunner::MeasureCopyBandwidth() {
   return best;
 }
 
+Result<double> CpuModelRunner::MeasureMatmulPeak() {
+  return Unimplemented("the CPU backend has no bf16 matrix product to time; prefill MFU is a CUDA measure");
+}
+
 Result<std::unique_ptr<ModelRunner>> CreateCpuModelRunner(LoadedModel loaded, int num_threads, int32_t num_kv_blocks,
                                                           int32_t block_size) {
   std::unique_ptr<kernels::cpu::ThreadPool> owned;

@@ -28,6 +28,7 @@ class CpuModelRunner final : public ModelRunner {
   int32_t kv_block_size() const override { return block_size_; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
   Result<double> MeasureCopyBandwidth() override;
+  Result<double> MeasureMatmulPeak() override;
 
  private:
   std::unique_ptr<kernels::cpu::ThreadPool> pool_;  // null when the caller owns the pool

@@ -1,7 +1,8 @@
 // The CUDA runner's state, shared by the files that each do one of its jobs:
 // cuda_model_runner.cpp (creation, the step entry points), memory_plan.cpp (arena, workspaces, KV
 // pool), decoder.cpp (the layer plan: GEMM and attention dispatch), decode_graphs.cpp (captured
-// decode steps), device_sampling.cpp (tokens drawn on the device), copy_bandwidth.cpp (the probe).
+// decode steps), device_sampling.cpp (tokens drawn on the device), copy_bandwidth.cpp and
+// matmul_peak.cpp (the probes).
 // Private to engine/backends/cuda: the rest of vt sees only cuda_model_runner.h.
 #pragma once
 
@@ -47,6 +48,7 @@ class CudaModelRunner final : public ModelRunner {
   Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
                        const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) override;
   Result<double> MeasureCopyBandwidth() override;
+  Result<double> MeasureMatmulPeak() override;
 
  private:
   Status CheckSupported() const;

@@ -67,6 +67,31 @@ TEST(DecodeSweep, RooflineCountsEachSequencesKvReads) {
   EXPECT_DOUBLE_EQ(KvBytesPerSequence(model, 2, 8192), 28.0 * 2 * 1024 * 2 * 8192);
 }
 
+TEST(DecodeSweep, PrefillFlopsCountProjectionsCausalPairsAndTheLastTokensHead) {
+  ModelConfig m;
+  m.num_layers = 2;
+  m.hidden_size = 4;
+  m.num_heads = 2;
+  m.num_kv_heads = 1;
+  m.head_dim = 2;  // q 4 wide, k and v 2 wide
+  m.intermediate_size = 8;
+  m.vocab_size = 10;
+  // Per layer and token: q 4x4, k and v 4x2 each, o 4x4, gate, up, down 4x8 each = 144 weights.
+  // Two prompts of 3 tokens: 6 tokens, and 2 x (1 + 2 + 3) = 12 query-key pairs.
+  const double expected = 2 * (2.0 * 144 * 6 + 4.0 * 4 * 12) + 2.0 * 4 * 10 * 2;
+  EXPECT_DOUBLE_EQ(PrefillFlops(m, 2, 3), expected);
+  // llama3-8b, 8 x 2048 tokens: 6.98e9 projection weights make 2.29e14 of the 2.375e14 FLOPs.
+  ModelConfig llama;
+  llama.num_layers = 32;
+  llama.hidden_size = 4096;
+  llama.num_heads = 32;
+  llama.num_kv_heads = 8;
+  llama.head_dim = 128;
+  llama.intermediate_size = 14336;
+  llama.vocab_size = 128256;
+  EXPECT_NEAR(PrefillFlops(llama, 8, 2048) / 1e12, 237.5, 0.1);
+}
+
 TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   Result<LoadedModel> loaded = LoadModel(kModel, LoadFormat::kAuto, pool);
@@ -110,7 +135,13 @@ TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
                      RooflineTokensPerSecond(level.concurrency, r->copy_bandwidth_bytes_per_s, r->weight_bytes,
                                              level.kv_bytes_per_sequence));
     EXPECT_GT(level.roofline_fraction, 0.0);
+    // Every prompt was prefilled by the level's last first token; the CPU has no matmul probe.
+    // The rate comes from the latest first token: no later than the level's end, no earlier than the median.
+    EXPECT_GE(level.prefill_tokens_per_s, level.concurrency * 6 / level.seconds);
+    EXPECT_LE(level.prefill_tokens_per_s, level.concurrency * 6 / (level.ttft_ms.median / 1e3) * (1 + 1e-9));
+    EXPECT_EQ(level.prefill_mfu, 0.0);
   }
+  EXPECT_EQ(r->matmul_flops_per_s, 0.0);
   // Every request was taken back: the engine is idle and its pool free for the next run.
   EXPECT_FALSE((*engine)->HasUnfinished());
 }
