@@ -14,6 +14,7 @@
 
 #include "engine/bench/http_stream_client.h"
 #include "engine/bench/latency_stats.h"
+#include "engine/bench/text_prompts.h"
 
 namespace vt::bench {
 
@@ -180,11 +181,25 @@ Status RunServeBench(const ServeBenchOptions& o) {
   // a shared generator.
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int32_t> token(0, o.vocab_size - 1);
+  std::shared_ptr<Tokenizer> tokenizer;
+  if (!o.tokenizer.empty()) {
+    Result<std::shared_ptr<Tokenizer>> loaded = Tokenizer::FromFile(o.tokenizer);
+    if (!loaded.ok()) return {StatusCode::kInvalidArgument, "--tokenizer: " + loaded.status().message()};
+    tokenizer = *loaded;
+  }
   std::vector<std::string> bodies;
   bodies.reserve(static_cast<size_t>(o.num_prompts));
+  int64_t prompt_tokens = 0;  // by the tokenizer for text prompts
   for (int32_t i = 0; i < o.num_prompts; ++i) {
     json prompt = json::array();
-    for (int32_t t = 0; t < o.input_len; ++t) prompt.push_back(token(rng));
+    if (tokenizer) {
+      TextPrompt text = MakeTextPrompt(*tokenizer, o.input_len, rng);
+      prompt_tokens += text.tokens;
+      prompt = std::move(text.text);
+    } else {
+      for (int32_t t = 0; t < o.input_len; ++t) prompt.push_back(token(rng));
+      prompt_tokens += o.input_len;
+    }
     json body = {{"prompt", std::move(prompt)},
                  {"max_tokens", o.output_len},
                  {"ignore_eos", true},
@@ -277,6 +292,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
   const Spread ttft_new_s = SpreadOf(ttft_new_connection), ttft_kept_s = SpreadOf(ttft_keep_alive);
   const double tok_s = duration_s > 0 ? static_cast<double>(output_tokens) / duration_s : 0.0;
   const double req_s = duration_s > 0 ? static_cast<double>(ok) / duration_s : 0.0;
+  const double prompt_tokens_mean = static_cast<double>(prompt_tokens) / static_cast<double>(bodies.size());
+  const char* prompt_kind = tokenizer ? "text" : "ids";
   if (o.json) {
     json errs = json::array();
     for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
@@ -284,6 +301,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
                          {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
                          {"request_rate", o.request_rate}, {"last_due_s", due_s.empty() ? 0.0 : due_s.back()},
                          {"input_len", o.input_len},     {"output_len", o.output_len},
+                         {"prompts", prompt_kind},       {"prompt_tokens_mean", prompt_tokens_mean},
                          {"requests_ok", ok},            {"requests_failed", failed},
                          {"duration_s", duration_s},     {"output_tokens", output_tokens},
                          {"output_tok_s", tok_s},        {"request_s", req_s},
@@ -294,8 +312,9 @@ Status RunServeBench(const ServeBenchOptions& o) {
                          {"errors", std::move(errs)}};
     std::printf("%s\n", report.dump(2).c_str());
   } else {
-    std::printf("vt bench serve: %s%s, %d requests at concurrency %d, %d prompt ids -> %d tokens\n",
-                o.base_url.c_str(), o.endpoint.c_str(), o.num_prompts, o.concurrency, o.input_len, o.output_len);
+    std::printf("vt bench serve: %s%s, %d requests at concurrency %d, %s prompts of %.1f tokens -> %d tokens\n",
+                o.base_url.c_str(), o.endpoint.c_str(), o.num_prompts, o.concurrency, prompt_kind, prompt_tokens_mean,
+                o.output_len);
     if (o.request_rate > 0) std::printf("  arrivals          Poisson, %.2f requests/s\n", o.request_rate);
     std::printf("  requests ok       %10lld\n  requests failed   %10lld\n", static_cast<long long>(ok),
                 static_cast<long long>(failed));

@@ -1,5 +1,6 @@
 // `vt bench serve`: a load generator for any OpenAI-compatible server (vt's or another engine's),
-// like `vllm bench serve`. N streamed requests of random token-id prompts go out from C worker
+// like `vllm bench serve`. N streamed requests of random prompts (token ids, or text of the same
+// token length when a tokenizer is given: text_prompts.h) go out from C worker
 // threads, each with its own keep-alive connection; every request is timed from its send: TTFT to
 // the first SSE event carrying a token, the inter-token latencies between token events, and TPOT
 // ((last - first) / (tokens - 1), tokens from the stream's usage). It reports the successes and
@@ -30,6 +31,7 @@ struct ServeBenchOptions {
   int32_t input_len = 32;     // prompt token ids per request
   int32_t output_len = 64;    // max_tokens, with ignore_eos
   int32_t vocab_size = 1000;  // prompt ids are drawn from [0, vocab_size)
+  std::string tokenizer;      // a tokenizer.json: text prompts of input_len tokens by it; empty: ids
   // A JSON object merged into every request body (its fields win), e.g. a response_format.
   std::string extra_body;
   uint64_t seed = 0;

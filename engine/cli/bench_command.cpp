@@ -53,7 +53,7 @@ int RunServe(const bench::ServeBenchOptions& options) {
 std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   auto o = std::make_shared<bench::ServeBenchOptions>();
   serve->add_option("--base-url", o->base_url, "The server, http://HOST:PORT")->capture_default_str();
-  serve->add_option("--endpoint", o->endpoint, "The completions endpoint (prompts are token ids)")
+  serve->add_option("--endpoint", o->endpoint, "The completions endpoint")
       ->capture_default_str();
   serve->add_option("--model", o->model, "The model name to request (default: none, the server's model)");
   serve->add_option("--num-prompts", o->num_prompts, "Requests in total")
@@ -68,7 +68,7 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
                     "Requests per second, Poisson arrivals (0: each connection sends as soon as it is free)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  serve->add_option("--input-len", o->input_len, "Prompt tokens per request (random ids)")
+  serve->add_option("--input-len", o->input_len, "Prompt tokens per request (random ids, or text with --tokenizer)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   serve->add_option("--output-len", o->output_len, "Output tokens per request (max_tokens, EOS ignored)")
@@ -77,6 +77,8 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   serve->add_option("--vocab-size", o->vocab_size, "Prompt ids are drawn from [0, this)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve->add_option("--tokenizer", o->tokenizer,
+                    "A tokenizer.json: send text prompts that encode to --input-len tokens by it, not token ids");
   serve->add_option("--seed", o->seed, "Seed of the random prompts")->capture_default_str();
   serve->add_option("--timeout", o->timeout_s, "Seconds a request may wait for its next bytes")
       ->check(CLI::PositiveNumber)

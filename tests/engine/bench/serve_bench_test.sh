@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `vt bench serve` end to end: against `vt serve` on the embedded model, 24 streamed requests at
 # concurrency 4 all succeed with every requested token counted and sane latency spreads, TTFT split
-# into the 4 connections' first requests and the 20 kept-alive ones after them; against
+# into the 4 connections' first requests and the 20 kept-alive ones after them; text prompts; against
 # a port where nothing listens, every request fails, the exit status is non-zero and the message
 # says why.
 # Usage: serve_bench_test.sh VT_BINARY SOURCE_DIR
@@ -70,6 +70,24 @@ rc=$?
 [ "$rc" != 0 ] && grep -q 'HTTP 400' "$err" || { echo "FAIL --extra-body did not reach the server"; cat "$out" "$err"; status=1; }
 "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 1 --extra-body '[1]' >"$out" 2>"$err"
 [ $? = 2 ] && grep -q 'must be a JSON object' "$err" || { echo "FAIL a non-object --extra-body is not a usage error"; status=1; }
+
+# Text prompts (--tokenizer): the server tokenizes each one; every request succeeds, and the prompts
+# encode to the asked length by the same tokenizer. A tokenizer that cannot load is a usage error.
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 6 --concurrency 2 --input-len 24 \
+  --output-len 4 --tokenizer "$src/assets/models/fortune-qwen3-7m/tokenizer.json" --json >"$out" 2>"$err"
+rc=$?
+cat "$out" "$err"
+[ "$rc" = 0 ] || { echo "FAIL vt bench serve --tokenizer exited $rc"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 6 and d['output_tokens'] == 6 * 4, d
+assert d['prompts'] == 'text' and d['prompt_tokens_mean'] == 24, d
+print('ok: text prompts of', d['prompt_tokens_mean'], 'tokens')
+PY
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 1 --tokenizer /nonexistent/tokenizer.json \
+  >"$out" 2>"$err"
+[ $? = 2 ] && grep -q -- '--tokenizer' "$err" || { echo "FAIL a missing --tokenizer is not a usage error"; cat "$err"; status=1; }
 
 # A model served without a tokenizer streams one event per token with empty text: each is a token.
 kill "$served_pid"; wait "$served_pid" 2>/dev/null
