@@ -22,8 +22,9 @@ void AddInPlace(const std::vector<float>& src, std::vector<float>* dst) {
 
 }  // namespace
 
-DecoderModel::DecoderModel(ModelConfig config, ModelWeights weights, cpu::ThreadPool* pool)
-    : config_(std::move(config)), weights_(std::move(weights)), pool_(pool) {
+DecoderModel::DecoderModel(ModelConfig config, ModelWeights weights, cpu::ThreadPool* pool,
+                           std::optional<TensorParallelRank> tp)
+    : config_(std::move(config)), weights_(std::move(weights)), pool_(pool), tp_(tp) {
   inv_freq_ = cpu::RopeInvFreq(config_.head_dim, config_.rope_theta, config_.rope_scaling);
 }
 
@@ -72,7 +73,12 @@ Status DecoderModel::Forward(const std::vector<ForwardSeq>& batch, KvCacheStorag
   cos_.resize(rows * c.head_dim / 2);
   sin_.resize(rows * c.head_dim / 2);
   cpu::RopeCosSin(inv_freq_, positions_.data(), rows, cos_.data(), sin_.data());
-  cpu::Embedding(weights_.embed_tokens, ids.data(), rows, hidden_.data());
+  if (tp_) {
+    cpu::EmbeddingSlice(weights_.embed_tokens, tp_->shard.vocab_begin, ids.data(), rows, hidden_.data());
+    AllReduce(&hidden_);
+  } else {
+    cpu::Embedding(weights_.embed_tokens, ids.data(), rows, hidden_.data());
+  }
 
   for (int64_t layer = 0; layer < c.num_layers; ++layer) {
     const LayerWeights& l = weights_.layers[layer];
@@ -93,8 +99,19 @@ Status DecoderModel::Forward(const std::vector<ForwardSeq>& batch, KvCacheStorag
   logits->assign(wanted * c.vocab_size, 0.0f);
   if (wanted == 0) return Status::Ok();
   cpu::RmsNorm(last.data(), weights_.final_norm.data(), wanted, h, c.rms_norm_eps, last.data());
-  cpu::MatMul(*pool_, last.data(), wanted, weights_.lm_head, nullptr, logits->data());
+  if (!tp_) {
+    cpu::MatMul(*pool_, last.data(), wanted, weights_.lm_head, nullptr, logits->data());
+    return Status::Ok();
+  }
+  // Vocabulary-parallel head: each rank's slice of the logits, gathered whole on every rank.
+  std::vector<float> slice(static_cast<size_t>(wanted * weights_.lm_head.rows));
+  cpu::MatMul(*pool_, last.data(), wanted, weights_.lm_head, nullptr, slice.data());
+  tp_->collective->AllGatherColumns(slice.data(), wanted, weights_.lm_head.rows, logits->data());
   return Status::Ok();
+}
+
+void DecoderModel::AllReduce(std::vector<float>* partial) {
+  if (tp_) tp_->collective->AllReduceSum(partial->data(), static_cast<int64_t>(partial->size()));
 }
 
 void DecoderModel::Attention(const LayerWeights& l, int64_t layer, const std::vector<ForwardSeq>& batch,
@@ -124,6 +141,7 @@ void DecoderModel::Attention(const LayerWeights& l, int64_t layer, const std::ve
   cpu::PagedAttentionPrefill(*pool_, kv, q_.data(), c.num_heads, seqs.data(), static_cast<int64_t>(seqs.size()),
                              scale, attn_.data());
   cpu::MatMul(*pool_, attn_.data(), rows, l.o_proj, nullptr, proj_.data());
+  AllReduce(&proj_);
   AddInPlace(proj_, &hidden_);
 }
 
@@ -135,6 +153,7 @@ void DecoderModel::Mlp(const LayerWeights& l) {
   cpu::MatMul(*pool_, normed_.data(), rows, l.up_proj, nullptr, up_.data());
   cpu::SiluMul(gate_.data(), up_.data(), rows * c.intermediate_size, gate_.data());
   cpu::MatMul(*pool_, gate_.data(), rows, l.down_proj, nullptr, proj_.data());
+  AllReduce(&proj_);
   AddInPlace(proj_, &hidden_);
 }
 
