@@ -1,0 +1,312 @@
+#include "engine/grammar/regex_grammar.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace vt::grammar {
+
+namespace {
+
+// Thompson's automaton: a state moves on one character set, or without input along its
+// epsilon edges; ^ and $ are epsilon edges with a condition (see Determinizer::Closure).
+struct NfaState {
+  std::vector<CharRange> ranges;  // with `next`: the move on a character
+  int32_t next = -1;
+  std::vector<int32_t> epsilon, at_start, at_end;
+};
+
+struct Fragment {
+  int32_t in = 0, out = 0;
+};
+
+class NfaBuilder {
+ public:
+  explicit NfaBuilder(int64_t max_states) : max_states_(max_states) {}
+
+  Result<Fragment> Build(const RegexNode& n) {
+    if (int64_t(states_.size()) > max_states_) {
+      return InvalidArgument("regex: its repetitions write out to more than " + std::to_string(max_states_) +
+                             " automaton states");
+    }
+    switch (n.kind) {
+      case RegexNode::kEmpty: {
+        const int32_t s = New();
+        return Fragment{s, s};
+      }
+      case RegexNode::kChars: {
+        const int32_t a = New(), b = New();
+        states_[size_t(a)].ranges = n.ranges;
+        states_[size_t(a)].next = b;
+        return Fragment{a, b};
+      }
+      case RegexNode::kStart:
+      case RegexNode::kEnd: {
+        const int32_t a = New(), b = New();
+        (n.kind == RegexNode::kStart ? states_[size_t(a)].at_start : states_[size_t(a)].at_end).push_back(b);
+        return Fragment{a, b};
+      }
+      case RegexNode::kConcat: {
+        const int32_t in = New();
+        int32_t out = in;
+        for (const auto& child : n.children) {
+          Result<Fragment> f = Build(*child);
+          if (!f.ok()) return f.status();
+          Link(out, f->in);
+          out = f->out;
+        }
+        return Fragment{in, out};
+      }
+      case RegexNode::kAlternate: {
+        const int32_t in = New(), out = New();
+        for (const auto& child : n.children) {
+          Result<Fragment> f = Build(*child);
+          if (!f.ok()) return f.status();
+          Link(in, f->in);
+          Link(f->out, out);
+        }
+        return Fragment{in, out};
+      }
+      case RegexNode::kRepeat:
+        return Repeat(*n.children[0], n.min, n.max);
+    }
+    return InvalidArgument("regex: unknown node");
+  }
+
+  std::vector<NfaState> Take() { return std::move(states_); }
+
+ private:
+  int32_t New() {
+    states_.emplace_back();
+    return static_cast<int32_t>(states_.size()) - 1;
+  }
+  void Link(int32_t from, int32_t to) { states_[size_t(from)].epsilon.push_back(to); }
+
+  // `min` copies, then either a loop or `max - min` nested optional copies ((x(x)?)?: after k
+  // optional characters the automaton is in copy k only, not in every copy at once).
+  Result<Fragment> Repeat(const RegexNode& child, int64_t min, int64_t max) {
+    const int32_t in = New();
+    int32_t out = in;
+    auto copy = [&]() -> Result<Fragment> {
+      Result<Fragment> f = Build(child);
+      if (f.ok()) Link(out, f->in);
+      return f;
+    };
+    for (int64_t i = 0; i < min; ++i) {
+      Result<Fragment> f = copy();
+      if (!f.ok()) return f.status();
+      out = f->out;
+    }
+    if (max < 0) {
+      const int32_t loop = New();
+      Link(out, loop);
+      out = loop;
+      Result<Fragment> f = copy();
+      if (!f.ok()) return f.status();
+      Link(f->out, loop);
+      return Fragment{in, loop};
+    }
+    const int32_t end = New();
+    for (int64_t i = min; i < max; ++i) {
+      Link(out, end);
+      Result<Fragment> f = copy();
+      if (!f.ok()) return f.status();
+      out = f->out;
+    }
+    Link(out, end);
+    return Fragment{in, end};
+  }
+
+  int64_t max_states_;
+  std::vector<NfaState> states_;
+};
+
+// Subsets of the Thompson automaton, one per deterministic state. A subset is keyed by what
+// decides its future: the states in it that move on a character, and whether it accepts.
+using Key = std::vector<int32_t>;
+constexpr int32_t kAccepts = -1;  // in a key: the subset accepts (sorts first)
+
+struct DfaState {
+  Key key;
+  std::map<int32_t, std::vector<CharRange>> moves;  // target -> its characters
+};
+
+class Determinizer {
+ public:
+  Determinizer(std::vector<NfaState> nfa, int32_t accept, const RegexCompileLimits& limits)
+      : nfa_(std::move(nfa)), accept_(accept), limits_(limits), seen_(nfa_.size() * 2, 0) {}
+
+  Result<std::vector<DfaState>> Run(int32_t start) {
+    Result<int32_t> first = Intern(Closure({start}, true));
+    if (!first.ok()) return first.status();
+    for (size_t d = 0; d < dfa_.size(); ++d) {
+      Status s = Expand(d);
+      if (!s.ok()) return s;
+    }
+    return std::move(dfa_);
+  }
+
+ private:
+  // The states reachable from `from` without input. ^ holds only before the first character; past
+  // a $ nothing may be output, so a state reached through one counts only if it accepts: each
+  // state is visited as (state, past-$), and only states not past a $ may move on a character.
+  Key Closure(const std::vector<int32_t>& from, bool at_start) {
+    ++stamp_;
+    Key key;
+    bool accepts = false;
+    std::vector<int32_t> todo;
+    auto visit = [&](int32_t state, bool past_end) {
+      const size_t slot = size_t(state) * 2 + (past_end ? 1 : 0);
+      if (seen_[slot] == stamp_) return;
+      seen_[slot] = stamp_;
+      todo.push_back(int32_t(slot));
+    };
+    for (int32_t s : from) visit(s, false);
+    while (!todo.empty()) {
+      const int32_t slot = todo.back();
+      todo.pop_back();
+      ++work_;
+      const int32_t state = slot / 2;
+      const bool past_end = slot % 2 == 1;
+      const NfaState& n = nfa_[size_t(state)];
+      if (state == accept_) accepts = true;
+      if (!past_end && n.next >= 0) key.push_back(state);
+      for (int32_t t : n.epsilon) visit(t, past_end);
+      if (at_start) {
+        for (int32_t t : n.at_start) visit(t, past_end);
+      }
+      for (int32_t t : n.at_end) visit(t, true);
+    }
+    if (accepts) key.push_back(kAccepts);
+    std::sort(key.begin(), key.end());
+    return key;
+  }
+
+  // The id of the subset `key`, new or seen; -1 for the empty subset (it accepts nothing).
+  Result<int32_t> Intern(Key key) {
+    if (key.empty()) return -1;
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    if (int64_t(dfa_.size()) >= limits_.max_dfa_states) {
+      return InvalidArgument("regex: its deterministic automaton has more than " +
+                             std::to_string(limits_.max_dfa_states) + " states");
+    }
+    const int32_t id = static_cast<int32_t>(dfa_.size());
+    index_.emplace(key, id);
+    dfa_.push_back({std::move(key), {}});
+    return id;
+  }
+
+  // The moves of subset `d`: the code points are cut where any member's set starts or ends, and
+  // each piece leads to the closure of the states it moves to.
+  Status Expand(size_t d) {
+    struct Event {
+      uint32_t at;
+      int32_t target;
+      bool opens;
+    };
+    std::vector<Event> events;
+    for (int32_t s : dfa_[d].key) {
+      if (s == kAccepts) continue;
+      for (const CharRange& r : nfa_[size_t(s)].ranges) {
+        events.push_back({r.lo, nfa_[size_t(s)].next, true});
+        events.push_back({r.hi + 1, nfa_[size_t(s)].next, false});
+      }
+    }
+    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+    std::map<int32_t, int> active;
+    std::map<std::vector<int32_t>, int32_t> successors;  // target states -> subset, for this d
+    for (size_t e = 0; e < events.size();) {
+      const uint32_t at = events[e].at;
+      for (; e < events.size() && events[e].at == at; ++e) {
+        if (events[e].opens) {
+          ++active[events[e].target];
+        } else if (--active[events[e].target] == 0) {
+          active.erase(events[e].target);
+        }
+      }
+      if (active.empty() || e == events.size()) continue;
+      std::vector<int32_t> targets;
+      for (const auto& [t, count] : active) targets.push_back(t);
+      auto [it, fresh] = successors.emplace(targets, -1);
+      if (fresh) {
+        Result<int32_t> next = Intern(Closure(targets, false));
+        if (!next.ok()) return next.status();
+        it->second = *next;
+      }
+      if (work_ > limits_.max_work) {
+        return InvalidArgument("regex: determinizing it takes more than " + std::to_string(limits_.max_work) +
+                               " steps");
+      }
+      if (it->second < 0) continue;
+      std::vector<CharRange>& ranges = dfa_[d].moves[it->second];
+      const uint32_t hi = events[e].at - 1;
+      if (!ranges.empty() && ranges.back().hi + 1 == at) {
+        ranges.back().hi = hi;
+      } else {
+        ranges.push_back({at, hi});
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::vector<NfaState> nfa_;
+  int32_t accept_;
+  const RegexCompileLimits& limits_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  int64_t work_ = 0;
+  std::vector<DfaState> dfa_;
+  std::map<Key, int32_t> index_;
+};
+
+// The states from which an accepting one can be reached; the others are dropped so that every rule
+// derives a string (the token mask table counts on it) and no output can walk into a dead end.
+std::vector<bool> Live(const std::vector<DfaState>& dfa) {
+  std::vector<bool> live(dfa.size(), false);
+  for (size_t d = 0; d < dfa.size(); ++d) live[d] = !dfa[d].key.empty() && dfa[d].key.front() == kAccepts;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t d = 0; d < dfa.size(); ++d) {
+      if (live[d]) continue;
+      for (const auto& [target, ranges] : dfa[d].moves) {
+        if (live[size_t(target)]) {
+          live[d] = changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return live;
+}
+
+}  // namespace
+
+Result<Grammar> CompileRegex(std::string_view pattern, const RegexCompileLimits& limits) {
+  Result<std::unique_ptr<RegexNode>> tree = ParseRegex(pattern, limits.syntax);
+  if (!tree.ok()) return tree.status();
+  NfaBuilder builder(limits.max_nfa_states);
+  Result<Fragment> whole = builder.Build(**tree);
+  if (!whole.ok()) return whole.status();
+  Result<std::vector<DfaState>> dfa = Determinizer(builder.Take(), whole->out, limits).Run(whole->in);
+  if (!dfa.ok()) return dfa.status();
+  const std::vector<bool> live = Live(*dfa);
+  if (!live[0]) return InvalidArgument("regex: it matches no string");
+  std::vector<int32_t> rule(dfa->size(), -1);
+  Grammar g;
+  for (size_t d = 0; d < dfa->size(); ++d) {
+    if (live[d]) rule[d] = AddRule(g, "regex-" + std::to_string(d));
+  }
+  for (size_t d = 0; d < dfa->size(); ++d) {
+    if (!live[d]) continue;
+    std::vector<Sequence>& alternatives = g.rules[size_t(rule[d])].alternatives;
+    for (const auto& [target, ranges] : (*dfa)[d].moves) {
+      if (live[size_t(target)]) alternatives.push_back({Chars(ranges), Ref(rule[size_t(target)])});
+    }
+    if ((*dfa)[d].key.front() == kAccepts) alternatives.push_back({});
+  }
+  g.root = rule[0];
+  return g;
+}
+
+}  // namespace vt::grammar
