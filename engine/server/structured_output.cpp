@@ -8,6 +8,7 @@
 
 #include "engine/grammar/choice_grammar.h"
 #include "engine/grammar/json_schema_grammar.h"
+#include "engine/grammar/regex_grammar.h"
 #include "engine/server/bounded_json.h"
 #include "engine/server/reasoning_grammar.h"
 #include "engine/server/tool_call_grammar.h"
@@ -49,6 +50,14 @@ std::variant<Source, ApiError> Choice(const json& choices, const std::string& pa
   }
   const std::vector<std::string> list = choices.get<std::vector<std::string>>();
   return Source{"choice:" + choices.dump(), [list] { return grammar::ChoiceGrammar(list); }};
+}
+
+// The output matches the whole regex; its text is the cache key as given (two spellings of one
+// language compile twice, which costs time, not correctness).
+std::variant<Source, ApiError> Regex(const json& pattern, const std::string& param) {
+  if (!pattern.is_string()) return BadRequest("'" + param + "' regex must be a string", param);
+  std::string text = pattern.get<std::string>();
+  return Source{"regex:" + text, [text] { return grammar::CompileRegex(text); }};
 }
 
 Source JsonObject() {
@@ -97,12 +106,10 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
                                               const ToolRequest* tools,
                                               std::optional<chat::ReasoningStart> reasoning,
                                               SamplingParams* params) {
-  for (const char* refused : {"guided_regex", "guided_grammar"}) {
-    if (Present(body, refused)) {
-      return BadRequest(std::string("'") + refused + "' is not supported: vt constrains outputs by JSON Schema "
-                                                     "(response_format, guided_json) or guided_choice only",
-                        refused);
-    }
+  if (Present(body, "guided_grammar")) {
+    return BadRequest("'guided_grammar' is not supported: vt constrains outputs by JSON Schema (response_format, "
+                      "guided_json), guided_choice or guided_regex only",
+                      "guided_grammar");
   }
   if (tools == nullptr && Present(body, "tool_choice")) {
     const json& tc = body["tool_choice"];
@@ -123,6 +130,9 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
   if (Present(body, "guided_choice")) {
     sources.emplace_back("guided_choice", [&] { return Choice(body["guided_choice"], "guided_choice"); });
   }
+  if (Present(body, "guided_regex")) {
+    sources.emplace_back("guided_regex", [&] { return Regex(body["guided_regex"], "guided_regex"); });
+  }
   if (Present(body, "structured_outputs")) {
     const json& so = body["structured_outputs"];
     const std::string param = "structured_outputs";
@@ -133,10 +143,12 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
         sources.emplace_back(param, [&, v = value] { return Schema(v, param); });
       } else if (key == "choice") {
         sources.emplace_back(param, [&, v = value] { return Choice(v, param); });
+      } else if (key == "regex") {
+        sources.emplace_back(param, [&, v = value] { return Regex(v, param); });
       } else if (key == "json_object" && value == true) {
         sources.emplace_back(param, [] { return std::variant<Source, ApiError>(JsonObject()); });
       } else {
-        return BadRequest("'structured_outputs' '" + key + "' is not supported: only json, json_object and choice", param);
+        return BadRequest("'structured_outputs' '" + key + "' is not supported: only json, json_object, choice and regex", param);
       }
     }
   }

@@ -1,6 +1,6 @@
 // The official `openai` npm client against a running `vt serve`: completions, chat, streaming
-// with usage, n = 2, stop strings, logprobs, models.retrieve, structured outputs, logit_bias and
-// min_tokens, and the error cases.
+// with usage, n = 2, stop strings, logprobs, models.retrieve, structured outputs (JSON Schema and
+// regex), logit_bias and min_tokens, and the error cases.
 // Usage: node openai_client_test.mjs BASE_URL NODE_CACHE
 import assert from 'node:assert/strict';
 
@@ -153,6 +153,55 @@ await check('a schema vt cannot compile is a BadRequestError naming response_for
     response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'integer', minimum: 3 } } },
   }), (e) => e.status === 400 && e instanceof OpenAI.BadRequestError && e.param === 'response_format' &&
     e.message.includes('minimum'));
+});
+
+// Regexes as vLLM's users send them (structured_outputs.regex, and the older guided_regex) on both
+// endpoints; each output must match the whole regex (JavaScript's engine, with the u flag, as the
+// judge) and finish with stop. The patterns are bounded, so every answer ends within max_tokens.
+const regexes = [
+  '\\d{3}-\\d{4}',
+  '(yes|no|maybe)',
+  '[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8}){0,2}\\.',
+  '(\u00e9|\u00fc|\u{1F600})[a-z]{1,5}',
+  '\\{"name": "\\w{1,10}", "age": \\d{1,3}\\}',
+];
+const fullMatch = (re, text) => new RegExp(`^(?:${re})$`, 'u').test(text);
+
+await check('structured_outputs.regex and guided_regex: 40 seeded sampled answers match in full', async () => {
+  assert.equal(fullMatch(regexes[0], '123-45678'), false);  // the judge must be able to fail
+  for (let seed = 0; seed < 8; seed++) {
+    for (const [i, re] of regexes.entries()) {
+      const extra = i % 2 === 0 ? { structured_outputs: { regex: re } } : { guided_regex: re };
+      const r = seed % 2 === 0
+        ? await client.completions.create({ model, prompt: 'Answer:', max_tokens: 64, temperature: 1, seed, ...extra })
+        : await client.chat.completions.create({
+          model, messages: [{ role: 'user', content: 'Answer' }], max_tokens: 64, temperature: 1, seed, ...extra,
+        });
+      const choice = r.choices[0];
+      const text = choice.text ?? choice.message.content;
+      assert.equal(choice.finish_reason, 'stop', `/${re}/ seed ${seed}: ${text}`);
+      assert.ok(fullMatch(re, text), `/${re}/ seed ${seed}: '${text}'`);
+    }
+  }
+});
+
+await check('guided_regex streamed: the chunks concatenate to a full match', async () => {
+  const stream = await client.chat.completions.create({
+    model, messages: [{ role: 'user', content: 'Name someone' }], max_tokens: 64, temperature: 1, seed: 9,
+    guided_regex: regexes[2], stream: true,
+  });
+  let text = '';
+  for await (const chunk of stream) for (const c of chunk.choices) text += c.delta.content ?? '';
+  assert.ok(fullMatch(regexes[2], text), text);
+});
+
+await check('a regex vt cannot compile is a BadRequestError naming the field and the construct', async () => {
+  await assert.rejects(client.completions.create({ model, prompt: 'x', structured_outputs: { regex: '(a)\\1' } }),
+    (e) => e.status === 400 && e instanceof OpenAI.BadRequestError && e.param === 'structured_outputs' &&
+      e.message.includes('backreference'));
+  await assert.rejects(client.chat.completions.create({
+    model, messages: [{ role: 'user', content: 'x' }], guided_regex: '(a{1000}){1000}',
+  }), (e) => e.status === 400 && e.param === 'guided_regex' && e.message.includes('automaton states'));
 });
 
 await check('logit_bias and min_tokens through the SDK', async () => {

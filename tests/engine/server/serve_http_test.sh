@@ -147,8 +147,16 @@ assert isinstance(json.loads(c['message']['content']), dict), c"
 code=$(post badschema /v1/chat/completions '{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"string","format":"email"}}}}')
 check "an uncompilable schema -> 400 naming response_format and the keyword" json "$work/badschema.json" \
   "d['error']['param'] == 'response_format' and 'format' in d['error']['message']"
-code=$(post regex /v1/completions '{"prompt":"x","guided_regex":"a+"}')
-check "guided_regex -> 400 naming it" json "$work/regex.json" "d['error']['param'] == 'guided_regex'"
+code=$(post regex /v1/completions '{"prompt":"Call","max_tokens":20,"temperature":1,"seed":3,"guided_regex":"\\d{3}-\\d{4}"}')
+check "guided_regex -> the whole output matches" python3 -c "
+import json, re; d=json.load(open('$work/regex.json')); c=d['choices'][0]
+assert c['finish_reason'] == 'stop' and re.fullmatch(r'[0-9]{3}-[0-9]{4}', c['text']), d"
+code=$(post badregex /v1/completions '{"prompt":"x","guided_regex":"a(?=b)"}')
+check "a regex with a lookahead -> 400 naming guided_regex and the construct" json "$work/badregex.json" \
+  "d['error']['param'] == 'guided_regex' and 'lookahead' in d['error']['message']"
+check "a bad regex -> 400" test "$code" = 400
+code=$(post grammar /v1/completions '{"prompt":"x","guided_grammar":"root ::= \"a\""}')
+check "guided_grammar -> 400 naming it" json "$work/grammar.json" "d['error']['param'] == 'guided_grammar'"
 code=$(post choice /v1/completions '{"prompt":"The answer is","max_tokens":10,"temperature":1,"seed":2,"guided_choice":["yes","no","maybe"]}')
 check "guided_choice -> exactly one of the choices" json "$work/choice.json" "d['choices'][0]['text'] in ('yes', 'no', 'maybe')"
 

@@ -74,6 +74,31 @@ TEST(StructuredOutput, EachSourceCompilesItsGrammar) {
   ASSERT_NE(so, nullptr);
   EXPECT_TRUE(Accepts(so, "b"));
   EXPECT_EQ(GrammarOf(R"(, "response_format": {"type": "text"}, "tool_choice": "auto")", model), nullptr);
+  // guided_regex and structured_outputs.regex: the whole output matches.
+  const auto regex = GrammarOf(R"(, "guided_regex": "\\d{3}-(ab|c)+")", model);
+  ASSERT_NE(regex, nullptr);
+  EXPECT_TRUE(Accepts(regex, "123-abcab"));
+  EXPECT_FALSE(Accepts(regex, "123-abcab "));
+  EXPECT_FALSE(Accepts(regex, "12-c"));
+  const auto so_regex = GrammarOf(R"(, "structured_outputs": {"regex": "(yes|no)\\."})", model);
+  ASSERT_NE(so_regex, nullptr);
+  EXPECT_TRUE(Accepts(so_regex, "no."));
+  EXPECT_FALSE(Accepts(so_regex, "no"));
+}
+
+TEST(StructuredOutput, BadRegexesAreRefusedNamingTheFieldAndTheProblem) {
+  const ModelContext model = TextModel();
+  const std::string lookahead = ErrorParam(R"x(, "guided_regex": "a(?=b)")x", model);
+  EXPECT_EQ(lookahead.rfind("guided_regex: ", 0), 0u) << lookahead;
+  EXPECT_NE(lookahead.find("lookahead '(?=' at offset 1"), std::string::npos) << lookahead;
+  const std::string backref = ErrorParam(R"(, "structured_outputs": {"regex": "(a)\\1"})", model);
+  EXPECT_EQ(backref.rfind("structured_outputs: ", 0), 0u) << backref;
+  EXPECT_NE(backref.find("backreference"), std::string::npos) << backref;
+  EXPECT_EQ(ErrorParam(R"(, "guided_regex": 5)", model).rfind("guided_regex: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_regex": "a{1001}")", model).rfind("guided_regex: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_regex": "(a|b)*a(a|b){20}")", model).rfind("guided_regex: ", 0), 0u);
+  const std::string both = ErrorParam(R"(, "guided_regex": "a", "guided_choice": ["a"])", model);
+  EXPECT_NE(both.find("cannot be combined"), std::string::npos) << both;
 }
 
 TEST(StructuredOutput, TheSameSchemaCompilesOnce) {
@@ -117,9 +142,9 @@ TEST(StructuredOutput, BadSchemasAreRefusedWithTheCompilersMessage) {
 
 TEST(StructuredOutput, FieldsVtCannotHonourAreRefusedByName) {
   const ModelContext model = TextModel();
-  EXPECT_EQ(ErrorParam(R"(, "guided_regex": "a+")", model).rfind("guided_regex: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "guided_grammar": "root ::= \"a\"")", model).rfind("guided_grammar: ", 0), 0u);
-  EXPECT_EQ(ErrorParam(R"(, "structured_outputs": {"regex": "a+"})", model).rfind("structured_outputs: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "structured_outputs": {"grammar": "root ::= \"a\""})", model).rfind("structured_outputs: ", 0),
+            0u);
   EXPECT_EQ(ErrorParam(R"(, "tool_choice": "required")", model).rfind("tool_choice: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "tool_choice": {"type": "function", "function": {"name": "f"}})", model).rfind("tool_choice: ", 0),
             0u);
