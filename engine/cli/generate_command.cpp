@@ -23,6 +23,7 @@
 #include "engine/exec/step_loop.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/json_schema_grammar.h"
+#include "engine/grammar/regex_grammar.h"
 #include "engine/session/session.h"
 #include "engine/tokenizer/tokenizer.h"
 
@@ -49,6 +50,7 @@ struct GenerateOptions {
   int64_t min_tokens = 0;
   std::vector<std::string> logit_bias;  // ID=BIAS
   std::string json_schema;              // a file
+  std::optional<std::string> regex;
   bool json = false;
 };
 
@@ -85,20 +87,27 @@ Result<std::pair<int32_t, float>> ParseLogitBias(const std::string& item, int64_
                          " and a bias in [-100, 100]");
 }
 
-// --json-schema FILE compiled against the tokenizer's vocabulary.
-Result<std::shared_ptr<const grammar::GrammarConstraint>> LoadJsonSchema(const std::string& path,
-                                                                        const Tokenizer* tokenizer) {
-  if (!tokenizer) return InvalidArgument("--json-schema needs the model's tokenizer, and this model has none");
+// A constraint's grammar compiled against the tokenizer's vocabulary; `option` names it in errors.
+Result<std::shared_ptr<const grammar::GrammarConstraint>> ForVocabulary(const std::string& option,
+                                                                       Result<grammar::Grammar> compiled,
+                                                                       const Tokenizer* tokenizer) {
+  if (!tokenizer) return InvalidArgument(option + " needs the model's tokenizer, and this model has none");
+  if (!compiled.ok()) return InvalidArgument(option + ": " + compiled.status().message());
+  return grammar::Constrain(std::move(*compiled),
+                            std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable()));
+}
+
+// --json-schema FILE, read and compiled.
+Result<grammar::Grammar> LoadJsonSchema(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return NotFound("--json-schema: cannot open " + path);
+  if (!in) return NotFound("cannot open " + path);
   std::stringstream text;
   text << in.rdbuf();
   const nlohmann::json schema = nlohmann::json::parse(text.str(), nullptr, false);
-  if (schema.is_discarded()) return InvalidArgument("--json-schema: " + path + " is not valid JSON");
+  if (schema.is_discarded()) return InvalidArgument(path + " is not valid JSON");
   Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
-  if (!compiled.ok()) return InvalidArgument("--json-schema: " + path + ": " + compiled.status().message());
-  return grammar::Constrain(std::move(*compiled),
-                            std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable()));
+  if (!compiled.ok()) return InvalidArgument(path + ": " + compiled.status().message());
+  return compiled;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -180,8 +189,10 @@ int Run(GenerateOptions o) {
     if (!bias.ok()) return Fail(bias.status());
     params.logit_bias.push_back(*bias);
   }
-  if (!o.json_schema.empty()) {
-    Result<std::shared_ptr<const grammar::GrammarConstraint>> c = LoadJsonSchema(o.json_schema, tokenizer.get());
+  if (!o.json_schema.empty() || o.regex) {
+    Result<std::shared_ptr<const grammar::GrammarConstraint>> c =
+        o.regex ? ForVocabulary("--regex", grammar::CompileRegex(*o.regex), tokenizer.get())
+                : ForVocabulary("--json-schema", LoadJsonSchema(o.json_schema), tokenizer.get());
     if (!c.ok()) return Fail(c.status());
     params.grammar = *c;
   }
@@ -303,8 +314,10 @@ Command AddGenerateCommand(CLI::App& parent) {
   app->add_option("--min-tokens", o->min_tokens, "EOS and stop tokens cannot end the output before this many tokens")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--logit-bias", o->logit_bias, "ID=BIAS: add BIAS (-100..100) to token ID's logit; repeatable");
-  app->add_option("--json-schema", o->json_schema, "The output is JSON that validates against the schema in FILE")
-      ->check(CLI::ExistingFile);
+  CLI::Option* schema =
+      app->add_option("--json-schema", o->json_schema, "The output is JSON that validates against the schema in FILE")
+          ->check(CLI::ExistingFile);
+  app->add_option("--regex", o->regex, "The whole output matches the regular expression RE")->excludes(schema);
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
   return {app, [o] {
     try {
