@@ -23,7 +23,7 @@ std::map<FindingKey, int> Tally(const GateReport& report) {
 
 Result<int> CountCommits(const Repository& repo, const git_oid& tip, const git_oid& hide) {
   int count = 0;
-  Status status = WalkExcluding(repo, tip, {hide}, {}, [&](git_commit*) {
+  Status status = WalkExcluding(repo, tip, {hide}, {}, [&](const WalkedCommit&) {
     ++count;
     return true;
   });

@@ -118,7 +118,7 @@ Result<git_oid> ShallowMergeBase(const Repository& repo, const git_oid& base, co
 }
 
 Status ShallowWalk(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
-                   const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
+                   const WalkOptions& options, const std::function<bool(const WalkedCommit&)>& visit) {
   ShallowHistory history(repo);
   std::set<std::string> hidden;
   std::vector<git_oid> hidden_tips(hide.begin(), hide.end());
@@ -133,7 +133,7 @@ Status ShallowWalk(const Repository& repo, const git_oid& tip, const std::vector
     if (hidden.count(hex) || !seen.insert(hex).second) continue;
     git_commit* commit = nullptr;
     if (git_commit_lookup(&commit, repo.raw(), &oid) != 0) return CutAt(oid);
-    bool keep_going = visit(commit);
+    bool keep_going = visit(WalkedCommit::Borrow(commit));
     git_commit_free(commit);
     if (history.IsBoundary(oid)) return CutAt(oid);
     if (!keep_going) return Status::Ok();
@@ -167,10 +167,10 @@ Status UnreadableObjectBehind(const Repository& repo, const std::string& spec) {
 }
 
 // Hands the walk's commits to `visit`, each released once visited.
-void Visit(LimitedWalkResult& walk, const std::function<bool(git_commit*)>& visit) {
-  for (CommitPtr& commit : walk.commits) {
-    CommitPtr visited = std::move(commit);
-    if (!visit(visited.get())) return;
+void Visit(LimitedWalkResult& walk, const std::function<bool(const WalkedCommit&)>& visit) {
+  for (WalkedCommit& commit : walk.commits) {
+    WalkedCommit visited = std::move(commit);
+    if (!visit(visited)) return;
   }
 }
 
@@ -269,7 +269,7 @@ Result<git_oid> MergeBase(const Repository& repo, const git_oid& base, const git
 }
 
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
-                     const WalkOptions& options, const std::function<bool(git_commit*)>& visit) {
+                     const WalkOptions& options, const std::function<bool(const WalkedCommit&)>& visit) {
   if (git_repository_is_shallow(repo.raw())) return ShallowWalk(repo, tip, hide, options, visit);
   Result<LimitedWalkResult> walk = RunLimitedWalk(repo, {tip, hide, options.floor, options.first_parent});
   if (!walk.ok()) return walk.status();
@@ -278,12 +278,12 @@ Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vect
 }
 
 Status WalkScope(const Repository& repo, const ChangeScope& scope, const WalkOptions& options,
-                 const std::function<bool(git_commit*)>& visit) {
+                 const std::function<bool(const WalkedCommit&)>& visit) {
   return WalkExcluding(repo, scope.head, scope.hide, options, visit);
 }
 
 Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
-                          const std::function<bool(git_commit*)>& visit) {
+                          const std::function<bool(const WalkedCommit&)>& visit) {
   if (git_repository_is_shallow(repo.raw())) {
     Result<git_oid> merge_base = ShallowMergeBase(repo, range.base, range.head);
     if (!merge_base.ok()) return merge_base.status();

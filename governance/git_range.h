@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "governance/git_repository.h"
+#include "governance/walked_commit.h"
 
 namespace vt::gate {
 
@@ -56,11 +57,11 @@ struct WalkOptions {
 // visited, and so is a shallow clone whose boundary lies inside the range:
 // commits below it cannot be seen.
 Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, const WalkOptions& options,
-                          const std::function<bool(git_commit*)>& visit);
+                          const std::function<bool(const WalkedCommit&)>& visit);
 
 // Visits the commits reachable from `tip` but from none of `hide`.
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
-                     const WalkOptions& options, const std::function<bool(git_commit*)>& visit);
+                     const WalkOptions& options, const std::function<bool(const WalkedCommit&)>& visit);
 
 // The commits a change brings when the caller knows them better than
 // merge-base(base, HEAD)..HEAD: CI's pushed commits (what the remote did not
@@ -72,6 +73,6 @@ struct ChangeScope {
 };
 
 Status WalkScope(const Repository& repo, const ChangeScope& scope, const WalkOptions& options,
-                 const std::function<bool(git_commit*)>& visit);
+                 const std::function<bool(const WalkedCommit&)>& visit);
 
 }  // namespace vt::gate

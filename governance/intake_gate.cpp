@@ -297,10 +297,9 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
     checker.SetSyntax(repo.ReadTrailerSyntax());
     checker.CheckTable();
     scope = Counted(record->intake.size(), "issue");
-    auto check_message = [&](git_commit* c) {
-      if (git_commit_parentcount(c) > 1) return true;  // a merge's message is generated
-      const char* message = git_commit_message(c);
-      checker.CheckDescription({"", OidHex(*git_commit_id(c)), message ? message : ""});
+    auto check_message = [&](const WalkedCommit& c) {
+      if (c.parent_count() > 1) return true;  // a merge's message is generated
+      checker.CheckDescription({"", OidHex(c.id()), std::string(c.message())});
       return true;
     };
     if (input.at_commit) {

@@ -25,7 +25,7 @@ enum Flag : uint8_t {
 struct Node {
   git_oid oid{};
   git_time_t time = 0;
-  CommitPtr commit;  // held until visited; released when the node turns out not to be the tip's
+  std::optional<WalkedCommit> commit;  // held until visited; released when the node turns out not to be the tip's
   uint32_t parents_begin = 0;
   uint32_t parents_count = 0;
   uint8_t flags = 0;
@@ -104,15 +104,15 @@ class Walker {
       Mark(it->second, flags);
       return Status::Ok();
     }
-    git_commit* commit = nullptr;
-    if (git_commit_lookup(&commit, repo_.raw(), &oid) != 0) {
+    Result<WalkedCommit> commit = WalkedCommit::Read(repo_, oid);
+    if (!commit.ok()) {
       index_.erase(it);
       return Failed();
     }
     Node& node = nodes_.emplace_back();
     node.oid = oid;
-    node.commit.reset(commit);
-    node.time = git_commit_time(commit);
+    node.commit.emplace(std::move(commit.value()));
+    node.time = node.commit->time();
     node.flags = flags | kQueued;
     if ((flags & kUninteresting) == 0) ++interesting_queued_;
     queue_.push({node.time, next_order_++, it->second});
@@ -140,13 +140,14 @@ class Walker {
   // hidden history is painted wherever it goes; only the first of the tip's
   // own in a first-parent walk, as git log --first-parent.
   Status Expand(uint32_t index) {
-    git_commit* commit = nodes_[index].commit.get();
+    const WalkedCommit& commit = *nodes_[index].commit;
     uint8_t flags = nodes_[index].flags & kUninteresting;
-    unsigned count = git_commit_parentcount(commit);
+    unsigned count = commit.parent_count();
     if (input_.first_parent && flags == 0 && count > 1) count = 1;
-    std::vector<git_oid> parents;
-    parents.reserve(count);
-    for (unsigned i = 0; i < count; ++i) parents.push_back(*git_commit_parent_id(commit, i));
+    // Copied (into a buffer kept across calls): Discover may grow nodes_ and move the commit.
+    std::vector<git_oid>& parents = parents_scratch_;
+    parents.clear();
+    for (unsigned i = 0; i < count; ++i) parents.push_back(commit.parent(i));
     uint32_t begin = static_cast<uint32_t>(parent_store_.size());
     for (const git_oid& parent : parents) {
       VT_RETURN_IF_ERROR(Discover(parent, flags));
@@ -202,7 +203,8 @@ class Walker {
         uint32_t parent = parent_store_[node.parents_begin + i];
         if (Interesting(parent) && --children[parent] == 0) stack.push_back(parent);
       }
-      result.commits.push_back(std::move(node.commit));
+      result.commits.push_back(std::move(*node.commit));
+      node.commit.reset();
     }
     return result;
   }
@@ -211,6 +213,7 @@ class Walker {
   const LimitedWalkInput& input_;
   std::vector<Node> nodes_;
   std::vector<uint32_t> parent_store_;
+  std::vector<git_oid> parents_scratch_;
   std::unordered_map<git_oid, uint32_t, OidHash, OidEqual> index_;
   std::priority_queue<Queued> queue_;
   uint64_t next_order_ = 0;

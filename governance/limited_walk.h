@@ -13,18 +13,13 @@
 
 #include <git2.h>
 
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "governance/git_repository.h"
+#include "governance/walked_commit.h"
 
 namespace vt::gate {
-
-struct CommitDeleter {
-  void operator()(git_commit* commit) const { git_commit_free(commit); }
-};
-using CommitPtr = std::unique_ptr<git_commit, CommitDeleter>;
 
 struct LimitedWalkInput {
   git_oid tip{};
@@ -44,7 +39,7 @@ struct BoundaryCommit {
 struct LimitedWalkResult {
   // The tip's commits in libgit2's GIT_SORT_TOPOLOGICAL order: a commit
   // before its parents, a merge's last parent's line first.
-  std::vector<CommitPtr> commits;
+  std::vector<WalkedCommit> commits;
   std::vector<BoundaryCommit> boundary;
 };
 

@@ -61,9 +61,8 @@ BranchIndex IndexBranches(const Repository& repo, const std::string& name_templa
 // id -> number of base commits whose message mentions it as a whole token.
 Status IndexMentions(const Repository& repo, const git_oid& base, const std::set<std::string>& ids,
                      std::map<std::string, int>& mentions) {
-  return WalkExcluding(repo, base, {}, {}, [&](git_commit* commit) {
-    const char* raw = git_commit_message(commit);
-    std::string_view message = raw ? raw : "";
+  return WalkExcluding(repo, base, {}, {}, [&](const WalkedCommit& commit) {
+    std::string_view message = commit.message();
     std::set<std::string> found;
     size_t i = 0;
     while (i < message.size()) {
@@ -84,7 +83,7 @@ Status IndexMentions(const Repository& repo, const git_oid& base, const std::set
 
 Result<int> UnmergedCommits(const Repository& repo, const git_oid& tip, const git_oid& base) {
   int count = 0;
-  Status status = WalkExcluding(repo, tip, {base}, {}, [&](git_commit*) {
+  Status status = WalkExcluding(repo, tip, {base}, {}, [&](const WalkedCommit&) {
     ++count;
     return true;
   });

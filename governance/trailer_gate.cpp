@@ -44,16 +44,18 @@ class Checker {
           GateReport& report)
       : repo_(repo), config_(config), ownership_(ownership), syntax_(std::move(syntax)), report_(report) {}
 
-  void Check(git_commit* commit) {
-    const char* encoding = git_commit_message_encoding(commit);
-    const git_signature* author = git_commit_author(commit);
+  void Check(const WalkedCommit& commit) {
+    const char* encoding = commit.encoding();
+    // The author is only matched against bot_authors: read (with the whole
+    // commit) only then.
     std::string who;
+    git_commit* full = config_.trailers.bot_authors ? commit.Full() : nullptr;
+    const git_signature* author = full ? git_commit_author(full) : nullptr;
     if (author)
       who = std::string(author->name ? author->name : "") + " <" + (author->email ? author->email : "") + ">";
-    const char* raw_message = git_commit_message(commit);
     MessageFacts facts;
-    facts.message = raw_message ? raw_message : "";
-    facts.parent_count = static_cast<int>(git_commit_parentcount(commit));
+    facts.message = commit.message();
+    facts.parent_count = static_cast<int>(commit.parent_count());
     facts.author = who;
     facts.check_encoding = encoding == nullptr || std::string_view(encoding) == "UTF-8" ||
                            std::string_view(encoding) == "utf-8" || std::string_view(encoding) == "utf8";
@@ -75,10 +77,15 @@ class Checker {
         ++tally_.bots;
         return;
     }
-    std::string id = OidHex(*git_commit_id(commit));
-    if (config_.trailers.cherry_picks) {
+    // Most commits have no findings and no further checks: no id to spell.
+    if (verdict.findings.empty() && !config_.trailers.cherry_picks && !ownership_) return;
+    std::string id = OidHex(commit.id());
+    full = (config_.trailers.cherry_picks || ownership_) ? commit.Full() : nullptr;
+    if ((config_.trailers.cherry_picks || ownership_) && !full) {
+      unverified_.push_back("commit " + id + ": " + LastGitError());
+    } else if (config_.trailers.cherry_picks) {
       ProvenanceVerdict provenance =
-          CheckCherryPickProvenance(repo_, *config_.trailers.cherry_picks, syntax_, commit);
+          CheckCherryPickProvenance(repo_, *config_.trailers.cherry_picks, syntax_, full);
       for (RuleFinding& f : provenance.findings) verdict.findings.push_back(std::move(f));
       if (!IsException(id, "cherry-pick:source")) {
         for (const std::string& what : provenance.unverified)
@@ -89,7 +96,7 @@ class Checker {
       if (IsException(id, f.rule)) continue;
       report_.findings.push_back({f.rule, id, "", f.line, std::move(f.message)});
     }
-    if (ownership_ && !IsException(id, "ownership")) CheckOwnership(commit, facts.message, id);
+    if (ownership_ && full && !IsException(id, "ownership")) CheckOwnership(full, facts.message, id);
   }
 
   // Provenance that could not be verified: with no findings the gate cannot
@@ -236,7 +243,8 @@ bool IsZeroId(const std::string& hex) { return hex.find_first_not_of('0') == std
 
 // The rules over the commits `walk` visits. `walk` returns the walk's status
 // and sets the scope the report names.
-using Walker = std::function<Status(const WalkOptions&, const std::function<bool(git_commit*)>&, std::string*)>;
+using Walker =
+    std::function<Status(const WalkOptions&, const std::function<bool(const WalkedCommit&)>&, std::string*)>;
 
 GateReport CheckWalked(const Repository& repo, const Config& raw_config, const std::string& base,
                        const Walker& walk) {
@@ -255,7 +263,7 @@ GateReport CheckWalked(const Repository& repo, const Config& raw_config, const s
     Checker checker(repo, config, effective->owners(), repo.ReadTrailerSyntax(), report);
     status = walk(
         options,
-        [&](git_commit* c) {
+        [&](const WalkedCommit& c) {
           checker.Check(c);
           return true;
         },
@@ -441,9 +449,9 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
       break;
     }
     int covered = 0;
-    auto check = [&](git_commit* c) {
+    auto check = [&](const WalkedCommit& c) {
       ++covered;
-      if (seen.insert(OidHex(*git_commit_id(c))).second) checker.Check(c);
+      if (seen.insert(OidHex(c.id())).second) checker.Check(c);
       return true;
     };
     status = WalkExcluding(repo, tip, hide, options, check);

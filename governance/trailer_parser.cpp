@@ -1,6 +1,7 @@
 #include "governance/trailer_parser.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace vt::gate {
 namespace {
@@ -36,11 +37,15 @@ Pos LastLine(std::string_view buf, Pos len) {
 
 // Offset of the separator in the line at `pos`, or -1: the token is
 // alphanumerics and '-', optionally followed by blanks before the separator.
+// Called for every line of a trailer block, three times: the usual single
+// separator is compared directly rather than searched for in a string.
 Pos FindSeparator(std::string_view buf, Pos pos, std::string_view separators) {
   bool whitespace_found = false;
   Pos n = static_cast<Pos>(buf.size());
+  const bool single = separators.size() == 1;
+  const char only = single ? separators[0] : '\0';
   for (Pos c = pos; c < n && buf[c] != '\0'; ++c) {
-    if (separators.find(buf[c]) != std::string_view::npos) return c - pos;
+    if (single ? buf[c] == only : separators.find(buf[c]) != std::string_view::npos) return c - pos;
     if (!whitespace_found && (IsAlnum(buf[c]) || buf[c] == '-')) continue;
     if (c != pos && (buf[c] == ' ' || buf[c] == '\t')) {
       whitespace_found = true;
@@ -52,28 +57,32 @@ Pos FindSeparator(std::string_view buf, Pos pos, std::string_view separators) {
 }
 
 bool StartsWith(std::string_view buf, Pos pos, std::string_view prefix) {
-  return buf.substr(static_cast<size_t>(pos)).substr(0, prefix.size()) == prefix;
+  size_t at = static_cast<size_t>(pos);
+  return at + prefix.size() <= buf.size() && std::memcmp(buf.data() + at, prefix.data(), prefix.size()) == 0;
 }
 
 // A `---` line followed by whitespace starts a patch; the message ends there.
+// Searched for rather than tested line by line: most messages have none.
 Pos FindPatchStart(std::string_view buf) {
   Pos n = static_cast<Pos>(buf.size());
-  Pos s = 0;
-  for (; s < n; s = NextLine(buf, s)) {
-    if (StartsWith(buf, s, "---") && s + 3 < n && IsSpace(buf[s + 3])) return s;
+  for (size_t at = buf.find("---"); at != std::string_view::npos; at = buf.find("---", at + 1)) {
+    Pos s = static_cast<Pos>(at);
+    if ((s == 0 || buf[s - 1] == '\n') && s + 3 < n && IsSpace(buf[s + 3])) return s;
   }
-  return s;
+  return n;
 }
 
-// wt_status_locate_end: a scissors line cuts the message.
+// wt_status_locate_end: a scissors line (the comment character, then this)
+// cuts the message.
+constexpr std::string_view kScissorsTail = " ------------------------ >8 ------------------------\n";
+
 Pos LocateScissors(std::string_view buf, Pos len, char comment_char) {
-  std::string pattern = "\n";
-  pattern += comment_char;
-  pattern += " ------------------------ >8 ------------------------\n";
-  if (StartsWith(buf, 0, std::string_view(pattern).substr(1))) return 0;
-  size_t found = buf.find(pattern);
-  if (found == std::string_view::npos) return len;
-  return std::min<Pos>(len, static_cast<Pos>(found) + 1);
+  if (!buf.empty() && buf[0] == comment_char && StartsWith(buf, 1, kScissorsTail)) return 0;
+  for (size_t at = buf.find(kScissorsTail); at != std::string_view::npos; at = buf.find(kScissorsTail, at + 1)) {
+    if (at >= 2 && buf[at - 1] == comment_char && buf[at - 2] == '\n')
+      return std::min<Pos>(len, static_cast<Pos>(at) - 1);
+  }
+  return len;
 }
 
 // ignore_non_trailer: trailing comment lines, blank lines and an old-style
@@ -83,6 +92,12 @@ Pos FindTrailerEnd(std::string_view buf, Pos len, char comment_char) {
   Pos bol = 0;
   bool in_old_conflicts_block = false;
   Pos cutoff = LocateScissors(buf, len, comment_char);
+  // Whatever came before, a last line that is none of these ends the body
+  // where the cut does: the common case, decided without reading the rest.
+  if (Pos last = LastLine(buf, cutoff); last >= 0) {
+    char c = buf[last];
+    if (c != comment_char && c != '\n' && c != '\t' && !StartsWith(buf, last, "Conflicts:\n")) return cutoff;
+  }
   while (bol < cutoff) {
     Pos next = NextLine(buf, bol);
     if (next > len) next = len;
@@ -149,8 +164,9 @@ Pos FindEndOfTitle(std::string_view buf, Pos len, char comment_char) {
 }
 
 // find_trailer_start: walks the last paragraph bottom-up; returns its start
-// when it qualifies as a trailer block, else `len`.
-Pos FindTrailerStart(std::string_view buf, Pos len, const TrailerSyntax& syntax) {
+// when it qualifies as a trailer block, else `len`. `end_of_title` is
+// FindEndOfTitle(buf, len).
+Pos FindTrailerStart(std::string_view buf, Pos len, Pos end_of_title, const TrailerSyntax& syntax) {
   bool only_spaces = true;
   bool recognized_prefix = false;
   int trailer_lines = 0;
@@ -158,7 +174,6 @@ Pos FindTrailerStart(std::string_view buf, Pos len, const TrailerSyntax& syntax)
   // Indented lines count as continuations of a trailer below them, or as
   // non-trailers once a non-trailer line shows they continue nothing.
   int possible_continuation_lines = 0;
-  Pos end_of_title = FindEndOfTitle(buf, len, syntax.comment_char);
 
   for (Pos l = LastLine(buf, len); l >= end_of_title; l = LastLine(buf, l)) {
     if (buf[l] == syntax.comment_char) {
@@ -206,8 +221,13 @@ std::string_view Trim(std::string_view s) {
 }
 
 // unfold_value: a newline and the indentation after it become one space.
-std::string Unfold(std::string_view value) {
-  std::string out;
+// Written into `out` directly: most values are one line and copied as they are.
+void Unfold(std::string_view value, std::string& out) {
+  if (value.find('\n') == std::string_view::npos) {
+    out.assign(Trim(value));
+    return;
+  }
+  out.clear();
   out.reserve(value.size());
   for (size_t i = 0; i < value.size();) {
     char c = value[i++];
@@ -218,7 +238,12 @@ std::string Unfold(std::string_view value) {
       out += c;
     }
   }
-  return std::string(Trim(out));
+  size_t first = 0;
+  while (first < out.size() && IsSpace(out[first])) ++first;
+  size_t last = out.size();
+  while (last > first && IsSpace(out[last - 1])) --last;
+  out.erase(last);
+  out.erase(0, first);
 }
 
 int LineNumberAt(std::string_view buf, Pos pos) {
@@ -237,8 +262,8 @@ Bounds Locate(std::string_view buf, const TrailerSyntax& syntax) {
   Bounds b;
   Pos patch_start = FindPatchStart(buf);
   b.end = FindTrailerEnd(buf, patch_start, syntax.comment_char);
-  b.start = FindTrailerStart(buf, b.end, syntax);
   b.title_end = FindEndOfTitle(buf, b.end, syntax.comment_char);
+  b.start = FindTrailerStart(buf, b.end, b.title_end, syntax);
   return b;
 }
 
@@ -262,45 +287,60 @@ TrailerBlock ParseTrailers(std::string_view message, const TrailerSyntax& syntax
   if (b.start >= b.end) return block;
   block.found = true;
   block.first_line = LineNumberAt(message, b.start);
-  block.last_line = LineNumberAt(message, b.end - 1);
+  block.trailers.reserve(
+      1 + static_cast<size_t>(std::count(message.begin() + b.start, message.begin() + b.end - 1, '\n')));
 
-  // Split into logical lines: an indented line continues the previous one
-  // when that one has a separator.
-  struct Logical {
-    Pos begin;
-    std::string text;
-    int line;
-    bool continuable;
-  };
-  std::vector<Logical> lines;
-  int line_number = block.first_line;
-  for (Pos l = b.start; l < b.end; ++line_number) {
-    Pos next = std::min(NextLine(message, l), b.end);
-    std::string_view text = message.substr(static_cast<size_t>(l), static_cast<size_t>(next - l));
-    if (!lines.empty() && lines.back().continuable && IsSpace(text[0])) {
-      lines.back().text += text;
-    } else {
-      Pos sep = FindSeparator(message.substr(0, static_cast<size_t>(next)), l, syntax.separators);
-      lines.push_back({l, std::string(text), line_number, sep >= 1});
-    }
-    l = next;
-  }
-  for (const Logical& logical : lines) {
-    if (logical.text[0] == syntax.comment_char) continue;
-    Pos sep = FindSeparator(logical.text, 0, syntax.separators);
-    if (sep < 1) continue;
-    Trailer trailer;
-    std::string_view token = Trim(std::string_view(logical.text).substr(0, static_cast<size_t>(sep)));
+  // A logical line: an indented line continues the previous one when that one
+  // has a separator. Its physical lines are adjacent, so it is a view.
+  // `sep`: the separator of its first physical line, which is the logical
+  // line's too when nothing continues it.
+  auto add = [&](std::string_view text, int line, Pos sep, bool continued) {
+    if (text[0] == syntax.comment_char) return;
+    if (continued) sep = FindSeparator(text, 0, syntax.separators);
+    if (sep < 1) return;
+    Trailer& trailer = block.trailers.emplace_back();
+    std::string_view token = Trim(text.substr(0, static_cast<size_t>(sep)));
     // parse_trailer matches the trimmed token without its trailing
     // non-alphanumerics: `Ack : yes` is the configured `ack`.
     std::string_view match = token;
     while (!match.empty() && !IsAlnum(match.back())) match.remove_suffix(1);
-    const ConfiguredTrailer* configured = MatchConfigured(match, syntax);
-    trailer.key = (configured && !configured->key.empty()) ? KeyOf(*configured, syntax) : std::string(token);
-    trailer.value = Unfold(Trim(std::string_view(logical.text).substr(static_cast<size_t>(sep) + 1)));
-    trailer.line = logical.line;
-    block.trailers.push_back(std::move(trailer));
+    const ConfiguredTrailer* configured = syntax.configured.empty() ? nullptr : MatchConfigured(match, syntax);
+    if (configured && !configured->key.empty()) {
+      trailer.key = KeyOf(*configured, syntax);
+    } else {
+      trailer.key.assign(token);
+    }
+    Unfold(Trim(text.substr(static_cast<size_t>(sep) + 1)), trailer.value);
+    trailer.line = line;
+  };
+  Pos logical_begin = -1;
+  Pos logical_end = 0;
+  Pos logical_sep = -1;
+  bool continued = false;
+  int logical_line = 0;
+  int line_number = block.first_line;
+  auto flush = [&] {
+    if (logical_begin < 0) return;
+    add(message.substr(static_cast<size_t>(logical_begin), static_cast<size_t>(logical_end - logical_begin)),
+        logical_line, logical_sep, continued);
+  };
+  for (Pos l = b.start; l < b.end; ++line_number) {
+    Pos next = std::min(NextLine(message, l), b.end);
+    if (logical_begin >= 0 && logical_sep >= 1 && IsSpace(message[l])) {
+      logical_end = next;
+      continued = true;
+    } else {
+      flush();
+      logical_sep = FindSeparator(message.substr(0, static_cast<size_t>(next)), l, syntax.separators);
+      logical_begin = l;
+      logical_end = next;
+      logical_line = line_number;
+      continued = false;
+    }
+    block.last_line = line_number;
+    l = next;
   }
+  flush();
   return block;
 }
 

@@ -68,8 +68,8 @@ class History {
 std::vector<std::string> Walked(const Repository& repo, const CommitRange& range, const WalkOptions& options,
                                 Result<git_oid>* start) {
   std::vector<std::string> ids;
-  *start = WalkRange(repo, range, options, [&](git_commit* c) {
-    ids.push_back(OidHex(*git_commit_id(c)));
+  *start = WalkRange(repo, range, options, [&](const WalkedCommit& c) {
+    ids.push_back(OidHex(c.id()));
     return true;
   });
   return ids;
