@@ -1,6 +1,7 @@
 #include "governance/walked_commit.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 namespace vt::gate {
@@ -73,15 +74,17 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
   commit.id_ = oid;
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, repo.raw()) != 0) return Unavailable(LastGitError());
-  int rc = git_odb_read(&commit.raw_, odb, &oid);
+  git_odb_object* raw = nullptr;
+  int rc = git_odb_read(&raw, odb, &oid);
   git_odb_free(odb);
   if (rc != 0) return Unavailable(LastGitError());
-  const char* data = static_cast<const char*>(git_odb_object_data(commit.raw_));
-  const char* end = data + git_odb_object_size(commit.raw_);
+  std::unique_ptr<git_odb_object, void (*)(git_odb_object*)> owned(raw, git_odb_object_free);
+  const char* data = static_cast<const char*>(git_odb_object_data(raw));
+  const char* end = data + git_odb_object_size(raw);
   const char* at = data;
   git_oid id;
   git_time_t committed = 0;
-  bool plain = git_odb_object_type(commit.raw_) == GIT_OBJECT_COMMIT && ParseOidLine(at, end, "tree ", &id);
+  bool plain = git_odb_object_type(raw) == GIT_OBJECT_COMMIT && ParseOidLine(at, end, "tree ", &id);
   while (plain && ParseOidLine(at, end, "parent ", &id)) commit.parents_.push_back(id);
   // libgit2 reads extra author lines as signatures too: those go to it.
   plain = plain && PlainSignatureLine(at, end, "author ", &committed) &&
@@ -91,8 +94,6 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
     // Whatever libgit2 makes of it, error included.
     git_commit* full = nullptr;
     if (git_commit_lookup(&full, repo.raw(), &oid) != 0) return Unavailable(LastGitError());
-    git_odb_object_free(commit.raw_);
-    commit.raw_ = nullptr;
     WalkedCommit wrapped = Borrow(full);
     wrapped.repo_ = &repo;
     wrapped.borrowed_ = false;
@@ -118,7 +119,8 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
   std::string_view text(message, static_cast<size_t>(end - message));
   text = text.substr(0, text.find('\0'));
   while (!text.empty() && text.front() == '\n') text.remove_prefix(1);
-  commit.message_ = text;
+  commit.own_message_.assign(text);
+  commit.owns_message_ = true;
   return commit;
 }
 
@@ -150,10 +152,11 @@ WalkedCommit::WalkedCommit(WalkedCommit&& other) noexcept
       id_(other.id_),
       time_(other.time_),
       parents_(std::move(other.parents_)),
+      own_message_(std::move(other.own_message_)),
+      owns_message_(other.owns_message_),
       message_(other.message_),
       encoding_(std::move(other.encoding_)),
       has_encoding_(other.has_encoding_),
-      raw_(std::exchange(other.raw_, nullptr)),
       full_(std::exchange(other.full_, nullptr)),
       borrowed_(other.borrowed_) {}
 
@@ -166,9 +169,9 @@ WalkedCommit& WalkedCommit::operator=(WalkedCommit&& other) noexcept {
   parents_ = std::move(other.parents_);
   encoding_ = std::move(other.encoding_);
   has_encoding_ = other.has_encoding_;
-  // A message inside encoding_ cannot occur: it points into raw_ or full_.
-  message_ = other.message_;
-  raw_ = std::exchange(other.raw_, nullptr);
+  own_message_ = std::move(other.own_message_);
+  owns_message_ = other.owns_message_;
+  message_ = other.message_;  // in full_, which moves along
   full_ = std::exchange(other.full_, nullptr);
   borrowed_ = other.borrowed_;
   return *this;
@@ -177,9 +180,7 @@ WalkedCommit& WalkedCommit::operator=(WalkedCommit&& other) noexcept {
 WalkedCommit::~WalkedCommit() { Release(); }
 
 void WalkedCommit::Release() {
-  if (raw_) git_odb_object_free(raw_);
   if (full_ && !borrowed_) git_commit_free(full_);
-  raw_ = nullptr;
   full_ = nullptr;
 }
 
