@@ -15,22 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from sdpa_decode_anchor import BACKENDS, median_ms
+
 SHAPES = {"qwen3-1.7b": (16, 8, 128), "llama3-8b": (32, 8, 128), "qwen3-32b": (64, 8, 128),
           "d256-16q2kv": (16, 2, 256), "gemma3-d256-8q4kv": (8, 4, 256)}
-BACKENDS = ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION")
-
-
-def median_us(fn, reps=7):
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -53,7 +41,7 @@ def main():
                         call = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
                         call()
                         torch.cuda.synchronize()
-                        us = median_us(call)
+                        us = median_ms(call, 7) * 1e3
                 except Exception as ex:  # a backend that does not take the shape
                     print(f"# {name} L={length} {backend}: {type(ex).__name__}", file=sys.stderr)
                     continue

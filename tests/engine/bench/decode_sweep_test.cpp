@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/backends/backend_factory.h"
+#include "engine/config/presets.h"
 #include "engine/loader/model_source.h"
 
 namespace vt::bench {
@@ -81,15 +82,9 @@ TEST(DecodeSweep, PrefillFlopsCountProjectionsCausalPairsAndTheLastTokensHead) {
   const double expected = 2 * (2.0 * 144 * 6 + 4.0 * 4 * 12) + 2.0 * 4 * 10 * 2;
   EXPECT_DOUBLE_EQ(PrefillFlops(m, 2, 3), expected);
   // llama3-8b, 8 x 2048 tokens: 6.98e9 projection weights make 2.29e14 of the 2.375e14 FLOPs.
-  ModelConfig llama;
-  llama.num_layers = 32;
-  llama.hidden_size = 4096;
-  llama.num_heads = 32;
-  llama.num_kv_heads = 8;
-  llama.head_dim = 128;
-  llama.intermediate_size = 14336;
-  llama.vocab_size = 128256;
-  EXPECT_NEAR(PrefillFlops(llama, 8, 2048) / 1e12, 237.5, 0.1);
+  Result<ModelConfig> llama = PresetConfig("llama3-8b");
+  ASSERT_TRUE(llama.ok()) << llama.status().message();
+  EXPECT_NEAR(PrefillFlops(*llama, 8, 2048) / 1e12, 237.5, 0.1);
 }
 
 TEST(DecodeSweep, RunsEveryLevelToItsFullLength) {
