@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include "engine/grammar/json_string_pattern.h"
+
 namespace vt::grammar {
 
 namespace {
@@ -18,7 +20,7 @@ const std::set<std::string> kAnnotations = {"title", "description", "default", "
                                             "$id", "$comment", "$defs", "definitions"};
 const std::set<std::string> kSupported = {"type", "properties", "required", "additionalProperties", "items",
                                           "minItems", "maxItems", "enum", "const", "anyOf", "oneOf",
-                                          "$ref", "minLength", "maxLength"};
+                                          "$ref", "minLength", "maxLength", "pattern"};
 
 class SchemaCompiler {
  public:
@@ -139,6 +141,18 @@ class SchemaCompiler {
     return NewRule(name, {{Char('['), Ref(item), Ref(tail), Char(']')}});
   }
 
+  // A string matching `pattern` (json_string_pattern.h). Lengths beside it would need the
+  // intersection of two automata: refused by name rather than half applied.
+  Result<int32_t> Pattern(const json& s, const std::string& path) {
+    if (!s["pattern"].is_string()) return Unsupported("'pattern' must be a string", path);
+    for (const char* key : {"minLength", "maxLength"}) {
+      if (s.contains(key)) return Unsupported(std::string("'pattern' together with '") + key + "' is not supported", path);
+    }
+    Result<int32_t> rule = AddJsonStringPattern(g_, s["pattern"].get<std::string>(), path);
+    if (!rule.ok()) return Unsupported("'pattern': " + rule.status().message(), path);
+    return *rule;
+  }
+
   static Status Unsupported(const std::string& what, const std::string& path) {
     return InvalidArgument("JSON schema at " + path + ": " + what);
   }
@@ -226,6 +240,8 @@ class SchemaCompiler {
       types.push_back("object");
     } else if (s.contains("items")) {
       types.push_back("array");
+    } else if (s.contains("pattern")) {
+      types.push_back("string");  // any other value would pass `pattern`; a string is what is meant
     } else {
       return AnyValue();
     }
@@ -240,6 +256,7 @@ class SchemaCompiler {
 
   Result<int32_t> Typed(const std::string& type, const json& s, const std::string& path) {
     if (type == "string") {
+      if (s.contains("pattern")) return Pattern(s, path);
       Result<int64_t> min = Bound(s, "minLength", 0, path), max = Bound(s, "maxLength", -1, path);
       if (!min.ok()) return min.status();
       if (!max.ok()) return max.status();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `vt generate --json-schema` on the embedded model: greedy and sampled outputs (temperature 1,
 # several seeds) parse as JSON and meet the schema (checked by hand in python3: types, required
-# keys, the enum, the array bound); a schema the compiler refuses is a failed run naming the keyword.
+# keys, the enum, the array bound); a string pattern holds in full; a schema the compiler refuses is a
+# failed run naming the keyword.
 # Also --logit-bias and --min-tokens on EOS.
 # Usage: generate_json_schema_test.sh VT_BINARY
 set -uo pipefail
@@ -32,13 +33,29 @@ assert isinstance(out["tags"], list) and len(out["tags"]) <= 3 and all(t in ("re
 print(run["text"])
 PY
 done
-echo '{"type": "string", "pattern": "a+"}' >"$work/bad.json"
+# A string `pattern` (unanchored in JSON Schema; this one anchors itself), sampled: the decoded
+# string matches it in full, judged by Python's re.
+echo '{"type": "object", "properties": {"code": {"type": "string", "pattern": "^[a-z]{3}-[0-9]{2}$"}}, "required": ["code"]}' \
+  >"$work/pattern.json"
+for seed in 1 2 3; do
+  "$vt" generate --prompt "Here is a fortune:" --json-schema "$work/pattern.json" --max-tokens 64 --temperature 1 \
+    --seed $seed --json >"$work/out.json" 2>"$work/err.log" || { echo "FAIL pattern seed $seed: $(cat "$work/err.log")"; failures=$((failures + 1)); continue; }
+  if python3 - "$work/out.json" <<'PY'; then echo "ok   pattern, seed $seed"; else echo "FAIL pattern, seed $seed"; failures=$((failures + 1)); fi
+import json, re, sys
+run = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert run["finish_reason"] == "stop", run
+out = json.loads(run["text"])
+assert re.fullmatch(r"[a-z]{3}-[0-9]{2}", out["code"]), out
+print(run["text"])
+PY
+done
+echo '{"type": "string", "format": "email"}' >"$work/bad.json"
 if "$vt" generate --prompt "x" --json-schema "$work/bad.json" 2>"$work/bad.log" >/dev/null; then
-  echo "FAIL a schema with 'pattern' was accepted"; failures=$((failures + 1))
-elif grep -q pattern "$work/bad.log"; then
+  echo "FAIL a schema with 'format' was accepted"; failures=$((failures + 1))
+elif grep -q format "$work/bad.log"; then
   echo "ok   an unsupported keyword is refused by name"
 else
-  echo "FAIL the refusal does not name 'pattern': $(cat "$work/bad.log")"; failures=$((failures + 1))
+  echo "FAIL the refusal does not name 'format': $(cat "$work/bad.log")"; failures=$((failures + 1))
 fi
 # --logit-bias on EOS (id 0) ends the output at once; --min-tokens holds it back for 5 tokens.
 ids() { "$vt" generate --prompt "Hi" --max-tokens 20 --logit-bias 0=100 "$@" --json 2>/dev/null |

@@ -97,7 +97,7 @@ TEST(JsonSchemaGrammar, LeftRecursionThroughRefsEndsPromptly) {
 }
 
 TEST(JsonSchemaGrammar, WhatItCannotEnforceIsAnErrorNamingIt) {
-  for (const char* schema : {R"({"type":"string","pattern":"^a+$"})", R"({"type":"integer","minimum":3})",
+  for (const char* schema : {R"j({"type":"string","pattern":"a(?=b)"})j", R"({"type":"integer","minimum":3})",
                              R"({"$ref":"#/$defs/missing"})", R"({"type":"widget"})", "false"}) {
     Result<Grammar> g = CompileJsonSchema(json::parse(schema));
     EXPECT_FALSE(g.ok()) << schema;
@@ -342,6 +342,41 @@ TEST(GrammarEngine, RequestsTheGrammarCannotEndAreRefused) {
   auto engine = testing::MakeEngine(c);
   p.ignore_eos = true;
   EXPECT_FALSE(engine->AddRequest({1, 2}, p).ok());
+}
+
+// `pattern`: unanchored as JSON Schema has it (a match anywhere), anchors where the pattern says,
+// and the characters JSON must escape written as their escapes.
+TEST(JsonSchemaGrammar, PatternConstrainsTheDecodedString) {
+  const auto anchored = Compile(json::parse(R"({"type": "string", "pattern": "^[a-z]{2,4}-\\d+$"})"));
+  for (const char* ok : {R"("ab-1")", R"("abcd-0042")"}) EXPECT_TRUE(Matches(anchored, ok)) << ok;
+  for (const char* bad : {R"("a-1")", R"("abcde-1")", R"("AB-1")", R"("ab-")", R"(" ab-1")", R"("ab-1x")"}) {
+    EXPECT_FALSE(Matches(anchored, bad)) << bad;
+  }
+  const auto anywhere = Compile(json::parse(R"({"pattern": "cat"})"));  // untyped: a string is meant
+  for (const char* ok : {R"("cat")", R"("concatenate")", R"("a\"cat\"")"}) EXPECT_TRUE(Matches(anywhere, ok)) << ok;
+  for (const char* bad : {R"("dog")", R"("ca t")", "cat"}) EXPECT_FALSE(Matches(anywhere, bad)) << bad;
+}
+
+TEST(JsonSchemaGrammar, PatternCharactersJsonMustEscapeAppearEscaped) {
+  const auto quote = Compile(json::parse(R"({"type": "string", "pattern": "^a\"b\\\\c$"})"));  // a"b\c
+  EXPECT_TRUE(Matches(quote, R"("a\"b\\c")"));
+  EXPECT_FALSE(Matches(quote, R"("a"b\c")"));
+  const auto lines = Compile(json::parse(R"({"type": "string", "pattern": "^x\\ny\\tz[\\x00-\\x01]$"})"));
+  EXPECT_TRUE(Matches(lines, R"("x\ny\tz\u0000")"));
+  EXPECT_TRUE(Matches(lines, R"("x\ny\tz\u0001")"));
+  EXPECT_FALSE(Matches(lines, "\"x\ny\tz\\u0000\""));  // raw control characters are not JSON
+}
+
+TEST(JsonSchemaGrammar, PatternErrorsNameTheKeyword) {
+  auto error = [](const char* schema) {
+    Result<Grammar> g = CompileJsonSchema(json::parse(schema));
+    return g.ok() ? std::string() : g.status().message();
+  };
+  EXPECT_NE(error(R"j({"type": "string", "pattern": "a(?=b)"})j").find("'pattern'"), std::string::npos);
+  EXPECT_NE(error(R"j({"type": "string", "pattern": "a(?=b)"})j").find("offset 1"), std::string::npos)
+      << error(R"j({"type": "string", "pattern": "a(?=b)"})j");
+  EXPECT_NE(error(R"({"type": "string", "pattern": "a", "maxLength": 3})").find("'maxLength'"), std::string::npos);
+  EXPECT_NE(error(R"({"type": "string", "pattern": 3})").find("'pattern' must be a string"), std::string::npos);
 }
 
 }  // namespace
