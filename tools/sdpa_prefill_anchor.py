@@ -15,10 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_decode_anchor import BACKENDS, median_ms
+from sdpa_decode_anchor import BACKENDS, SHAPES as DECODE_SHAPES, median_ms
 
-SHAPES = {"qwen3-1.7b": (16, 8, 128), "llama3-8b": (32, 8, 128), "qwen3-32b": (64, 8, 128),
-          "d256-16q2kv": (16, 2, 256), "gemma3-d256-8q4kv": (8, 4, 256)}
+SHAPES = {name: (hq, hkv, d) for name, hq, hkv, d in DECODE_SHAPES}
 
 
 def main():

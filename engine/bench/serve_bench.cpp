@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <utility>
@@ -182,18 +183,20 @@ Status RunServeBench(const ServeBenchOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int32_t> token(0, o.vocab_size - 1);
   std::shared_ptr<Tokenizer> tokenizer;
+  std::optional<TextPromptMaker> text_prompts;
   if (!o.tokenizer.empty()) {
     Result<std::shared_ptr<Tokenizer>> loaded = Tokenizer::FromFile(o.tokenizer);
     if (!loaded.ok()) return {StatusCode::kInvalidArgument, "--tokenizer: " + loaded.status().message()};
     tokenizer = *loaded;
+    text_prompts.emplace(*tokenizer);
   }
   std::vector<std::string> bodies;
   bodies.reserve(static_cast<size_t>(o.num_prompts));
   int64_t prompt_tokens = 0;  // by the tokenizer for text prompts
   for (int32_t i = 0; i < o.num_prompts; ++i) {
     json prompt = json::array();
-    if (tokenizer) {
-      TextPrompt text = MakeTextPrompt(*tokenizer, o.input_len, rng);
+    if (text_prompts) {
+      TextPrompt text = text_prompts->Make(o.input_len, rng);
       prompt_tokens += text.tokens;
       prompt = std::move(text.text);
     } else {

@@ -1,7 +1,6 @@
 #include "engine/bench/text_prompts.h"
 
 #include <cstdlib>
-#include <vector>
 
 namespace vt::bench {
 namespace {
@@ -10,29 +9,30 @@ namespace {
 // for byte-level BPE vocabularies.
 constexpr int kRounds = 8;
 
-// A token that stands for whole characters and encodes back to itself alone: pieces of a UTF-8
+}  // namespace
+
+// A whole token stands for whole characters and encodes back to itself alone: pieces of a UTF-8
 // character decode to U+FFFD, whose bytes encode to other tokens, and would keep the length moving.
-int32_t RandomWholeToken(const Tokenizer& tokenizer, std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> id(0, tokenizer.vocab_size() - 1);
-  for (;;) {
-    const auto t = static_cast<int32_t>(id(rng));
+TextPromptMaker::TextPromptMaker(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {
+  for (int64_t id = 0; id < tokenizer.vocab_size(); ++id) {
+    const auto t = static_cast<int32_t>(id);
     if (tokenizer.IsSpecial(t)) continue;
     const std::vector<int32_t> again = tokenizer.Encode(tokenizer.Decode({t}));
-    if (again.size() == 1 && again[0] == t) return t;
+    if (again.size() == 1 && again[0] == t) whole_tokens_.push_back(t);
   }
 }
 
-}  // namespace
-
-TextPrompt MakeTextPrompt(const Tokenizer& tokenizer, int32_t tokens, std::mt19937_64& rng) {
+TextPrompt TextPromptMaker::Make(int32_t tokens, std::mt19937_64& rng) const {
+  if (whole_tokens_.empty()) return {};
+  std::uniform_int_distribution<size_t> pick(0, whole_tokens_.size() - 1);
   std::vector<int32_t> ids;
   TextPrompt best;
   for (int round = 0; round < kRounds; ++round) {
-    while (static_cast<int32_t>(ids.size()) < tokens) ids.push_back(RandomWholeToken(tokenizer, rng));
+    while (static_cast<int32_t>(ids.size()) < tokens) ids.push_back(whole_tokens_[pick(rng)]);
     ids.resize(static_cast<size_t>(tokens));
     TextPrompt candidate;
-    candidate.text = tokenizer.Decode(ids);
-    ids = tokenizer.Encode(candidate.text);
+    candidate.text = tokenizer_.Decode(ids);
+    ids = tokenizer_.Encode(candidate.text);
     candidate.tokens = static_cast<int32_t>(ids.size());
     if (round == 0 || std::abs(candidate.tokens - tokens) < std::abs(best.tokens - tokens)) best = candidate;
     if (best.tokens == tokens) break;

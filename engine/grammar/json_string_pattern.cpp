@@ -88,7 +88,8 @@ class EscapingCopy {
 }  // namespace
 
 Result<int32_t> AddJsonStringPattern(Grammar& g, std::string_view pattern, const std::string& name) {
-  // The pattern alone first, so that a syntax error names its offset in the pattern as written.
+  // The pattern alone first: a syntax error then names its offset as written, and a pattern that
+  // only parses inside the wrapper ("a)|(b") is refused instead of changing the wrapper's meaning.
   Result<Grammar> alone = CompileRegex(pattern);
   if (!alone.ok()) return alone.status();
   const std::string anywhere = "(?:.|\\n)*(?:" + std::string(pattern) + ")(?:.|\\n)*";

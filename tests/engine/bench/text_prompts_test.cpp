@@ -19,10 +19,11 @@ std::shared_ptr<Tokenizer> Load() {
 TEST(TextPrompts, EncodeBackToTheAskedLength) {
   std::shared_ptr<Tokenizer> tokenizer = Load();
   ASSERT_NE(tokenizer, nullptr);
+  const TextPromptMaker maker(*tokenizer);
   std::mt19937_64 rng(7);
   for (int32_t length : {1, 16, 64, 300}) {
     for (int i = 0; i < 20; ++i) {
-      const TextPrompt p = MakeTextPrompt(*tokenizer, length, rng);
+      const TextPrompt p = maker.Make(length, rng);
       SCOPED_TRACE(p.text);
       EXPECT_EQ(p.tokens, length);
       // The count is the tokenizer's own, not a claim.
@@ -35,10 +36,11 @@ TEST(TextPrompts, EncodeBackToTheAskedLength) {
 TEST(TextPrompts, TheSeedFixesThePrompts) {
   std::shared_ptr<Tokenizer> tokenizer = Load();
   ASSERT_NE(tokenizer, nullptr);
+  const TextPromptMaker maker(*tokenizer);
   std::mt19937_64 a(3), b(3), c(4);
-  const std::string first = MakeTextPrompt(*tokenizer, 32, a).text;
-  EXPECT_EQ(MakeTextPrompt(*tokenizer, 32, b).text, first);
-  EXPECT_NE(MakeTextPrompt(*tokenizer, 32, c).text, first);
+  const std::string first = maker.Make(32, a).text;
+  EXPECT_EQ(maker.Make(32, b).text, first);
+  EXPECT_NE(maker.Make(32, c).text, first);
 }
 
 }  // namespace
