@@ -150,7 +150,7 @@ Command AddBenchCommand(CLI::App& parent) {
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");
   auto options = std::make_shared<kernels::cuda::AttentionBenchOptions>();
-  attention->add_option("--arms", options->arms, "Arms to time: block, warp, warp2, gqa")->delimiter(',');
+  attention->add_option("--arms", options->arms, "Arms to time: block, warp, warp2, gqa, persist")->delimiter(',');
   attention->add_option("--split", options->split, "Split-KV: off, auto or a chunk length in tokens");
   attention->add_option("--batches", options->batches, "Batch sizes")->delimiter(',');
   attention->add_option("--contexts", options->contexts, "Context lengths")->delimiter(',');

@@ -11,6 +11,7 @@ cudaError_t LaunchDecodeBlock(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeWarp(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeWarpTwoRows(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeGqa(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda::attention

@@ -14,6 +14,7 @@ const char* DecodeArmName(DecodeArm arm) {
     case DecodeArm::kWarp: return "warp";
     case DecodeArm::kWarpTwoRows: return "warp2";
     case DecodeArm::kGqa: return "gqa";
+    case DecodeArm::kPersistent: return "persist";
   }
   return "unknown";
 }
@@ -31,8 +32,10 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
     o.arm = DecodeArm::kWarpTwoRows;
   } else if (arm == "gqa") {
     o.arm = DecodeArm::kGqa;
+  } else if (arm == "persist") {
+    o.arm = DecodeArm::kPersistent;
   } else {
-    return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa or auto");
+    return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa, persist or auto");
   }
 
   // Unset means auto: split-KV passed the model-level gates (tests/engine/backends/cuda/cuda_engine_test.cpp), and
@@ -83,14 +86,17 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
       }
       return Status::Ok();
     case DecodeArm::kGqa:
+    case DecodeArm::kPersistent: {
+      const std::string name = DecodeArmName(arm);
       if (s.head_dim != 128 && s.head_dim != 256) {
-        return InvalidArgument("gqa arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 or 256)");
+        return InvalidArgument(name + " arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 or 256)");
       }
       if (group > 16) {
-        return InvalidArgument("gqa arm: " + std::to_string(group) +
+        return InvalidArgument(name + " arm: " + std::to_string(group) +
                                " query heads per KV head exceed the 16 rows of one MMA tile");
       }
       return Status::Ok();
+    }
   }
   return Internal("unknown decode arm");
 }

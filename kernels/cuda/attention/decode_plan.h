@@ -6,6 +6,8 @@
 //   warp   warp-split kernel, one warp per key row (EPL 4 at head_dim 128, EPL 8 at 256)
 //   warp2  warp-split with two rows per warp at head_dim 128 (EPL 8, 16-byte loads)
 //   gqa    one CTA per (request, KV head) serving all its query heads with tensor-core MMAs
+//   persist  the gqa arithmetic on one wave of persistent CTAs, each streaming an equal share of
+//          the batch's (request, KV head, chunk) items; bitwise the gqa arm's results
 //
 // Default policy: an arm becomes the default for a shape only after the model-level
 // token-exact gate passes on it. All four passed on an H200 (docs/BENCHMARKS.md, issue #10);
@@ -21,7 +23,7 @@
 
 namespace vt::kernels::cuda {
 
-enum class DecodeArm { kAuto, kBlock, kWarp, kWarpTwoRows, kGqa };
+enum class DecodeArm { kAuto, kBlock, kWarp, kWarpTwoRows, kGqa, kPersistent };
 
 const char* DecodeArmName(DecodeArm arm);
 

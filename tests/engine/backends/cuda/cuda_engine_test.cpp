@@ -162,7 +162,8 @@ TEST(CudaEngine, DefaultsReproduceTransformersGreedy) {
 INSTANTIATE_TEST_SUITE_P(DecodeArms, ArmGate,
                          ::testing::Values(ArmCase{"block", "off"}, ArmCase{"warp", "off"}, ArmCase{"warp2", "off"},
                                            ArmCase{"gqa", "off"}, ArmCase{"block", "auto"}, ArmCase{"warp", "auto"},
-                                           ArmCase{"warp2", "auto"}, ArmCase{"gqa", "auto"}),
+                                           ArmCase{"warp2", "auto"}, ArmCase{"gqa", "auto"},
+                                           ArmCase{"persist", "off"}, ArmCase{"persist", "auto"}),
                          [](const ::testing::TestParamInfo<ArmCase>& info) {
                            return std::string(info.param.arm) + "_split_" + info.param.split;
                          });

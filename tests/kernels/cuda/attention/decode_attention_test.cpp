@@ -155,7 +155,7 @@ TEST_P(DecodeArms, EveryArmMatchesTheReferenceOnEveryContext) {
   const std::vector<float> ref = Reference(f);
   const std::vector<uint16_t> block = RunArm(f, DecodeArm::kBlock, 0);
 
-  std::vector<DecodeArm> arms = {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa};
+  std::vector<DecodeArm> arms = {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa, DecodeArm::kPersistent};
   if (sc.head_dim == 128) arms.push_back(DecodeArm::kWarpTwoRows);
   std::printf("%-20s %-6s %-6s %6s %10s %10s %9s\n", "shape", "arm", "split", "ctx", "max_abs", "max_rel",
               "bitwise%");
@@ -207,6 +207,27 @@ TEST_P(DecodeArms, GqaChunksPerCtaChangesNoBit) {
     const std::vector<uint16_t> one = RunArm(f, DecodeArm::kGqa, split, 1);
     for (int per_cta : {2, 3, 8}) {
       EXPECT_EQ(one, RunArm(f, DecodeArm::kGqa, split, per_cta)) << "split " << split << " per CTA " << per_cta;
+    }
+  }
+}
+
+// The persistent arm reduces every chunk as the gqa arm does, whichever CTA takes it: the same bits
+// for every split, on a batch whose contexts give chunks of every length and CTAs that start and
+// stop mid-request.
+TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const ShapeCase sc = GetParam();
+  const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
+  // A dozen requests (about one item per CTA) and 96 (CTAs run many items across requests).
+  std::vector<int> many;
+  for (int i = 0; i < 96; ++i) many.push_back(1 + (i * 7919) % 2500);
+  for (const std::vector<int>& contexts : {std::vector<int>{1, 2, 17, 64, 65, 100, 130, 700, 1025, 3000, 5000, 129},
+                                           many}) {
+    const PagedKvFixture f(shape, contexts, 23u);
+    for (int split : {0, kSplitAuto, 256}) {
+      EXPECT_EQ(RunArm(f, DecodeArm::kGqa, split), RunArm(f, DecodeArm::kPersistent, split))
+          << "split " << split << ", batch " << contexts.size();
     }
   }
 }

@@ -26,7 +26,8 @@ TEST(DecodePlan, AutoIsTheGqaArmUnsplitWhereItRunsAndTheBlockArmElsewhere) {
 
 TEST(DecodePlan, OverridesSelectEachArm) {
   for (auto [env, arm] : {std::pair{"block", DecodeArm::kBlock}, std::pair{"warp", DecodeArm::kWarp},
-                          std::pair{"warp2", DecodeArm::kWarpTwoRows}, std::pair{"gqa", DecodeArm::kGqa}}) {
+                          std::pair{"warp2", DecodeArm::kWarpTwoRows}, std::pair{"gqa", DecodeArm::kGqa},
+                          std::pair{"persist", DecodeArm::kPersistent}}) {
     Result<DecodeOverrides> o = ParseDecodeOverrides(env, nullptr);
     ASSERT_TRUE(o.ok()) << env;
     Result<DecodePlan> plan = PlanDecode(Llama8B(8, 4096), *o);

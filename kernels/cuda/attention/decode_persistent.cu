@@ -1,0 +1,402 @@
+// The persistent GQA arm: the GQA arm's arithmetic (decode_gqa.cu: one MMA tile serves the G query
+// heads of a KV head, 16-key subtiles per warp, P as bf16 hi + lo) on a grid of one wave of CTAs that
+// each stream a run of (request, KV head, chunk) work items.
+//
+// Why: split-KV chunks follow each request's own context (batch invariance), so at batch 8-64 most
+// chunks are 128-512 keys, and a CTA per chunk pays its start-up latency (Q, page ids, the first
+// loads) every few microseconds of streaming. Here every CTA computes the same schedule from the
+// context lengths (a prefix sum in shared memory), takes the items whose first key falls in its
+// equal share of all (request, KV head) keys, and keeps its cp.async pipeline running across item
+// ends: the next item's Q and first K/V subtiles are in flight while the current item finishes.
+// Fragments come from shared memory with ldmatrix (one instruction per four 8x8 tiles).
+//
+// Each item is reduced exactly as the GQA arm reduces a chunk (same subtiles per warp, same MMA
+// order, same warp merge), so the two arms agree bit for bit and a request's result depends on
+// its own context only, whichever CTA computes it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "kernels/cuda/attention/decode_common.cuh"
+#include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/attention/mma_bf16.cuh"
+
+namespace vt::kernels::cuda::attention {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kKeys = 16;  // keys per warp subtile
+constexpr int kRows = 16;  // MMA rows: the group's query heads, padded
+constexpr int kCtaKeys = kWarps * kKeys;
+
+// Two cp.async stages per warp: one subtile in flight while one is used. More stages cost
+// occupancy, and this kernel needs warps more than bytes in flight: four stages at head_dim 128
+// (one CTA per SM instead of two) ran 1.2-1.45x slower on an H200 (docs/BENCHMARKS.md).
+template <int D>
+struct PersistentSmem {
+  static constexpr int kStages = 2;
+  static constexpr int kPitch = D + 8;  // the 16-byte pad keeps ldmatrix rows on distinct banks
+  static constexpr int kTileElems = kKeys * kPitch;
+  static constexpr int kWarpElems = kStages * 2 * kTileElems;
+  static constexpr size_t kStagingBytes = size_t(kWarps) * kWarpElems * 2;
+  static constexpr size_t kQTileElems = size_t(kRows) * kPitch;
+  // One Q tile per stage: the copies run up to kStages - 1 iterations, so as many items, ahead.
+  static constexpr size_t kQBytes = kStages * kQTileElems * 2;
+  static constexpr size_t kStatBytes = size_t(2) * kWarps * kRows * 4;
+  __host__ __device__ static constexpr size_t MergeBytes(int group) { return size_t(kWarps) * group * D * 4; }
+  __host__ __device__ static constexpr size_t PrefixBytes(int batch) { return size_t(batch + 1) * 8; }
+  __host__ __device__ static constexpr size_t Total(int group, int batch) {
+    return kStagingBytes + kQBytes + kStatBytes + MergeBytes(group) + PrefixBytes(batch);
+  }
+};
+
+// Key prefix over the batch: prefix[b] = context_0 + ... + context_{b-1}, prefix[0] = 0.
+__device__ void ScanContexts(const PagedDecodeParams& p, int64_t* prefix) {
+  __shared__ int64_t warp_sums[kWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int64_t carry = 0;
+  if (threadIdx.x == 0) prefix[0] = 0;
+  for (int base = 0; base < p.batch; base += kThreads) {
+    const int i = base + threadIdx.x;
+    int64_t v = i < p.batch ? p.context_lens[i] : 0;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+      const int64_t up = __shfl_up_sync(0xffffffffu, v, offset);
+      if (lane >= offset) v += up;
+    }
+    if (lane == 31) warp_sums[warp] = v;
+    __syncthreads();
+    int64_t before = carry, round = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      if (w < warp) before += warp_sums[w];
+      round += warp_sums[w];
+    }
+    if (i < p.batch) prefix[i + 1] = before + v;
+    carry += round;
+    __syncthreads();  // warp_sums is rewritten by the next round
+  }
+}
+
+// A position in this CTA's run of work items and, within the item, of its 64-key iterations.
+// Items are ordered request-major, then KV head, then chunk; an item's position is the index of
+// its first key in that order, counting every KV head's keys.
+struct WorkCursor {
+  const int64_t* prefix;
+  int batch, kv_heads;
+  const PagedDecodeParams* p;
+  int64_t stop;  // items at or past this position belong to the next CTA
+  int b, h, c;
+  int context, chunk, chunks;
+  int iter, iters;  // iteration within the item, iterations of the item
+  int item;         // items this CTA has entered before this one (picks the Q tile)
+  bool live;
+
+  __device__ void EnterRequest() {
+    context = static_cast<int>(prefix[b + 1] - prefix[b]);
+    chunk = p->num_chunks == 1 ? context : p->chunk_tokens > 0 ? p->chunk_tokens : ChunkTokensForContext(context);
+    chunks = (context + chunk - 1) / chunk;
+  }
+  __device__ int64_t Position() const { return (prefix[b] * kv_heads) + int64_t(h) * context + int64_t(c) * chunk; }
+  __device__ void EnterItem() {
+    live = b < batch && Position() < stop;
+    iter = 0;
+    iters = live ? (KeyEnd() - c * chunk + kCtaKeys - 1) / kCtaKeys : 0;
+  }
+  __device__ int KeyEnd() const { return min(context, (c + 1) * chunk); }
+  // The first item at or after position `start`.
+  __device__ void Seek(int64_t start) {
+    if (start >= prefix[batch] * kv_heads) {
+      b = batch;
+      live = false;
+      return;
+    }
+    int lo = 0, hi = batch;  // the last request whose keys begin at or before `start`
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (prefix[mid] * kv_heads <= start) lo = mid; else hi = mid;
+    }
+    b = lo;
+    EnterRequest();
+    const int64_t offset = start - prefix[b] * kv_heads;
+    h = static_cast<int>(offset / context);
+    const int within = static_cast<int>(offset - int64_t(h) * context);
+    c = (within + chunk - 1) / chunk;
+    if (c < chunks) {
+      EnterItem();
+    } else {  // `start` lies inside this KV head's last chunk: the next item is the first at or after it
+      c = chunks - 1;
+      NextChunk();
+    }
+  }
+  __device__ void NextChunk() {
+    if (++c == chunks) {
+      c = 0;
+      if (++h == kv_heads) {
+        h = 0;
+        if (++b < batch) EnterRequest();
+      }
+    }
+    EnterItem();
+  }
+  __device__ void Step() {
+    if (++iter < iters) return;
+    ++item;
+    NextChunk();
+  }
+};
+
+template <int D>
+__global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodeParams p) {
+  using S = PersistentSmem<D>;
+  constexpr int kDimTiles = D / 8;
+  constexpr int kKSteps = D / 16;
+  constexpr int kChunksPerRow = D / 8;  // 16-byte copies per row
+  constexpr int kCopiesPerLane = kKeys * kChunksPerRow / 32;
+
+  const int group = p.num_q_heads / p.num_kv_heads;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int qrow = lane / 4, qcol = lane % 4;
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  uint16_t* staging = reinterpret_cast<uint16_t*>(smem);
+  uint16_t* q_tiles = reinterpret_cast<uint16_t*>(smem + S::kStagingBytes);
+  float* m_s = reinterpret_cast<float*>(smem + S::kStagingBytes + S::kQBytes);  // [kWarps][kRows]
+  float* l_s = m_s + kWarps * kRows;
+  float* merge_s = l_s + kWarps * kRows;  // [kWarps][group][D]
+  int64_t* prefix = reinterpret_cast<int64_t*>(reinterpret_cast<unsigned char*>(merge_s) + S::MergeBytes(group));
+
+  // Padded Q rows stay zero for the whole kernel; the copies below only write rows < group.
+  for (int i = threadIdx.x; i < int(S::kStages * S::kQTileElems / 8); i += kThreads) {
+    reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
+  }
+  ScanContexts(p, prefix);  // ends with a barrier: the zeroed Q tiles are visible too
+
+  const int64_t total = prefix[p.batch] * p.num_kv_heads;
+  const int64_t ctas = gridDim.x;
+  const int64_t start = (int64_t(blockIdx.x) * total + ctas - 1) / ctas;
+  const int64_t stop = (int64_t(blockIdx.x + 1) * total + ctas - 1) / ctas;
+  WorkCursor produce{prefix, p.batch, p.num_kv_heads, &p, stop};
+  produce.item = 0;
+  produce.Seek(start);
+  if (!produce.live) return;
+  WorkCursor consume = produce;
+
+  uint16_t* my_stages = staging + warp * S::kWarpElems;
+  // Issues `at`'s subtile of this warp into stage `stage`; on an item's first iteration also this
+  // warp's share of the item's Q rows (into the item's Q tile).
+  auto issue = [&](const WorkCursor& at, int stage) {
+    if (at.iter == 0) {
+      const int64_t head0 = int64_t(at.b) * p.num_q_heads + int64_t(at.h) * group;
+      const uint16_t* q_src = p.q + head0 * D;
+      uint16_t* q_dst = q_tiles + (at.item % S::kStages) * S::kQTileElems;
+      for (int i = threadIdx.x; i < group * kChunksPerRow; i += kThreads) {
+        const int r = i / kChunksPerRow, col = (i % kChunksPerRow) * 8;
+        CpAsync16(q_dst + r * S::kPitch + col, q_src + r * D + col, true);
+      }
+    }
+    uint16_t* k_dst = my_stages + stage * 2 * S::kTileElems;
+    uint16_t* v_dst = k_dst + S::kTileElems;
+    const int key_base = at.c * at.chunk + (at.iter * kWarps + warp) * kKeys;
+    const int key_end = at.KeyEnd();
+    const int32_t* table = p.block_tables + int64_t(at.b) * p.max_blocks_per_seq;
+    const int shift = __ffs(p.block_size) - 1;
+    // A 16-key subtile lies in one page: chunks and subtiles start at multiples of 16.
+    const int page = key_base < key_end ? __ldg(table + (key_base >> shift)) : 0;
+    const int64_t page_base =
+        ((int64_t(page) * p.block_size + (key_base & (p.block_size - 1))) * p.num_kv_heads + at.h) * D;
+#pragma unroll
+    for (int n = 0; n < kCopiesPerLane; ++n) {
+      const int piece = n * 32 + lane;
+      const int r = piece / kChunksPerRow, col = (piece % kChunksPerRow) * 8;
+      const bool valid = key_base + r < key_end;
+      const int64_t off = valid ? page_base + int64_t(r) * p.num_kv_heads * D + col : 0;
+      CpAsync16(k_dst + r * S::kPitch + col, p.k_cache + off, valid);
+      CpAsync16(v_dst + r * S::kPitch + col, p.v_cache + off, valid);
+    }
+  };
+
+  const float qk_scale = p.scale * kLog2e;
+  float o[kDimTiles][4];
+  float m[2], l[2];
+  auto reset = [&] {
+#pragma unroll
+    for (int t = 0; t < kDimTiles; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
+    m[0] = m[1] = -INFINITY;
+    l[0] = l[1] = 0.f;
+  };
+  reset();
+
+  // ldmatrix row addresses of this lane within a Q tile and a K or V subtile.
+  const int q_lane = (lane & 15) * S::kPitch + (lane >> 4) * 8;
+  const int k_lane = ((lane >> 4) * 8 + (lane & 7)) * S::kPitch + ((lane >> 3) & 1) * 8;
+  const int v_lane = ((lane & 7) + ((lane >> 3) & 1) * 8) * S::kPitch + (lane >> 4) * 8;
+
+  // Every warp walks the same cursor and commits one copy group per iteration, so the
+  // wait_group counts and the item barriers line up across the CTA.
+#pragma unroll
+  for (int s = 0; s < S::kStages - 1; ++s) {
+    if (produce.live) {
+      issue(produce, s);
+      produce.Step();
+    }
+    CpAsyncCommit();
+  }
+  for (int i = 0; consume.live; ++i) {
+    if (produce.live) {
+      issue(produce, (i + S::kStages - 1) % S::kStages);
+      produce.Step();
+    }
+    CpAsyncCommit();
+    CpAsyncWait<S::kStages - 1>();
+    if (consume.iter == 0) __syncthreads();  // every warp's share of this item's Q has landed
+    __syncwarp();
+
+    const int key_base = consume.c * consume.chunk + (consume.iter * kWarps + warp) * kKeys;
+    const int key_end = consume.KeyEnd();
+    if (key_base < key_end) {
+      const uint16_t* q_s = q_tiles + (consume.item % S::kStages) * S::kQTileElems;
+      const uint16_t* k_s = my_stages + (i % S::kStages) * 2 * S::kTileElems;
+      const uint16_t* v_s = k_s + S::kTileElems;
+
+      float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+      float s_odd[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+      for (int ks = 0; ks < kKSteps; ++ks) {
+        uint32_t a[4], kb[4];
+        LdMatrixX4(a[0], a[1], a[2], a[3], q_s + q_lane + ks * 16);
+        LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_s + k_lane + ks * 16);
+        MmaBf16(ks % 2 ? s_odd[0] : s[0], a[0], a[1], a[2], a[3], kb[0], kb[1]);
+        MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
+      }
+
+      float row_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int t = 0; t < 2; ++t) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = key_base + t * 8 + 2 * qcol + (e & 1);
+          s[t][e] = key < key_end ? (s[t][e] + s_odd[t][e]) * qk_scale : -INFINITY;
+          row_max[e / 2] = fmaxf(row_max[e / 2], s[t][e]);
+        }
+      }
+      float alpha[2], m_new[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 1));
+        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 2));
+        m_new[r] = fmaxf(m[r], row_max[r]);
+        alpha[r] = Rescale(m[r], m_new[r]);
+        l[r] *= alpha[r];
+        m[r] = m_new[r];
+      }
+#pragma unroll
+      for (int t = 0; t < 2; ++t) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float pe = s[t][e] == -INFINITY ? 0.f : exp2f(s[t][e] - m_new[e / 2]);
+          s[t][e] = pe;
+          l[e / 2] += pe;
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < kDimTiles; ++t) {
+        o[t][0] *= alpha[0];
+        o[t][1] *= alpha[0];
+        o[t][2] *= alpha[1];
+        o[t][3] *= alpha[1];
+      }
+
+      uint32_t hi[4], lo[4];
+      SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);
+      SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);
+      SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);
+      SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
+#pragma unroll
+      for (int t = 0; t < kDimTiles; t += 2) {
+        uint32_t vb[4];
+        LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + v_lane + t * 8);
+        MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
+        MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
+        MmaBf16(o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
+        MmaBf16(o[t + 1], lo[0], lo[1], lo[2], lo[3], vb[2], vb[3]);
+      }
+    }
+    __syncwarp();  // the stage just read is refilled by the next iteration's copies
+
+    if (consume.iter == consume.iters - 1) {
+      // End of an item: merge the warps in a fixed order and write the chunk's result.
+      float l_row[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        l_row[r] = l[r] + __shfl_xor_sync(0xffffffffu, l[r], 1);
+        l_row[r] += __shfl_xor_sync(0xffffffffu, l_row[r], 2);
+      }
+      __syncthreads();  // the previous item's merge has finished reading merge_s
+      float* my_acc = merge_s + warp * group * D;
+#pragma unroll
+      for (int t = 0; t < kDimTiles; ++t) {
+        const int d = t * 8 + 2 * qcol;
+        if (qrow < group) *reinterpret_cast<float2*>(my_acc + qrow * D + d) = make_float2(o[t][0], o[t][1]);
+        if (qrow + 8 < group) *reinterpret_cast<float2*>(my_acc + (qrow + 8) * D + d) = make_float2(o[t][2], o[t][3]);
+      }
+      if (qcol == 0) {
+        m_s[warp * kRows + qrow] = m[0];
+        m_s[warp * kRows + qrow + 8] = m[1];
+        l_s[warp * kRows + qrow] = l_row[0];
+        l_s[warp * kRows + qrow + 8] = l_row[1];
+      }
+      __syncthreads();
+      for (int idx = threadIdx.x; idx < group * D; idx += kThreads) {
+        const int g = idx / D, d = idx % D;
+        float m_all = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
+        float l_all = 0.f, acc = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+          const float scale = Rescale(m_s[w * kRows + g], m_all);
+          l_all += l_s[w * kRows + g] * scale;
+          acc += merge_s[(w * group + g) * D + d] * scale;
+        }
+        const float out = l_all > 0.f ? acc / l_all : 0.f;
+        WriteHeadResult(p, consume.b, consume.h * group + g, consume.c, d, &out, 1, m_all, l_all, d == 0);
+      }
+      reset();
+    }
+    consume.Step();
+  }
+  CpAsyncWait<0>();  // no copy outlives the CTA's shared memory
+}
+
+template <int D>
+cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
+  static const int sms = [] {
+    int device = 0, count = 0, optin = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         optin - int(kWarps * sizeof(int64_t)));
+    return count > 0 ? count : 1;
+  }();
+  const int group = p.num_q_heads / p.num_kv_heads;
+  const size_t smem = PersistentSmem<D>::Total(group, p.batch);
+  int per_sm = 0;
+  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, DecodePersistentKernel<D>, kThreads, smem);
+  if (err != cudaSuccess) return err;
+  if (per_sm == 0) return cudaErrorInvalidConfiguration;  // the batch's prefix no longer fits
+  const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
+  const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(sms) * per_sm));
+  DecodePersistentKernel<D><<<grid, kThreads, smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream) {
+  return p.head_dim == 256 ? Launch<256>(p, stream) : Launch<128>(p, stream);
+}
+
+}  // namespace vt::kernels::cuda::attention
