@@ -1,7 +1,6 @@
 // Split-KV merge: combines the per-chunk (output, log2-sum-exp) partials of each
-// (request, head) in ascending chunk order, over the chunks the request's context has (the grid's
-// chunks past them are never read: arms may leave them unwritten; a -inf lse there would weigh
-// exactly zero, so the result is the same). One CTA per (request, head), one thread per output
+// (request, head) in ascending chunk order. Chunks past a request's context carry
+// lse = -inf and weigh exactly zero. One CTA per (request, head), one thread per output
 // element: the chunk weights are computed once into shared memory, and each thread's
 // loads of its element across chunks are independent, so they overlap instead of
 // queueing behind one another.
@@ -16,26 +15,25 @@ namespace {
 __global__ void MergeChunksKernel(PagedDecodeParams p) {
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
-  const int chunks = LiveChunks(p, p.context_lens[head / p.num_q_heads]);
   const float* lse = p.partial_lse + head * p.num_chunks;
-  for (int c = threadIdx.x; c < chunks; c += blockDim.x) weights[c] = lse[c];
+  for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = lse[c];
   __syncthreads();
 
   // Every thread reads the same shared values in the same order: identical results, no barrier.
   float lse_max = -INFINITY;
-  for (int c = 0; c < chunks; ++c) lse_max = fmaxf(lse_max, weights[c]);
+  for (int c = 0; c < p.num_chunks; ++c) lse_max = fmaxf(lse_max, weights[c]);
   __syncthreads();
-  for (int c = threadIdx.x; c < chunks; c += blockDim.x) weights[c] = Rescale(weights[c], lse_max);
+  for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = Rescale(weights[c], lse_max);
   __syncthreads();
   float weight_sum = 0.f;
-  for (int c = 0; c < chunks; ++c) weight_sum += weights[c];
+  for (int c = 0; c < p.num_chunks; ++c) weight_sum += weights[c];
   const float inv = weight_sum > 0.f ? 1.f / weight_sum : 0.f;
 
   const float* partial = p.partial_out + head * p.num_chunks * p.head_dim;
   for (int d = threadIdx.x; d < p.head_dim; d += blockDim.x) {
     float acc = 0.f;
 #pragma unroll 8
-    for (int c = 0; c < chunks; ++c) {
+    for (int c = 0; c < p.num_chunks; ++c) {
       const float w = weights[c];
       if (w != 0.f) acc += w * partial[static_cast<int64_t>(c) * p.head_dim + d];
     }

@@ -33,41 +33,52 @@ constexpr int kCtaKeys = kWarps * kKeys;
 // Two cp.async stages per warp: one subtile in flight while one is used. More stages cost
 // occupancy, and this kernel needs warps more than bytes in flight: four stages at head_dim 128
 // (one CTA per SM instead of two) ran 1.2-1.45x slower on an H200 (docs/BENCHMARKS.md).
+//
+// Shared memory is what limits CTAs per SM, so it holds no padding and no merge buffer: tiles are
+// unpadded rows of D bf16 whose 16-byte chunks are XOR-swizzled by the row (Swizzle), and a warp's
+// partial output at an item's end goes into the stage it has just consumed (group x D fp32 fits in
+// a K + V subtile for every group <= 16). At head_dim 128 that is ~73 KB: three CTAs per SM.
 template <int D>
 struct PersistentSmem {
   static constexpr int kStages = 2;
-  static constexpr int kPitch = D + 8;  // the 16-byte pad keeps ldmatrix rows on distinct banks
-  static constexpr int kTileElems = kKeys * kPitch;
+  static constexpr int kTileElems = kKeys * D;
   static constexpr int kWarpElems = kStages * 2 * kTileElems;
   static constexpr size_t kStagingBytes = size_t(kWarps) * kWarpElems * 2;
-  static constexpr size_t kQTileElems = size_t(kRows) * kPitch;
+  static constexpr size_t kQTileElems = size_t(kRows) * D;
   // One Q tile per stage: the copies run up to kStages - 1 iterations, so as many items, ahead.
   static constexpr size_t kQBytes = kStages * kQTileElems * 2;
   static constexpr size_t kStatBytes = size_t(2) * kWarps * kRows * 4;
-  __host__ __device__ static constexpr size_t MergeBytes(int group) { return size_t(kWarps) * group * D * 4; }
-  __host__ __device__ static constexpr size_t PrefixBytes(int batch) { return size_t(batch + 1) * 8; }
-  __host__ __device__ static constexpr size_t Total(int group, int batch) {
-    return kStagingBytes + kQBytes + kStatBytes + MergeBytes(group) + PrefixBytes(batch);
+  __host__ __device__ static constexpr size_t PrefixBytes(int batch) { return size_t(batch + 1) * 4; }
+  __host__ __device__ static constexpr size_t Total(int batch) {
+    return kStagingBytes + kQBytes + kStatBytes + PrefixBytes(batch);
   }
 };
 
+// Element offset of 16-byte chunk `chunk` of row `row` in a tile of D-element rows. The eight rows
+// an ldmatrix phase reads sit at row stride D * 2 bytes (a multiple of 128), so without the XOR
+// they would all hit the same banks.
+template <int D>
+__device__ __forceinline__ int Swizzle(int row, int chunk) {
+  return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
 // Key prefix over the batch: prefix[b] = context_0 + ... + context_{b-1}, prefix[0] = 0.
-__device__ void ScanContexts(const PagedDecodeParams& p, int64_t* prefix) {
-  __shared__ int64_t warp_sums[kWarps];
+__device__ void ScanContexts(const PagedDecodeParams& p, int* prefix) {
+  __shared__ int warp_sums[kWarps];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int64_t carry = 0;
+  int carry = 0;
   if (threadIdx.x == 0) prefix[0] = 0;
   for (int base = 0; base < p.batch; base += kThreads) {
     const int i = base + threadIdx.x;
-    int64_t v = i < p.batch ? p.context_lens[i] : 0;
+    int v = i < p.batch ? p.context_lens[i] : 0;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
-      const int64_t up = __shfl_up_sync(0xffffffffu, v, offset);
+      const int up = __shfl_up_sync(0xffffffffu, v, offset);
       if (lane >= offset) v += up;
     }
     if (lane == 31) warp_sums[warp] = v;
     __syncthreads();
-    int64_t before = carry, round = 0;
+    int before = carry, round = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
       if (w < warp) before += warp_sums[w];
@@ -83,7 +94,7 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int64_t* prefix) {
 // Items are ordered request-major, then KV head, then chunk; an item's position is the index of
 // its first key in that order, counting every KV head's keys.
 struct WorkCursor {
-  const int64_t* prefix;
+  const int* prefix;
   int batch, kv_heads;
   const PagedDecodeParams* p;
   int64_t stop;  // items at or past this position belong to the next CTA
@@ -94,11 +105,13 @@ struct WorkCursor {
   bool live;
 
   __device__ void EnterRequest() {
-    context = static_cast<int>(prefix[b + 1] - prefix[b]);
+    context = prefix[b + 1] - prefix[b];
     chunk = p->num_chunks == 1 ? context : p->chunk_tokens > 0 ? p->chunk_tokens : ChunkTokensForContext(context);
-    chunks = (context + chunk - 1) / chunk;
+    chunks = LiveChunks(*p, context);
   }
-  __device__ int64_t Position() const { return (prefix[b] * kv_heads) + int64_t(h) * context + int64_t(c) * chunk; }
+  __device__ int64_t Position() const {
+    return int64_t(prefix[b]) * kv_heads + int64_t(h) * context + int64_t(c) * chunk;
+  }
   __device__ void EnterItem() {
     live = b < batch && Position() < stop;
     iter = 0;
@@ -107,7 +120,7 @@ struct WorkCursor {
   __device__ int KeyEnd() const { return min(context, (c + 1) * chunk); }
   // The first item at or after position `start`.
   __device__ void Seek(int64_t start) {
-    if (start >= prefix[batch] * kv_heads) {
+    if (start >= int64_t(prefix[batch]) * kv_heads) {
       b = batch;
       live = false;
       return;
@@ -115,11 +128,11 @@ struct WorkCursor {
     int lo = 0, hi = batch;  // the last request whose keys begin at or before `start`
     while (hi - lo > 1) {
       const int mid = (lo + hi) / 2;
-      if (prefix[mid] * kv_heads <= start) lo = mid; else hi = mid;
+      if (int64_t(prefix[mid]) * kv_heads <= start) lo = mid; else hi = mid;
     }
     b = lo;
     EnterRequest();
-    const int64_t offset = start - prefix[b] * kv_heads;
+    const int64_t offset = start - int64_t(prefix[b]) * kv_heads;
     h = static_cast<int>(offset / context);
     const int within = static_cast<int>(offset - int64_t(h) * context);
     c = (within + chunk - 1) / chunk;
@@ -148,7 +161,7 @@ struct WorkCursor {
 };
 
 template <int D>
-__global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodeParams p) {
+__global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKernel(PagedDecodeParams p) {
   using S = PersistentSmem<D>;
   constexpr int kDimTiles = D / 8;
   constexpr int kKSteps = D / 16;
@@ -164,8 +177,7 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
   uint16_t* q_tiles = reinterpret_cast<uint16_t*>(smem + S::kStagingBytes);
   float* m_s = reinterpret_cast<float*>(smem + S::kStagingBytes + S::kQBytes);  // [kWarps][kRows]
   float* l_s = m_s + kWarps * kRows;
-  float* merge_s = l_s + kWarps * kRows;  // [kWarps][group][D]
-  int64_t* prefix = reinterpret_cast<int64_t*>(reinterpret_cast<unsigned char*>(merge_s) + S::MergeBytes(group));
+  int* prefix = reinterpret_cast<int*>(l_s + kWarps * kRows);
 
   // Padded Q rows stay zero for the whole kernel; the copies below only write rows < group.
   for (int i = threadIdx.x; i < int(S::kStages * S::kQTileElems / 8); i += kThreads) {
@@ -173,7 +185,19 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
   }
   ScanContexts(p, prefix);  // ends with a barrier: the zeroed Q tiles are visible too
 
-  const int64_t total = prefix[p.batch] * p.num_kv_heads;
+  // The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
+  // (lse = -inf). Requests are dealt out over the CTAs for these writes.
+  if (p.num_chunks > 1) {
+    for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
+      const int live = LiveChunks(p, prefix[b + 1] - prefix[b]);
+      const int dead = p.num_chunks - live;
+      for (int i = threadIdx.x; i < dead * p.num_q_heads; i += kThreads) {
+        p.partial_lse[(int64_t(b) * p.num_q_heads + i / dead) * p.num_chunks + live + i % dead] = -INFINITY;
+      }
+    }
+  }
+
+  const int64_t total = int64_t(prefix[p.batch]) * p.num_kv_heads;
   const int64_t ctas = gridDim.x;
   const int64_t start = (int64_t(blockIdx.x) * total + ctas - 1) / ctas;
   const int64_t stop = (int64_t(blockIdx.x + 1) * total + ctas - 1) / ctas;
@@ -192,8 +216,8 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
       const uint16_t* q_src = p.q + head0 * D;
       uint16_t* q_dst = q_tiles + (at.item % S::kStages) * S::kQTileElems;
       for (int i = threadIdx.x; i < group * kChunksPerRow; i += kThreads) {
-        const int r = i / kChunksPerRow, col = (i % kChunksPerRow) * 8;
-        CpAsync16(q_dst + r * S::kPitch + col, q_src + r * D + col, true);
+        const int r = i / kChunksPerRow, chunk = i % kChunksPerRow;
+        CpAsync16(q_dst + Swizzle<D>(r, chunk), q_src + r * D + chunk * 8, true);
       }
     }
     uint16_t* k_dst = my_stages + stage * 2 * S::kTileElems;
@@ -209,11 +233,11 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
 #pragma unroll
     for (int n = 0; n < kCopiesPerLane; ++n) {
       const int piece = n * 32 + lane;
-      const int r = piece / kChunksPerRow, col = (piece % kChunksPerRow) * 8;
+      const int r = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const bool valid = key_base + r < key_end;
-      const int64_t off = valid ? page_base + int64_t(r) * p.num_kv_heads * D + col : 0;
-      CpAsync16(k_dst + r * S::kPitch + col, p.k_cache + off, valid);
-      CpAsync16(v_dst + r * S::kPitch + col, p.v_cache + off, valid);
+      const int64_t off = valid ? page_base + int64_t(r) * p.num_kv_heads * D + chunk * 8 : 0;
+      CpAsync16(k_dst + Swizzle<D>(r, chunk), p.k_cache + off, valid);
+      CpAsync16(v_dst + Swizzle<D>(r, chunk), p.v_cache + off, valid);
     }
   };
 
@@ -228,10 +252,11 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
   };
   reset();
 
-  // ldmatrix row addresses of this lane within a Q tile and a K or V subtile.
-  const int q_lane = (lane & 15) * S::kPitch + (lane >> 4) * 8;
-  const int k_lane = ((lane >> 4) * 8 + (lane & 7)) * S::kPitch + ((lane >> 3) & 1) * 8;
-  const int v_lane = ((lane & 7) + ((lane >> 3) & 1) * 8) * S::kPitch + (lane >> 4) * 8;
+  // The rows this lane addresses for ldmatrix in a Q tile and a K or V subtile, and the chunk
+  // offset within the 16-dim step (Q, K) or pair of 8-dim tiles (V) it reads.
+  const int q_row = lane & 15, q_half = lane >> 4;
+  const int k_row = (lane >> 4) * 8 + (lane & 7), k_half = (lane >> 3) & 1;
+  const int v_row = (lane & 7) + ((lane >> 3) & 1) * 8, v_half = lane >> 4;
 
   // Every warp walks the same cursor and commits one copy group per iteration, so the
   // wait_group counts and the item barriers line up across the CTA.
@@ -265,8 +290,8 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
 #pragma unroll
       for (int ks = 0; ks < kKSteps; ++ks) {
         uint32_t a[4], kb[4];
-        LdMatrixX4(a[0], a[1], a[2], a[3], q_s + q_lane + ks * 16);
-        LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_s + k_lane + ks * 16);
+        LdMatrixX4(a[0], a[1], a[2], a[3], q_s + Swizzle<D>(q_row, 2 * ks + q_half));
+        LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_s + Swizzle<D>(k_row, 2 * ks + k_half));
         MmaBf16(ks % 2 ? s_odd[0] : s[0], a[0], a[1], a[2], a[3], kb[0], kb[1]);
         MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
       }
@@ -316,7 +341,7 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
 #pragma unroll
       for (int t = 0; t < kDimTiles; t += 2) {
         uint32_t vb[4];
-        LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + v_lane + t * 8);
+        LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + Swizzle<D>(v_row, t + v_half));
         MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
         MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
         MmaBf16(o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
@@ -333,8 +358,9 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
         l_row[r] = l[r] + __shfl_xor_sync(0xffffffffu, l[r], 1);
         l_row[r] += __shfl_xor_sync(0xffffffffu, l_row[r], 2);
       }
-      __syncthreads();  // the previous item's merge has finished reading merge_s
-      float* my_acc = merge_s + warp * group * D;
+      // Each warp's partial goes into the stage it has just consumed: [group][D] fp32.
+      const int stage_offset = (i % S::kStages) * 2 * S::kTileElems;
+      float* my_acc = reinterpret_cast<float*>(my_stages + stage_offset);
 #pragma unroll
       for (int t = 0; t < kDimTiles; ++t) {
         const int d = t * 8 + 2 * qcol;
@@ -358,11 +384,12 @@ __global__ void __launch_bounds__(kThreads) DecodePersistentKernel(PagedDecodePa
         for (int w = 0; w < kWarps; ++w) {
           const float scale = Rescale(m_s[w * kRows + g], m_all);
           l_all += l_s[w * kRows + g] * scale;
-          acc += merge_s[(w * group + g) * D + d] * scale;
+          acc += reinterpret_cast<const float*>(staging + w * S::kWarpElems + stage_offset)[g * D + d] * scale;
         }
         const float out = l_all > 0.f ? acc / l_all : 0.f;
         WriteHeadResult(p, consume.b, consume.h * group + g, consume.c, d, &out, 1, m_all, l_all, d == 0);
       }
+      __syncthreads();  // the next iteration refills these stages, and the next merge m_s and l_s
       reset();
     }
     consume.Step();
@@ -381,8 +408,7 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
                          optin - int(kWarps * sizeof(int64_t)));
     return count > 0 ? count : 1;
   }();
-  const int group = p.num_q_heads / p.num_kv_heads;
-  const size_t smem = PersistentSmem<D>::Total(group, p.batch);
+  const size_t smem = PersistentSmem<D>::Total(p.batch);
   int per_sm = 0;
   cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, DecodePersistentKernel<D>, kThreads, smem);
   if (err != cudaSuccess) return err;

@@ -118,7 +118,7 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
   DecodePlan plan;
   plan.arm = overrides.arm;
   if (plan.arm == DecodeArm::kAuto) {
-    plan.arm = CheckArmSupports(DecodeArm::kGqa, shape).ok() ? DecodeArm::kGqa : DecodeArm::kBlock;
+    plan.arm = CheckArmSupports(DecodeArm::kPersistent, shape).ok() ? DecodeArm::kPersistent : DecodeArm::kBlock;
   }
   VT_RETURN_IF_ERROR(CheckArmSupports(plan.arm, shape));
 

@@ -10,10 +10,10 @@
 //          the batch's (request, KV head, chunk) items; bitwise the gqa arm's results
 //
 // Default policy: an arm becomes the default for a shape only after the model-level
-// token-exact gate passes on it. All four passed on an H200 (docs/BENCHMARKS.md, issue #10);
-// `auto` resolves to the fastest measured there, `gqa`, for every shape it supports, else to
-// `block`, split by context (auto) unless VT_ATTN_SPLIT says off or a fixed chunk. The others
-// run when forced (the engine's VT_ATTN_DECODE).
+// token-exact gate passes on it. All five passed on an H200 (docs/BENCHMARKS.md, issues #10 and
+// #17); `auto` resolves to the fastest measured there, `persist` (equal to gqa at batch 1, faster
+// from batch 8), for every shape it supports, else to `block`, split by context (auto) unless
+// VT_ATTN_SPLIT says off or a fixed chunk. The others run when forced (the engine's VT_ATTN_DECODE).
 #pragma once
 
 #include <string>

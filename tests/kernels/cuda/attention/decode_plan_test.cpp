@@ -9,10 +9,10 @@ namespace {
 
 DecodeShape Llama8B(int batch, int context) { return {batch, 32, 8, 128, 16, context}; }
 
-TEST(DecodePlan, AutoIsTheGqaArmUnsplitWhereItRunsAndTheBlockArmElsewhere) {
+TEST(DecodePlan, AutoIsThePersistentArmUnsplitWhereItRunsAndTheBlockArmElsewhere) {
   Result<DecodePlan> plan = PlanDecode(Llama8B(1, 16384), DecodeOverrides{});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->arm, DecodeArm::kGqa);
+  EXPECT_EQ(plan->arm, DecodeArm::kPersistent);
   EXPECT_EQ(plan->num_chunks, 1);
   const DecodeShape head_dim_64{1, 32, 8, 64, 16, 4096};
   plan = PlanDecode(head_dim_64, DecodeOverrides{});
@@ -115,6 +115,9 @@ TEST(DecodePlan, ForcedArmThatCannotRunTheShapeIsAnErrorNotAFallback) {
 
   DecodeShape wide_group{1, 64, 2, 128, 16, 100};  // 32 query heads per KV head
   EXPECT_FALSE(PlanDecode(wide_group, DecodeOverrides{DecodeArm::kGqa, 0}).ok());
+  Result<DecodePlan> persist = PlanDecode(wide_group, DecodeOverrides{DecodeArm::kPersistent, 0});
+  ASSERT_FALSE(persist.ok());
+  EXPECT_EQ(persist.status().message().rfind("persist arm: 32 query heads", 0), 0u) << persist.status().message();
 }
 
 TEST(DecodePlan, BadOverridesAndShapesAreRejectedWithTheirName) {
