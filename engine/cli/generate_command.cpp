@@ -21,6 +21,7 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/model_flags.h"
 #include "engine/exec/step_loop.h"
+#include "engine/grammar/ebnf_grammar.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/json_schema_grammar.h"
 #include "engine/grammar/regex_grammar.h"
@@ -51,6 +52,7 @@ struct GenerateOptions {
   std::vector<std::string> logit_bias;  // ID=BIAS
   std::string json_schema;              // a file
   std::optional<std::string> regex;
+  std::string grammar;                  // a file of GBNF rules
   bool json = false;
 };
 
@@ -110,6 +112,15 @@ Result<grammar::Grammar> LoadJsonSchema(const std::string& path) {
   return compiled;
 }
 
+// --grammar FILE's text; a file that cannot be read is a usage error, like a missing one.
+Result<std::string> ReadGrammarFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidArgument("--grammar: cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -132,6 +143,17 @@ int Run(GenerateOptions o) {
     return 2;
   }
   if (Result<LoadFormat> format = ParseLoadFormat(o.session.load_format); !format.ok()) return Fail(format.status());
+  // The grammar is judged before the model loads: a mistake in it should not wait for the weights.
+  std::optional<Result<grammar::Grammar>> ebnf;
+  if (!o.grammar.empty()) {
+    Result<std::string> text = ReadGrammarFile(o.grammar);
+    if (!text.ok()) {
+      std::fprintf(stderr, "vt generate: %s\n", text.status().message().c_str());
+      return 2;
+    }
+    ebnf = grammar::CompileEbnf(*text);
+    if (!ebnf->ok()) return Fail(InvalidArgument("--grammar: " + o.grammar + ": " + ebnf->status().message()));
+  }
 
   // A model directory's tokenizer is optional: --prompt-ids work without it.
   Result<std::shared_ptr<const Tokenizer>> loaded_tokenizer = LoadModelTokenizer(o.session.model);
@@ -189,10 +211,11 @@ int Run(GenerateOptions o) {
     if (!bias.ok()) return Fail(bias.status());
     params.logit_bias.push_back(*bias);
   }
-  if (!o.json_schema.empty() || o.regex) {
+  if (!o.json_schema.empty() || o.regex || ebnf) {
     Result<std::shared_ptr<const grammar::GrammarConstraint>> c =
-        o.regex ? ForVocabulary("--regex", grammar::CompileRegex(*o.regex), tokenizer.get())
-                : ForVocabulary("--json-schema", LoadJsonSchema(o.json_schema), tokenizer.get());
+        ebnf      ? ForVocabulary("--grammar", std::move(*ebnf), tokenizer.get())
+        : o.regex ? ForVocabulary("--regex", grammar::CompileRegex(*o.regex), tokenizer.get())
+                  : ForVocabulary("--json-schema", LoadJsonSchema(o.json_schema), tokenizer.get());
     if (!c.ok()) return Fail(c.status());
     params.grammar = *c;
   }
@@ -317,7 +340,12 @@ Command AddGenerateCommand(CLI::App& parent) {
   CLI::Option* schema =
       app->add_option("--json-schema", o->json_schema, "The output is JSON that validates against the schema in FILE")
           ->check(CLI::ExistingFile);
-  app->add_option("--regex", o->regex, "The whole output matches the regular expression RE")->excludes(schema);
+  CLI::Option* regex =
+      app->add_option("--regex", o->regex, "The whole output matches the regular expression RE")->excludes(schema);
+  app->add_option("--grammar", o->grammar, "The output is a sentence of the GBNF grammar in FILE (start rule: root)")
+      ->check(CLI::ExistingFile)
+      ->excludes(schema)
+      ->excludes(regex);
   app->add_flag("--json", o->json, "One JSON object per prompt: token_ids, text, finish_reason, timings");
   return {app, [o] {
     try {

@@ -45,6 +45,19 @@ inline Element Chars(std::vector<CharRange> ranges) { return {Element::kChars, s
 inline Element Char(uint32_t cp) { return Chars({{cp, cp}}); }
 inline Element Ref(int32_t rule) { return {Element::kRule, {}, rule}; }
 
+// The largest code point; UTF-16 surrogates are no characters (UTF-8 never encodes them, so no
+// output can hold one).
+constexpr uint32_t kMaxCodePoint = 0x10FFFF;
+constexpr uint32_t kSurrogateLo = 0xD800, kSurrogateHi = 0xDFFF;
+
+// Sorted, merged, without surrogates: the form the front ends give every character set.
+std::vector<CharRange> NormalizeRanges(std::vector<CharRange> ranges);
+// The code points not in `ranges`, normalized (a negated class).
+std::vector<CharRange> ComplementRanges(const std::vector<CharRange>& ranges);
+
+// The value of a hexadecimal digit (the front ends' \x and \u escapes); -1 for another character.
+int HexDigitValue(char32_t c);
+
 // The code points of `text` (UTF-8), one single-character element each.
 Sequence Literal(std::string_view text);
 

@@ -1,6 +1,5 @@
 #include "engine/grammar/regex_syntax.h"
 
-#include <algorithm>
 #include <string>
 
 #include "engine/tokenizer/utf8.h"
@@ -8,44 +7,6 @@
 namespace vt::grammar {
 
 namespace {
-
-constexpr uint32_t kMaxCodePoint = 0x10FFFF;
-// UTF-16 surrogates are no characters: UTF-8 never encodes them, so no output can hold one.
-constexpr uint32_t kSurrogateLo = 0xD800, kSurrogateHi = 0xDFFF;
-
-// Sorted, merged, without surrogates: the form every kChars node keeps.
-std::vector<CharRange> Normalize(std::vector<CharRange> ranges) {
-  std::vector<CharRange> split;
-  for (const CharRange& r : ranges) {
-    if (r.hi < kSurrogateLo || r.lo > kSurrogateHi) {
-      split.push_back(r);
-      continue;
-    }
-    if (r.lo < kSurrogateLo) split.push_back({r.lo, kSurrogateLo - 1});
-    if (r.hi > kSurrogateHi) split.push_back({kSurrogateHi + 1, r.hi});
-  }
-  std::sort(split.begin(), split.end(), [](const CharRange& a, const CharRange& b) { return a.lo < b.lo; });
-  std::vector<CharRange> out;
-  for (const CharRange& r : split) {
-    if (!out.empty() && r.lo <= out.back().hi + 1) {
-      out.back().hi = std::max(out.back().hi, r.hi);
-    } else {
-      out.push_back(r);
-    }
-  }
-  return out;
-}
-
-std::vector<CharRange> Complement(const std::vector<CharRange>& ranges) {
-  std::vector<CharRange> out;
-  uint32_t next = 0;
-  for (const CharRange& r : Normalize(ranges)) {
-    if (r.lo > next) out.push_back({next, r.lo - 1});
-    next = r.hi + 1;
-  }
-  if (next <= kMaxCodePoint) out.push_back({next, kMaxCodePoint});
-  return Normalize(std::move(out));
-}
 
 // \d \w \s as PCRE has them without UCP (and Python with re.ASCII): ASCII only, so a model's
 // digits are the digits a program reading the output expects.
@@ -61,18 +22,11 @@ std::unique_ptr<RegexNode> Node(RegexNode::Kind kind) {
 
 std::unique_ptr<RegexNode> CharsNode(std::vector<CharRange> ranges) {
   auto n = Node(RegexNode::kChars);
-  n->ranges = Normalize(std::move(ranges));
+  n->ranges = NormalizeRanges(std::move(ranges));
   return n;
 }
 
 bool IsAsciiAlnum(char32_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-int HexValue(char32_t c) {
-  if (c >= '0' && c <= '9') return int(c - '0');
-  if (c >= 'a' && c <= 'f') return int(c - 'a' + 10);
-  if (c >= 'A' && c <= 'F') return int(c - 'A' + 10);
-  return -1;
-}
 
 class Parser {
  public:
@@ -278,11 +232,11 @@ class Parser {
     ++i_;
     switch (c) {
       case 'd': return CharsNode(kDigit);
-      case 'D': return CharsNode(Complement(kDigit));
+      case 'D': return CharsNode(ComplementRanges(kDigit));
       case 'w': return CharsNode(kWord);
-      case 'W': return CharsNode(Complement(kWord));
+      case 'W': return CharsNode(ComplementRanges(kWord));
       case 's': return CharsNode(kSpace);
-      case 'S': return CharsNode(Complement(kSpace));
+      case 'S': return CharsNode(ComplementRanges(kSpace));
       case 'n': return CharsNode({{'\n', '\n'}});
       case 't': return CharsNode({{'\t', '\t'}});
       case 'r': return CharsNode({{'\r', '\r'}});
@@ -324,8 +278,8 @@ class Parser {
     if (braced) ++i_;
     uint32_t value = 0;
     int n = 0;
-    while ((braced || n < digits) && HexValue(Peek()) >= 0 && !AtEnd()) {
-      value = value * 16 + uint32_t(HexValue(Peek()));
+    while ((braced || n < digits) && HexDigitValue(Peek()) >= 0 && !AtEnd()) {
+      value = value * 16 + uint32_t(HexDigitValue(Peek()));
       ++i_;
       if (++n > 8 || value > kMaxCodePoint) return Error("a code point above U+10FFFF", at);
     }
@@ -366,7 +320,7 @@ class Parser {
       ranges.insert(ranges.end(), (*lo)->ranges.begin(), (*lo)->ranges.end());
     }
     ++i_;  // ']'
-    return CharsNode(negated ? Complement(ranges) : ranges);
+    return CharsNode(negated ? ComplementRanges(ranges) : ranges);
   }
 
   // A class member: a character or an escape (which may be a class such as \d). A surrogate

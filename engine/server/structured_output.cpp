@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/grammar/choice_grammar.h"
+#include "engine/grammar/ebnf_grammar.h"
 #include "engine/grammar/json_schema_grammar.h"
 #include "engine/grammar/regex_grammar.h"
 #include "engine/server/bounded_json.h"
@@ -60,6 +61,13 @@ std::variant<Source, ApiError> Regex(const json& pattern, const std::string& par
   return Source{"regex:" + text, [text] { return grammar::CompileRegex(text); }};
 }
 
+// A GBNF grammar's text (ebnf_syntax.h), its own cache key as given.
+std::variant<Source, ApiError> Ebnf(const json& text, const std::string& param) {
+  if (!text.is_string()) return BadRequest("'" + param + "' grammar must be a string of GBNF rules", param);
+  std::string source = text.get<std::string>();
+  return Source{"ebnf:" + source, [source] { return grammar::CompileEbnf(source); }};
+}
+
 Source JsonObject() {
   return {"json_object", [] { return Result(grammar::JsonObjectGrammar()); }};
 }
@@ -106,11 +114,6 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
                                               const ToolRequest* tools,
                                               std::optional<chat::ReasoningStart> reasoning,
                                               SamplingParams* params) {
-  if (Present(body, "guided_grammar")) {
-    return BadRequest("'guided_grammar' is not supported: vt constrains outputs by JSON Schema (response_format, "
-                      "guided_json), guided_choice or guided_regex only",
-                      "guided_grammar");
-  }
   if (tools == nullptr && Present(body, "tool_choice")) {
     const json& tc = body["tool_choice"];
     if (!tc.is_string() || (tc != "none" && tc != "auto")) {
@@ -133,6 +136,9 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
   if (Present(body, "guided_regex")) {
     sources.emplace_back("guided_regex", [&] { return Regex(body["guided_regex"], "guided_regex"); });
   }
+  if (Present(body, "guided_grammar")) {
+    sources.emplace_back("guided_grammar", [&] { return Ebnf(body["guided_grammar"], "guided_grammar"); });
+  }
   if (Present(body, "structured_outputs")) {
     const json& so = body["structured_outputs"];
     const std::string param = "structured_outputs";
@@ -145,10 +151,12 @@ std::optional<ApiError> ParseStructuredOutput(const json& body, const ModelConte
         sources.emplace_back(param, [&, v = value] { return Choice(v, param); });
       } else if (key == "regex") {
         sources.emplace_back(param, [&, v = value] { return Regex(v, param); });
+      } else if (key == "grammar") {
+        sources.emplace_back(param, [&, v = value] { return Ebnf(v, param); });
       } else if (key == "json_object" && value == true) {
         sources.emplace_back(param, [] { return std::variant<Source, ApiError>(JsonObject()); });
       } else {
-        return BadRequest("'structured_outputs' '" + key + "' is not supported: only json, json_object, choice and regex", param);
+        return BadRequest("'structured_outputs' '" + key + "' is not supported: only json, json_object, choice, regex and grammar", param);
       }
     }
   }

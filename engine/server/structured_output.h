@@ -1,10 +1,11 @@
 // Structured outputs: response_format (json_object, json_schema; text is plain), vLLM's
-// guided_json, guided_choice and guided_regex, and the same inside vLLM's structured_outputs object
-// (json, json_object, choice, regex), compiled (through the model's GrammarCache) into the request's
-// grammar, as is the tool-call grammar of tool_choice "required" or a named function. Fields vt
-// knows but cannot honour (guided_grammar, structured_outputs' grammar) are a 400 naming the field:
-// a caller that relies on a constraint must not get free text instead. For a model that reasons, the grammar applies to the answer
-// after the reasoning block.
+// guided_json, guided_choice, guided_regex and guided_grammar (GBNF), and the same inside vLLM's
+// structured_outputs object (json, json_object, choice, regex, grammar), compiled (through the
+// model's GrammarCache) into the request's grammar, as is the tool-call grammar of tool_choice
+// "required" or a named function. A source vt cannot compile (a schema keyword, a regex construct,
+// a grammar's error) is a 400 naming the field: a caller that relies on a constraint must not get
+// free text instead. For a model that reasons, the grammar applies to the answer after the
+// reasoning block.
 #pragma once
 
 #include <nlohmann/json.hpp>

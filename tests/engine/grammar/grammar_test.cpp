@@ -14,6 +14,7 @@
 #include "engine/grammar/inline_rules.h"
 #include "engine/grammar/json_schema_grammar.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "tests/engine/grammar/sentence_match.h"
 #include "tests/engine/tiny_model.h"
 #include "tests/source_root.h"
 
@@ -22,16 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-std::shared_ptr<const Grammar> Compile(const json& schema) {
-  Result<Grammar> g = CompileJsonSchema(schema);
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::make_shared<const Grammar>(g.ok() ? std::move(*g) : Grammar{});
-}
-
-bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
-  GrammarMatcher m(g);
-  return m.Accept(text) && m.CanEnd();
-}
+std::shared_ptr<const Grammar> Compile(const json& schema) { return Shared(CompileJsonSchema(schema), schema.dump()); }
 
 const json kPerson = json::parse(R"({
   "type": "object",

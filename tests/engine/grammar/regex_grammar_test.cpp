@@ -2,9 +2,6 @@
 // the strings PCRE2 matches in full (on strings sampled from the grammar, their mutations and random
 // strings), every token sequence the mask allows on the embedded model's real tokenizer is a prefix
 // PCRE2 can still complete, and hostile patterns are errors, promptly.
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -17,72 +14,16 @@
 #include "engine/grammar/regex_grammar.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/utf8.h"
+#include "tests/engine/grammar/allowed_token_walks.h"
+#include "tests/engine/grammar/pcre_full_match.h"
+#include "tests/engine/grammar/random_strings.h"
+#include "tests/engine/grammar/sentence_match.h"
 #include "tests/source_root.h"
 
 namespace vt::grammar {
 namespace {
 
-// PCRE2 matching the whole subject: anchored at both ends, UTF-8, $ only at the very end, \d \w \s
-// ASCII (no UCP), as regex_syntax.h defines them. PCRE2 refuses partial matching with
-// PCRE2_ENDANCHORED, so prefixes are tried on the pattern followed by \z.
-class Pcre {
- public:
-  explicit Pcre(const std::string& pattern)
-      : whole_(Code(pattern, PCRE2_ENDANCHORED)), prefix_(Code("(?:" + pattern + ")\\z", 0)) {
-    match_ = pcre2_match_data_create(1, nullptr);
-  }
-  ~Pcre() {
-    pcre2_match_data_free(match_);
-    pcre2_code_free(whole_);
-    pcre2_code_free(prefix_);
-  }
-  bool ok() const { return whole_ != nullptr && prefix_ != nullptr; }
-  bool Matches(const std::string& s) const { return Run(whole_, s, 0) >= 0; }
-  // `s` can still be completed into a match: a match, or a hard partial one. PCRE2 refuses a
-  // subject that ends inside a character, so such an end is left out of the check.
-  bool Prefix(const std::string& s) const {
-    const std::string complete = s.substr(0, CompleteUtf8Prefix(s));
-    if (complete.empty()) return true;
-    const int rc = Run(prefix_, complete, PCRE2_PARTIAL_HARD);
-    return rc >= 0 || rc == PCRE2_ERROR_PARTIAL;
-  }
-
- private:
-  static pcre2_code* Code(const std::string& pattern, uint32_t options) {
-    int error = 0;
-    PCRE2_SIZE offset = 0;
-    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                         PCRE2_UTF | PCRE2_ANCHORED | PCRE2_DOLLAR_ENDONLY | options, &error, &offset, nullptr);
-  }
-  int Run(pcre2_code* code, const std::string& s, uint32_t options) const {
-    return pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, options, match_, nullptr);
-  }
-  pcre2_code* whole_;
-  pcre2_code* prefix_;
-  pcre2_match_data* match_ = nullptr;
-};
-
-std::shared_ptr<const Grammar> Compile(const std::string& pattern) {
-  Result<Grammar> g = CompileRegex(pattern);
-  EXPECT_TRUE(g.ok()) << pattern << ": " << g.status().message();
-  return std::make_shared<const Grammar>(g.ok() ? std::move(*g) : Grammar{});
-}
-
-bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
-  GrammarMatcher m(g);
-  return m.Accept(text) && m.CanEnd();
-}
-
-// A code point of `ranges`, most often near an end of one of them (where off-by-ones hide).
-uint32_t Pick(const std::vector<CharRange>& ranges, std::mt19937& rng) {
-  const CharRange& r = ranges[rng() % ranges.size()];
-  const uint32_t span = r.hi - r.lo;
-  switch (rng() % 4) {
-    case 0: return r.lo;
-    case 1: return r.hi;
-    default: return r.lo + uint32_t(rng() % (uint64_t(span) + 1));
-  }
-}
+std::shared_ptr<const Grammar> Compile(const std::string& pattern) { return Shared(CompileRegex(pattern), pattern); }
 
 // A string of the grammar's language, by a random walk of its right-linear rules; empty when the walk
 // ran out of steps before it could end.
@@ -97,23 +38,6 @@ std::optional<std::string> Sample(const Grammar& g, std::mt19937& rng) {
     rule = seq[1].rule;
   }
   return std::nullopt;
-}
-
-const std::vector<std::string> kAlphabet = {"a", "b", "c", "x", "z", "A", "Z", "0", "5", "9", "_", "-", " ", "\t",
-                                            "\n", ".", "{", "}", "\"", ":", ",", "@", "\xc3\xa9", "\xe2\x82\xac",
-                                            "\xf0\x9f\x98\x80", "\x7f", std::string(1, '\0')};
-
-std::string Mutate(std::string s, std::mt19937& rng) {
-  std::vector<std::pair<char32_t, size_t>> cps = DecodeUtf8(s);
-  const size_t at = cps.empty() ? 0 : rng() % (cps.size() + 1);
-  const size_t byte = at < cps.size() ? cps[at].second : s.size();
-  const std::string& c = kAlphabet[rng() % kAlphabet.size()];
-  const size_t next = at + 1 < cps.size() ? cps[at + 1].second : s.size();
-  switch (rng() % 3) {
-    case 0: return s.insert(byte, c);
-    case 1: return at < cps.size() ? s.erase(byte, next - byte) : s;
-    default: return at < cps.size() ? s.replace(byte, next - byte, c) : s + c;
-  }
 }
 
 const std::vector<std::string> kPatterns = {
@@ -147,11 +71,7 @@ TEST(RegexGrammar, AcceptsExactlyWhatPcre2Matches) {
         agree(m);
       }
     }
-    for (int i = 0; i < 300; ++i) {
-      std::string s;
-      for (size_t n = rng() % 8; n > 0; --n) s += kAlphabet[rng() % kAlphabet.size()];
-      agree(s);
-    }
+    for (int i = 0; i < 300; ++i) agree(RandomString(rng, 7));
     EXPECT_GT(accepted, 0) << pattern;
     EXPECT_GT(rejected, 0) << pattern;
   }
@@ -242,8 +162,8 @@ TEST(RegexGrammar, TheStacksDoNotGrowWithTheOutput) {
 }
 
 // On the embedded model's byte-level BPE vocabulary: along random walks that pick among the tokens the
-// mask allows, the text so far is always a prefix PCRE2 can complete into a match, a match whenever
-// the grammar may end, and the table's mask equals a walk of the whole vocabulary.
+// mask allows, the text so far is always a prefix PCRE2 can complete into a match, a match exactly
+// where the grammar may end, and the table's mask equals a walk of the whole vocabulary.
 TEST(RegexGrammar, EveryAllowedTokenSequenceIsAPrefixOfAMatch) {
   Result<std::shared_ptr<Tokenizer>> tokenizer =
       Tokenizer::FromFile((vt::testing::SourceRoot() / "assets/models/fortune-qwen3-7m/tokenizer.json").string());
@@ -258,36 +178,9 @@ TEST(RegexGrammar, EveryAllowedTokenSequenceIsAPrefixOfAMatch) {
     Result<Grammar> g = CompileRegex(pattern);
     ASSERT_TRUE(g.ok()) << pattern << ": " << g.status().message();
     const std::shared_ptr<const GrammarConstraint> c = Constrain(std::move(*g), vocab).value();
-    std::mt19937 rng(3);
-    int steps = 0, ended = 0;
-    for (int walk = 0; walk < 30; ++walk) {
-      GrammarMatcher m(c->grammar);
-      std::string text;
-      for (int step = 0; step < 40; ++step, ++steps) {
-        TokenBitmask walked, tabled;
-        m.AllowedTokens(*vocab, &walked);
-        m.AllowedTokens(*vocab, &tabled, c->masks.get());
-        ASSERT_EQ(walked.words(), tabled.words()) << pattern << ", walk " << walk << ", step " << step;
-        std::vector<int32_t> choices;
-        for (int64_t id = 0; id < walked.size(); ++id) {
-          if (walked.Test(id)) choices.push_back(int32_t(id));
-        }
-        if (m.CanEnd()) {
-          ASSERT_TRUE(pcre.Matches(text)) << pattern << ": '" << text << "'";
-          if (choices.empty() || rng() % 4 == 0) {
-            ++ended;
-            break;
-          }
-        }
-        ASSERT_FALSE(choices.empty()) << pattern << ": a dead end after '" << text << "'";
-        const int32_t token = choices[rng() % choices.size()];
-        ASSERT_TRUE(m.Accept(vocab->bytes(token)));
-        text += vocab->bytes(token);
-        ASSERT_TRUE(pcre.Prefix(text)) << pattern << ": '" << text << "' cannot become a match";
-      }
-    }
-    EXPECT_GT(ended, 0) << pattern;
-    EXPECT_GT(steps, 30) << pattern;
+    WalkAllowedTokens(*c, {[&](const std::string& t) { return pcre.Matches(t); },
+                           [&](const std::string& t) { return pcre.Prefix(t); }},
+                      pattern);
   }
 }
 

@@ -155,8 +155,16 @@ code=$(post badregex /v1/completions '{"prompt":"x","guided_regex":"a(?=b)"}')
 check "a regex with a lookahead -> 400 naming guided_regex and the construct" json "$work/badregex.json" \
   "d['error']['param'] == 'guided_regex' and 'lookahead' in d['error']['message']"
 check "a bad regex -> 400" test "$code" = 400
-code=$(post grammar /v1/completions '{"prompt":"x","guided_grammar":"root ::= \"a\""}')
-check "guided_grammar -> 400 naming it" json "$work/grammar.json" "d['error']['param'] == 'guided_grammar'"
+code=$(post grammar /v1/completions '{"prompt":"Here is a fortune:","max_tokens":60,"temperature":1,"seed":2,"guided_grammar":"root ::= list\nlist ::= \"[\" (item (\",\" item){0,3})? \"]\"\nitem ::= [0-9] | list"}')
+check "guided_grammar -> a sentence of the grammar (nested lists of digits)" python3 -c "
+import json; d=json.load(open('$work/grammar.json')); c=d['choices'][0]
+def ok(v): return len(v) <= 4 and all(ok(x) if isinstance(x, list) else type(x) is int and 0 <= x <= 9 for x in v)
+v = json.loads(c['text'])
+assert c['finish_reason'] == 'stop' and isinstance(v, list) and ok(v) and json.dumps(v, separators=(',', ':')) == c['text'], d"
+code=$(post badgrammar /v1/completions '{"prompt":"x","guided_grammar":"root ::= \"a\"\n  | item"}')
+check "a grammar with an undefined rule -> 400 naming guided_grammar, the rule and its line:column" json "$work/badgrammar.json" \
+  "d['error']['param'] == 'guided_grammar' and \"undefined rule 'item' at 2:5\" in d['error']['message']"
+check "a bad grammar -> 400" test "$code" = 400
 code=$(post choice /v1/completions '{"prompt":"The answer is","max_tokens":10,"temperature":1,"seed":2,"guided_choice":["yes","no","maybe"]}')
 check "guided_choice -> exactly one of the choices" json "$work/choice.json" "d['choices'][0]['text'] in ('yes', 'no', 'maybe')"
 

@@ -1,6 +1,6 @@
 // Structured-output fields of request bodies: each source compiles into the request's grammar
-// (through the model's cache, compiled once per distinct schema), bad schemas and the fields vt
-// cannot honour are 400s naming the field.
+// (through the model's cache, compiled once per distinct source), bad schemas, regexes and grammars
+// and the fields vt cannot honour are 400s naming the field.
 #include "engine/server/structured_output.h"
 
 #include <gtest/gtest.h>
@@ -140,11 +140,43 @@ TEST(StructuredOutput, BadSchemasAreRefusedWithTheCompilersMessage) {
   EXPECT_EQ(ErrorParam(R"(, "guided_choice": [""])", model).rfind("guided_choice: ", 0), 0u);
 }
 
+// guided_grammar and structured_outputs.grammar: GBNF, the whole output a sentence of `root`.
+TEST(StructuredOutput, GbnfGrammarsBecomeTheRequestsGrammar) {
+  const ModelContext model = TextModel();
+  const auto guided = GrammarOf(R"(, "guided_grammar": "root ::= list\nlist ::= \"[\" (item (\",\" item)*)? \"]\"\nitem ::= [0-9]+ | list")",
+                                model);
+  ASSERT_NE(guided, nullptr);
+  EXPECT_TRUE(Accepts(guided, "[1,[22,[]],3]"));
+  EXPECT_FALSE(Accepts(guided, "[1,[2]"));
+  EXPECT_EQ(guided->vocabulary->size(), model.tokenizer->vocab_size());
+  const auto so = GrammarOf(R"(, "structured_outputs": {"grammar": "root ::= (\"yes\" | \"no\") \".\"{1,3}"})", model);
+  ASSERT_NE(so, nullptr);
+  EXPECT_TRUE(Accepts(so, "no..."));
+  EXPECT_FALSE(Accepts(so, "no...."));
+  // The same text compiles once.
+  EXPECT_EQ(GrammarOf(R"(, "guided_grammar": "root ::= (\"yes\" | \"no\") \".\"{1,3}")", model), so);
+  EXPECT_EQ(model.grammars->compiles(), 2);
+}
+
+TEST(StructuredOutput, BadGrammarsAreRefusedNamingTheFieldAndTheProblem) {
+  const ModelContext model = TextModel();
+  const std::string undefined = ErrorParam(R"(, "guided_grammar": "root ::= \"a\"\n  | item")", model);
+  EXPECT_EQ(undefined.rfind("guided_grammar: ", 0), 0u) << undefined;
+  EXPECT_NE(undefined.find("undefined rule 'item' at 2:5"), std::string::npos) << undefined;
+  const std::string left = ErrorParam(R"(, "structured_outputs": {"grammar": "root ::= root \"a\" | \"b\""})", model);
+  EXPECT_EQ(left.rfind("structured_outputs: ", 0), 0u) << left;
+  EXPECT_NE(left.find("left recursion"), std::string::npos) << left;
+  EXPECT_EQ(ErrorParam(R"(, "guided_grammar": "item ::= \"a\"")", model).rfind("guided_grammar: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_grammar": {"root": "a"})", model).rfind("guided_grammar: ", 0), 0u);
+  const std::string both = ErrorParam(R"(, "guided_grammar": "root ::= \"a\"", "guided_regex": "a")", model);
+  EXPECT_NE(both.find("cannot be combined"), std::string::npos) << both;
+  const std::string inside = ErrorParam(R"(, "structured_outputs": {"grammar": "root ::= \"a\"", "regex": "a"})", model);
+  EXPECT_NE(inside.find("cannot be combined"), std::string::npos) << inside;
+}
+
 TEST(StructuredOutput, FieldsVtCannotHonourAreRefusedByName) {
   const ModelContext model = TextModel();
-  EXPECT_EQ(ErrorParam(R"(, "guided_grammar": "root ::= \"a\"")", model).rfind("guided_grammar: ", 0), 0u);
-  EXPECT_EQ(ErrorParam(R"(, "structured_outputs": {"grammar": "root ::= \"a\""})", model).rfind("structured_outputs: ", 0),
-            0u);
+  EXPECT_EQ(ErrorParam(R"(, "structured_outputs": {"structural_tag": "x"})", model).rfind("structured_outputs: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "tool_choice": "required")", model).rfind("tool_choice: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "tool_choice": {"type": "function", "function": {"name": "f"}})", model).rfind("tool_choice: ", 0),
             0u);
