@@ -141,15 +141,16 @@ class SchemaCompiler {
     return NewRule(name, {{Char('['), Ref(item), Ref(tail), Char(']')}});
   }
 
-  // A string matching `pattern` (json_string_pattern.h). Lengths beside it would need the
-  // intersection of two automata: refused by name rather than half applied.
-  Result<int32_t> Pattern(const json& s, const std::string& path) {
+  // A string matching `pattern` (json_string_pattern.h), of a length from `min` to `max`. Errors
+  // name every keyword that shaped the automaton, as any of them may be what to change.
+  Result<int32_t> Pattern(const json& s, int64_t min, int64_t max, const std::string& path) {
     if (!s["pattern"].is_string()) return Unsupported("'pattern' must be a string", path);
+    std::string keywords = "'pattern'";
     for (const char* key : {"minLength", "maxLength"}) {
-      if (s.contains(key)) return Unsupported(std::string("'pattern' together with '") + key + "' is not supported", path);
+      if (s.contains(key)) keywords += std::string(" with '") + key + "'";
     }
-    Result<int32_t> rule = AddJsonStringPattern(g_, s["pattern"].get<std::string>(), path);
-    if (!rule.ok()) return Unsupported("'pattern': " + rule.status().message(), path);
+    Result<int32_t> rule = AddJsonStringPattern(g_, s["pattern"].get<std::string>(), {min, max}, path);
+    if (!rule.ok()) return Unsupported(keywords + ": " + rule.status().message(), path);
     return *rule;
   }
 
@@ -256,12 +257,12 @@ class SchemaCompiler {
 
   Result<int32_t> Typed(const std::string& type, const json& s, const std::string& path) {
     if (type == "string") {
-      if (s.contains("pattern")) return Pattern(s, path);
       Result<int64_t> min = Bound(s, "minLength", 0, path), max = Bound(s, "maxLength", -1, path);
       if (!min.ok()) return min.status();
       if (!max.ok()) return max.status();
-      if (*min == 0 && *max < 0) return AnyString();
       if (*max >= 0 && *max < *min) return Unsupported("'maxLength' is below 'minLength'", path);
+      if (s.contains("pattern")) return Pattern(s, *min, *max, path);
+      if (*min == 0 && *max < 0) return AnyString();
       Sequence body = {Char('"')};
       for (int64_t i = 0; i < *min; ++i) body.push_back(Ref(StringChar()));
       if (*max < 0) {

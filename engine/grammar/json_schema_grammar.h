@@ -3,9 +3,10 @@
 // against the schema. Supported: type (one or a list), properties with required (in the keys'
 // sorted order; the others optional), additionalProperties (extra properties are never generated),
 // items, minItems/maxItems, enum, const, anyOf/oneOf (oneOf as anyOf), $ref into
-// #/$defs and #/definitions (recursion included), string minLength/maxLength, annotations (title,
-// description, default, examples, $schema, $id, $comment). Anything else that constrains values
-// (pattern, format, minimum, multipleOf, ...) is an error naming the keyword, never ignored.
+// #/$defs and #/definitions (recursion included), string pattern and minLength/maxLength (alone or
+// together: json_string_pattern.h), annotations (title, description, default, examples, $schema,
+// $id, $comment). Anything else that constrains values (format, minimum, multipleOf, ...) is an
+// error naming the keyword, never ignored.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/grammar/regex_grammar.h"
+#include "engine/grammar/right_linear.h"
 
 namespace vt::grammar {
 namespace {
@@ -87,14 +88,22 @@ class EscapingCopy {
 
 }  // namespace
 
-Result<int32_t> AddJsonStringPattern(Grammar& g, std::string_view pattern, const std::string& name) {
+Result<int32_t> AddJsonStringPattern(Grammar& g, std::string_view pattern, StringLength length,
+                                     const std::string& name) {
   // The pattern alone first: a syntax error then names its offset as written, and a pattern that
   // only parses inside the wrapper ("a)|(b") is refused instead of changing the wrapper's meaning.
   Result<Grammar> alone = CompileRegex(pattern);
   if (!alone.ok()) return alone.status();
   const std::string anywhere = "(?:.|\\n)*(?:" + std::string(pattern) + ")(?:.|\\n)*";
-  Result<Grammar> re = CompileRegex(anywhere);
+  const RegexCompileLimits limits;
+  Result<Grammar> re = CompileRegex(anywhere, limits);
   if (!re.ok()) return re.status();
+  // Lengths are counted on the automaton before the escapes are written out, so each character
+  // set read is one decoded character whichever way JSON writes it.
+  if (length.min > 0 || length.max >= 0) {
+    re = WithLength(*re, length.min, length.max, limits.max_dfa_states);
+    if (!re.ok()) return re.status();
+  }
   EscapingCopy copy(g, name);
   const int32_t content = copy.Copy(*re);
   const int32_t string = AddRule(g, name);

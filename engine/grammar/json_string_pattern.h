@@ -6,6 +6,7 @@
 // escapes (`\"`, `\\`, `\n`, ..., `\u00XX`), every other character as itself.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,8 +15,18 @@
 
 namespace vt::grammar {
 
+// minLength/maxLength beside the pattern: the decoded string's length in characters, an escape
+// counting as the one character it stands for.
+struct StringLength {
+  int64_t min = 0;
+  int64_t max = -1;  // no upper bound
+};
+
 // Adds the rules to `g` and returns the id of the string rule (quotes included); `name` prefixes
-// the new rules' names. Errors are the regex front end's, or a pattern that matches no string.
-Result<int32_t> AddJsonStringPattern(Grammar& g, std::string_view pattern, const std::string& name);
+// the new rules' names. The lengths, when they bound anything, intersect the pattern's automaton
+// with a counter of characters (right_linear.h), within the regex front end's limit on states.
+// Errors are the regex front end's, a product past that limit, or no string that fits.
+Result<int32_t> AddJsonStringPattern(Grammar& g, std::string_view pattern, StringLength length,
+                                     const std::string& name);
 
 }  // namespace vt::grammar

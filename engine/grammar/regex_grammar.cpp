@@ -4,6 +4,8 @@
 #include <map>
 #include <string>
 
+#include "engine/grammar/right_linear.h"
+
 namespace vt::grammar {
 
 namespace {
@@ -260,26 +262,6 @@ class Determinizer {
   std::map<Key, int32_t> index_;
 };
 
-// The states from which an accepting one can be reached; the others are dropped so that every rule
-// derives a string (the token mask table counts on it) and no output can walk into a dead end.
-std::vector<bool> Live(const std::vector<DfaState>& dfa) {
-  std::vector<bool> live(dfa.size(), false);
-  for (size_t d = 0; d < dfa.size(); ++d) live[d] = !dfa[d].key.empty() && dfa[d].key.front() == kAccepts;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t d = 0; d < dfa.size(); ++d) {
-      if (live[d]) continue;
-      for (const auto& [target, ranges] : dfa[d].moves) {
-        if (live[size_t(target)]) {
-          live[d] = changed = true;
-          break;
-        }
-      }
-    }
-  }
-  return live;
-}
-
 }  // namespace
 
 Result<Grammar> CompileRegex(std::string_view pattern, const RegexCompileLimits& limits) {
@@ -290,23 +272,17 @@ Result<Grammar> CompileRegex(std::string_view pattern, const RegexCompileLimits&
   if (!whole.ok()) return whole.status();
   Result<std::vector<DfaState>> dfa = Determinizer(builder.Take(), whole->out, limits).Run(whole->in);
   if (!dfa.ok()) return dfa.status();
-  const std::vector<bool> live = Live(*dfa);
-  if (!live[0]) return InvalidArgument("regex: it matches no string");
-  std::vector<int32_t> rule(dfa->size(), -1);
+  // Every state a rule, then only those from which a string can end (right_linear.h).
   Grammar g;
+  for (size_t d = 0; d < dfa->size(); ++d) AddRule(g, "regex-" + std::to_string(d));
   for (size_t d = 0; d < dfa->size(); ++d) {
-    if (live[d]) rule[d] = AddRule(g, "regex-" + std::to_string(d));
-  }
-  for (size_t d = 0; d < dfa->size(); ++d) {
-    if (!live[d]) continue;
-    std::vector<Sequence>& alternatives = g.rules[size_t(rule[d])].alternatives;
-    for (const auto& [target, ranges] : (*dfa)[d].moves) {
-      if (live[size_t(target)]) alternatives.push_back({Chars(ranges), Ref(rule[size_t(target)])});
-    }
+    std::vector<Sequence>& alternatives = g.rules[d].alternatives;
+    for (const auto& [target, ranges] : (*dfa)[d].moves) alternatives.push_back({Chars(ranges), Ref(target)});
     if ((*dfa)[d].key.front() == kAccepts) alternatives.push_back({});
   }
-  g.root = rule[0];
-  return g;
+  Result<Grammar> live = KeepLive(g);
+  if (!live.ok()) return InvalidArgument("regex: " + live.status().message());
+  return live;
 }
 
 }  // namespace vt::grammar

@@ -367,8 +367,61 @@ TEST(JsonSchemaGrammar, PatternErrorsNameTheKeyword) {
   EXPECT_NE(error(R"j({"type": "string", "pattern": "a(?=b)"})j").find("'pattern'"), std::string::npos);
   EXPECT_NE(error(R"j({"type": "string", "pattern": "a(?=b)"})j").find("offset 1"), std::string::npos)
       << error(R"j({"type": "string", "pattern": "a(?=b)"})j");
-  EXPECT_NE(error(R"({"type": "string", "pattern": "a", "maxLength": 3})").find("'maxLength'"), std::string::npos);
   EXPECT_NE(error(R"({"type": "string", "pattern": 3})").find("'pattern' must be a string"), std::string::npos);
+  const std::string none = error(R"({"type": "string", "pattern": "^abc$", "minLength": 1, "maxLength": 2})");
+  EXPECT_NE(none.find("'pattern' with 'minLength' with 'maxLength': no string of those lengths"), std::string::npos)
+      << none;
+}
+
+// `pattern` beside minLength/maxLength: the decoded string's length in code points, whatever JSON
+// escapes or UTF-8 bytes write it. Against the pattern alone on random strings of characters that
+// are written plainly, escaped and multi-byte: the bounded grammar accepts a string exactly when
+// the pattern does and its length fits.
+TEST(JsonSchemaGrammar, PatternWithLengthsCountsDecodedCharacters) {
+  struct Case {
+    const char* pattern;
+    int64_t min, max;
+  };
+  const std::vector<std::string> alphabet = {"a", "b", "\"", "\\", "\n", "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80"};
+  std::mt19937 rng(11);
+  for (const Case& c : {Case{"a", 2, 4}, Case{"^[ab\"\\\\]+$", 0, 3}, Case{"\\n|\u00e9", 3, -1},
+                        Case{"^(?:a|\\x01|\U0001F600)*b", 1, 5}, Case{"", 2, 2}}) {
+    json schema = {{"type", "string"}, {"pattern", c.pattern}, {"minLength", c.min}};
+    if (c.max >= 0) schema["maxLength"] = c.max;
+    const std::string label = schema.dump();
+    const auto bounded = Compile(schema);
+    const auto plain = Compile(json{{"type", "string"}, {"pattern", c.pattern}});
+    int accepted = 0, rejected_for_length = 0;
+    for (int i = 0; i < 3000; ++i) {
+      std::string s;
+      const size_t length = rng() % 8;
+      for (size_t k = 0; k < length; ++k) s += alphabet[rng() % alphabet.size()];
+      const std::string text = json(s).dump();
+      const bool fits = int64_t(length) >= c.min && (c.max < 0 || int64_t(length) <= c.max);
+      const bool matches = Matches(plain, text);
+      ASSERT_EQ(Matches(bounded, text), matches && fits) << label << ": " << text;
+      accepted += matches && fits ? 1 : 0;
+      rejected_for_length += matches && !fits ? 1 : 0;
+    }
+    EXPECT_GT(accepted, 0) << label;
+    EXPECT_GT(rejected_for_length, 0) << label;
+  }
+}
+
+// A long bound on a pattern of many states multiplies out past the automaton's limit: an error
+// naming the keywords and the limit, promptly, never a grammar of millions of rules.
+TEST(JsonSchemaGrammar, PatternTimesLengthPastTheLimitIsAnErrorNamingTheKeywords) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<Grammar> g = CompileJsonSchema(json::parse(R"({"type": "string", "pattern": "a{60}", "maxLength": 1000})"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("'pattern' with 'maxLength': with the length bounds its automaton has more than"),
+            std::string::npos)
+      << g.status().message();
+  Result<Grammar> huge = CompileJsonSchema(json::parse(R"({"type": "string", "pattern": "a", "maxLength": 100000})"));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("'maxLength' must be an integer from 0 to"), std::string::npos)
+      << huge.status().message();
 }
 
 }  // namespace
