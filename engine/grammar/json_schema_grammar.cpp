@@ -1,8 +1,11 @@
 #include "engine/grammar/json_schema_grammar.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/grammar/json_string_pattern.h"
 
@@ -112,12 +115,16 @@ class SchemaCompiler {
   int32_t ObjectAny() { return Cached("object", &SchemaCompiler::MakeObjectAny); }
   int32_t MakeObjectAny() {
     const int32_t object = AddRule(g_, "object");
-    shared_["object"] = object;
-    const int32_t member = NewRule("member", {{Ref(AnyString()), Char(':'), Ref(Ws()), Ref(AnyValue())}});
-    const int32_t more = AddRule(g_, "members");
+    shared_["object"] = object;  // a value may be an object
+    ObjectOf(object, AnyValue(), "");
+    return object;
+  }
+  // Fills rule `object`: any keys, each with a value of rule `value`.
+  void ObjectOf(int32_t object, int32_t value, const std::string& name) {
+    const int32_t member = NewRule(name + "member", {{Ref(AnyString()), Char(':'), Ref(Ws()), Ref(value)}});
+    const int32_t more = AddRule(g_, name + "members");
     g_.rules[size_t(more)].alternatives = {{Char(','), Ref(Ws()), Ref(member), Ref(more)}, {}};
     g_.rules[size_t(object)].alternatives = {{Char('{'), Char('}')}, {Char('{'), Ref(member), Ref(more), Char('}')}};
-    return object;
   }
 
   // "[" items "]" with between min and max (-1: no limit) items of rule `item`.
@@ -191,6 +198,55 @@ class SchemaCompiler {
   }
   static Element Ref(int32_t rule) { return grammar::Ref(rule); }
 
+  // A value of `types` (JSON Schema's sense: an integral number is an integer).
+  static bool OfType(const json& v, const std::vector<std::string>& types) {
+    for (const std::string& t : types) {
+      if ((t == "null" && v.is_null()) || (t == "boolean" && v.is_boolean()) || (t == "object" && v.is_object()) ||
+          (t == "array" && v.is_array()) || (t == "string" && v.is_string()) || (t == "number" && v.is_number()) ||
+          (t == "integer" && (v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                                        std::floor(v.get<double>()) == v.get<double>())))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // `type` as a list; empty when absent.
+  Result<std::vector<std::string>> Types(const json& s, const std::string& path) {
+    static const std::set<std::string> kTypes = {"null", "boolean", "object", "array", "number", "integer", "string"};
+    std::vector<std::string> types;
+    if (!s.contains("type")) return types;
+    const json& t = s["type"];
+    const json list = t.is_string() ? json::array({t}) : t;
+    if (!list.is_array() || list.empty()) return Unsupported("'type' must be a string or a list of strings", path);
+    for (const json& e : list) {
+      if (!e.is_string()) return Unsupported("'type' must be a string or a list of strings", path);
+      if (kTypes.count(e.get<std::string>()) == 0) return Unsupported("unknown type '" + e.get<std::string>() + "'", path);
+      types.push_back(e.get<std::string>());
+    }
+    return types;
+  }
+
+  // The types a schema without `type` is about, from the keywords that apply to one type only. JSON
+  // Schema lets every other type through such a schema, but a string is what `pattern` means, an
+  // object what `properties` means: the grammar generates those alone.
+  static std::vector<std::string> Implied(const json& s) {
+    std::vector<std::string> types;
+    const std::pair<const char*, std::vector<const char*>> kImplied[] = {
+        {"object", {"properties", "required", "additionalProperties"}},
+        {"array", {"items", "minItems", "maxItems"}},
+        {"string", {"pattern", "minLength", "maxLength"}}};
+    for (const auto& [type, keys] : kImplied) {
+      for (const char* key : keys) {
+        if (s.contains(key)) {
+          types.push_back(type);
+          break;
+        }
+      }
+    }
+    return types;
+  }
+
   Result<int32_t> Schema(const json& s, const std::string& path) {
     if (s.is_boolean()) {
       if (s.get<bool>()) return AnyValue();
@@ -202,15 +258,31 @@ class SchemaCompiler {
         return Unsupported("the keyword '" + key + "' is not supported", path);
       }
     }
+    // These keywords give the schema its one form; another constraint beside one would need the
+    // intersection of both, so it is refused by name rather than ignored. `type` beside `enum` or
+    // `const` filters their values.
+    for (const std::string form : {"$ref", "const", "enum", "anyOf", "oneOf"}) {
+      if (!s.contains(form)) continue;
+      for (const auto& [key, value] : s.items()) {
+        if (key == form || kAnnotations.count(key) > 0 || (key == "type" && (form == "const" || form == "enum"))) continue;
+        return Unsupported("'" + key + "' beside '" + form + "' is not supported", path);
+      }
+    }
     if (s.contains("$ref")) {
       if (!s["$ref"].is_string()) return Unsupported("'$ref' must be a string", path);
       return Ref(s["$ref"].get<std::string>(), path);
     }
-    if (s.contains("const")) return NewRule(path, {Literal(s["const"].dump())});
-    if (s.contains("enum")) {
-      if (!s["enum"].is_array() || s["enum"].empty()) return Unsupported("'enum' must be a non-empty array", path);
+    Result<std::vector<std::string>> types = Types(s, path);
+    if (!types.ok()) return types.status();
+    if (s.contains("const") || s.contains("enum")) {
+      const char* key = s.contains("const") ? "const" : "enum";
+      const json values = s.contains("const") ? json::array({s["const"]}) : s["enum"];
+      if (!values.is_array() || values.empty()) return Unsupported("'enum' must be a non-empty array", path);
       std::vector<Sequence> alternatives;
-      for (const json& v : s["enum"]) alternatives.push_back(Literal(v.dump()));
+      for (const json& v : values) {
+        if (types->empty() || OfType(v, *types)) alternatives.push_back(ValueText(v));
+      }
+      if (alternatives.empty()) return Unsupported(std::string("'") + key + "' has no value of the 'type'", path);
       return NewRule(path, std::move(alternatives));
     }
     for (const char* key : {"anyOf", "oneOf"}) {
@@ -224,35 +296,28 @@ class SchemaCompiler {
       }
       return NewRule(path, std::move(alternatives));
     }
-    std::vector<std::string> types;
-    if (s.contains("type")) {
-      const json& t = s["type"];
-      if (t.is_string()) {
-        types.push_back(t.get<std::string>());
-      } else if (t.is_array() && !t.empty()) {
-        for (const json& e : t) {
-          if (!e.is_string()) return Unsupported("'type' must be a string or a list of strings", path);
-          types.push_back(e.get<std::string>());
-        }
-      } else {
-        return Unsupported("'type' must be a string or a list of strings", path);
-      }
-    } else if (s.contains("properties")) {
-      types.push_back("object");
-    } else if (s.contains("items")) {
-      types.push_back("array");
-    } else if (s.contains("pattern")) {
-      types.push_back("string");  // any other value would pass `pattern`; a string is what is meant
-    } else {
-      return AnyValue();
-    }
+    if (types->empty()) *types = Implied(s);
+    if (types->empty()) return AnyValue();
     std::vector<Sequence> alternatives;
-    for (const std::string& type : types) {
+    for (const std::string& type : *types) {
       Result<int32_t> r = Typed(type, s, path);
       if (!r.ok()) return r.status();
       alternatives.push_back({Ref(*r)});
     }
     return NewRule(path, std::move(alternatives));
+  }
+
+  // A JSON value written as the grammar writes JSON: compact, or one space after ':' and ','.
+  Sequence ValueText(const json& v) {
+    if (!v.is_structured() || v.empty()) return Literal(v.dump());
+    Sequence out = {Char(v.is_object() ? '{' : '[')};
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it != v.begin()) out = Cat({out, {Char(','), Ref(Ws())}});
+      if (v.is_object()) out = Cat({out, Literal(json(it.key()).dump()), {Char(':'), Ref(Ws())}});
+      out = Cat({out, ValueText(*it)});
+    }
+    out.push_back(Char(v.is_object() ? '}' : ']'));
+    return out;
   }
 
   Result<int32_t> Typed(const std::string& type, const json& s, const std::string& path) {
@@ -292,16 +357,12 @@ class SchemaCompiler {
       if (*max >= 0 && *max < *min) return Unsupported("'maxItems' is below 'minItems'", path);
       return ArrayOf(item, *min, *max, path);
     }
-    if (type == "object") return Object(s, path);
-    return Unsupported("unknown type '" + type + "'", path);
+    return Object(s, path);  // Types() admits no other name
   }
 
   Result<int32_t> Object(const json& s, const std::string& path) {
-    if (!s.contains("properties")) {
-      const bool closed = s.contains("additionalProperties") && s["additionalProperties"] == false;
-      return closed ? NewRule(path, {{Char('{'), Char('}')}}) : ObjectAny();
-    }
-    const json& props = s["properties"];
+    const json none = json::object();
+    const json& props = s.contains("properties") ? s["properties"] : none;
     if (!props.is_object()) return Unsupported("'properties' must be an object", path);
     std::set<std::string> required;
     if (s.contains("required")) {
@@ -313,6 +374,7 @@ class SchemaCompiler {
         required.insert(r.get<std::string>());
       }
     }
+    if (!s.contains("properties")) return Additional(s, path);
     struct Member {
       Sequence key_value;
       bool required;
@@ -339,6 +401,18 @@ class SchemaCompiler {
       }
     }
     return NewRule(path, {{Char('{'), Ref(bodies[{0, false}]), Char('}')}});
+  }
+
+  // An object without `properties`: its members are what `additionalProperties` admits, any
+  // value when it is absent or true, none when it is false.
+  Result<int32_t> Additional(const json& s, const std::string& path) {
+    if (!s.contains("additionalProperties") || s["additionalProperties"] == true) return ObjectAny();
+    if (s["additionalProperties"] == false) return NewRule(path, {{Char('{'), Char('}')}});
+    Result<int32_t> value = Schema(s["additionalProperties"], path + "/additionalProperties");
+    if (!value.ok()) return value.status();
+    const int32_t object = AddRule(g_, path);
+    ObjectOf(object, *value, path + "/");
+    return object;
   }
 
   const json& root_;

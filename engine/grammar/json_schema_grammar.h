@@ -1,12 +1,16 @@
 // JSON Schema -> Grammar, for response_format json_schema and `vt generate --json-schema`: the
 // grammar's sentences are compact JSON texts (at most one space after ':' and ',') that validate
 // against the schema. Supported: type (one or a list), properties with required (in the keys'
-// sorted order; the others optional), additionalProperties (extra properties are never generated),
-// items, minItems/maxItems, enum, const, anyOf/oneOf (oneOf as anyOf), $ref into
-// #/$defs and #/definitions (recursion included), string pattern and minLength/maxLength (alone or
-// together: json_string_pattern.h), annotations (title, description, default, examples, $schema,
-// $id, $comment). Anything else that constrains values (format, minimum, multipleOf, ...) is an
-// error naming the keyword, never ignored.
+// sorted order; the others optional), additionalProperties (extra properties are never generated
+// beside properties; without properties, every member's value follows it), items,
+// minItems/maxItems, enum and const (filtered by a type beside them), anyOf/oneOf (oneOf as anyOf:
+// a value matching two branches passes), $ref into #/$defs and #/definitions (recursion included),
+// string pattern and minLength/maxLength (alone or together: json_string_pattern.h), annotations
+// (title, description, default, examples, $schema, $id, $comment). Without type, the keywords of
+// one type say which is meant (pattern: a string, properties: an object, ...). Anything else that
+// constrains values (format, minimum, multipleOf, a constraint beside $ref, enum or anyOf, ...) is
+// an error naming the keyword, never ignored. tests/engine/grammar/data/json_schema_cases.json is
+// the corpus of what it accepts and refuses.
 #pragma once
 
 #include <nlohmann/json.hpp>

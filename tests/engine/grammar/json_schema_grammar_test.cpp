@@ -1,0 +1,110 @@
+// JSON Schema -> grammar against a corpus of cases (tests/engine/grammar/data/json_schema_cases.json,
+// in the JSON-Schema-Test-Suite's format): for every schema that compiles, the grammar accepts an
+// instance exactly when it is valid, written compactly and with one space after ':' and ',' (the
+// whitespace the grammar allows). A case may say `grammar_accepts` where the grammar knowingly
+// differs from JSON Schema, with `because`; a group may say `refused`, the compile error a schema
+// gets when it uses what the compiler cannot express.
+#include "engine/grammar/json_schema_grammar.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "engine/grammar/grammar_matcher.h"
+#include "tests/source_root.h"
+
+namespace vt::grammar {
+namespace {
+
+using nlohmann::json;
+
+bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
+  GrammarMatcher m(g);
+  return m.Accept(text) && m.CanEnd();
+}
+
+// `v` with one space after every ':' and ',' outside strings (dump() writes none).
+std::string Spaced(const json& v) {
+  if (!v.is_structured() || v.empty()) return v.dump();
+  std::string out(1, v.is_object() ? '{' : '[');
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (it != v.begin()) out += ", ";
+    if (v.is_object()) out += json(it.key()).dump() + ": ";
+    out += Spaced(*it);
+  }
+  return out + (v.is_object() ? '}' : ']');
+}
+
+json Corpus() {
+  std::ifstream in(vt::testing::SourceRoot() / "tests/engine/grammar/data/json_schema_cases.json");
+  EXPECT_TRUE(in.good());
+  return json::parse(in, nullptr, false);
+}
+
+void CollectKeys(const json& v, std::set<std::string>* keys) {
+  if (v.is_object()) {
+    for (const auto& [key, value] : v.items()) {
+      keys->insert(key);
+      CollectKeys(value, keys);
+    }
+  } else if (v.is_array()) {
+    for (const json& e : v) CollectKeys(e, keys);
+  }
+}
+
+TEST(JsonSchemaCorpus, TheGrammarAcceptsExactlyTheValidInstances) {
+  const json corpus = Corpus();
+  ASSERT_TRUE(corpus.is_array());
+  int checked = 0, diverging = 0, refused = 0;
+  for (const json& group : corpus) {
+    const std::string where = group.at("description").get<std::string>();
+    Result<Grammar> g = CompileJsonSchema(group.at("schema"));
+    if (group.contains("refused")) {
+      ++refused;
+      ASSERT_FALSE(g.ok()) << where << ": compiled although the corpus says it is refused";
+      EXPECT_NE(g.status().message().find(group["refused"].get<std::string>()), std::string::npos)
+          << where << ": " << g.status().message();
+      continue;
+    }
+    ASSERT_TRUE(g.ok()) << where << ": " << g.status().message();
+    const auto grammar = std::make_shared<const Grammar>(std::move(*g));
+    for (const json& test : group.at("tests")) {
+      const std::string what = where + " / " + test.at("description").get<std::string>();
+      bool expected = test.at("valid").get<bool>();
+      if (test.contains("grammar_accepts")) {
+        ++diverging;
+        EXPECT_NE(test["grammar_accepts"].get<bool>(), expected) << what << ": marked as a divergence but agrees";
+        EXPECT_FALSE(test.value("because", std::string()).empty()) << what << ": a divergence must say why";
+        expected = test["grammar_accepts"].get<bool>();
+      }
+      for (const std::string& text : {test.at("data").dump(), Spaced(test.at("data"))}) {
+        EXPECT_EQ(Matches(grammar, text), expected) << what << ": " << text;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 150);
+  EXPECT_GE(refused, 20);
+  EXPECT_LE(diverging, 12) << "the corpus is about agreement; each divergence is a documented exception";
+}
+
+// Every keyword the compiler supports appears in the corpus, so none goes untested.
+TEST(JsonSchemaCorpus, CoversEverySupportedKeyword) {
+  std::set<std::string> used;
+  for (const json& group : Corpus()) {
+    if (!group.contains("refused")) CollectKeys(group.at("schema"), &used);
+  }
+  for (const char* keyword : {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
+                              "enum", "const", "anyOf", "oneOf", "$ref", "$defs", "definitions", "minLength",
+                              "maxLength", "pattern", "title", "description", "default", "examples", "$schema", "$id",
+                              "$comment"}) {
+    EXPECT_EQ(used.count(keyword), 1u) << keyword;
+  }
+}
+
+}  // namespace
+}  // namespace vt::grammar
