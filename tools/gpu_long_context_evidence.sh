@@ -2,11 +2,13 @@
 # Long-context evidence on a GPU machine (issue #16): `vt bench decode` with the CUDA defaults at
 # prompt lengths 32, 1k, 8k and 32k (qwen3-1.7b) and 1k and 8k (llama3-8b), c = 1 and 8, 64 output
 # tokens; the prefill share beside running decodes swept at 8k, c = 8; the attention defaults of
-# issue #10 (unsplit, prefill the decode way) at 8k for before/after; and the transformers SDPA
-# prefill forward of the same lengths in the same job. JSON per run under OUT_DIR, a summary on stdout.
+# issue #10 (unsplit, prefill the decode way) at 8k for before/after; the transformers SDPA
+# prefill forward of the same lengths in the same job; and (part `arms`) decode-only c = 8 TPOT with
+# the gqa and the persistent decode arm at 8k and 32k (issue #17). JSON per run under OUT_DIR, a
+# summary on stdout.
 #
 # Usage: bash tools/gpu_long_context_evidence.sh BIN_DIR OUT_DIR [PARTS]
-#   PARTS: comma-separated table,budget,before,anchor (default all four). BIN_DIR is packed as for
+#   PARTS: comma-separated table,budget,before,anchor,arms (default the first four). BIN_DIR is packed as for
 #   tools/gpu_e2e_evidence.sh; the GPU gates are that script's `gates` part.
 set -uo pipefail
 default_parts=table,budget,before,anchor
@@ -33,7 +35,7 @@ PY
 bench() {  # name, model, input tokens, then more vt bench decode arguments
   local name=$1 model=$2 input=$3; shift 3
   timeout -k 5 300 "$bin/vt" bench decode --backend cuda --load-format dummy --model "preset:$model" \
-    --input-len "$input" --output-len 64 --concurrency 1,8 --json "$@" > "$out/$name.json" 2> "$out/$name.err"
+    --input-len "$input" --output-len 64 --concurrency "${concurrency:-1,8}" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
   echo "bench $name rc=$?"
   summarize "$out/$name.json"
 }
@@ -49,6 +51,16 @@ if want budget; then
 fi
 if want before; then
   VT_ATTN_SPLIT=off VT_ATTN_PREFILL=decode bench qwen3-1.7b-8192-issue10-attention qwen3-1.7b 8192
+fi
+if want arms; then
+  # Decode-only: all eight prompts prefill in one step, then every step decodes all eight.
+  for spec in qwen3-1.7b:8192 llama3-8b:8000 qwen3-1.7b:32768; do
+    model=${spec%%:*} input=${spec##*:}
+    for arm in gqa persist; do
+      VT_ATTN_DECODE=$arm concurrency=8 bench "$model-$input-decode-only-$arm" "$model" "$input" \
+        --max-num-batched-tokens $((8 * input)) --max-prefill-beside-decodes $((8 * input))
+    done
+  done
 fi
 if want anchor; then
   PYTHONUNBUFFERED=1 timeout -k 5 240 "${python_env[@]}" python3 "$root/tools/hf_prefill_anchor.py" \
