@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 SHAPES = [("qwen3-1.7b", 16, 8, 128), ("llama3-8b", 32, 8, 128), ("qwen3-32b", 64, 8, 128),
-          ("d256-16q2kv", 16, 2, 256), ("gemma3-d256-8q4kv", 8, 4, 256)]
+          ("d256-16q2kv", 16, 2, 256), ("gemma3-d256-8q4kv", 8, 4, 256), ("mqa-d128-8q1kv", 8, 1, 128)]
 BACKENDS = ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION")
 
 

@@ -21,6 +21,9 @@ struct AttentionShape {
 inline constexpr AttentionShape kAttentionShapes[] = {
     {"qwen3-1.7b", 16, 8, 128}, {"llama3-8b", 32, 8, 128}, {"qwen3-32b", 64, 8, 128},
     {"d256-16q2kv", 16, 2, 256}, {"gemma3-d256-8q4kv", 8, 4, 256},
+    // One KV head: a page's K (or V) rows are contiguous, where the shapes above interleave the
+    // heads at a stride of num_kv_heads rows. Same group as qwen3-32b, for a layout A/B.
+    {"mqa-d128-8q1kv", 8, 1, 128},
 };
 
 // Prints "vt bench: <what>: <CUDA error>" and returns false when `err` is an error.
