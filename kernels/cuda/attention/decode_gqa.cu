@@ -20,6 +20,7 @@
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
 #include "kernels/cuda/attention/decode_plan.h"
+#include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
 namespace vt::kernels::cuda::attention {
@@ -121,15 +122,8 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams
   };
 
   const float qk_scale = p.scale * kLog2e;
-  float o[kDimTiles][4];
-  float m[2], l[2];
-  auto reset = [&] {
-#pragma unroll
-    for (int t = 0; t < kDimTiles; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
-    m[0] = m[1] = -INFINITY;
-    l[0] = l[1] = 0.f;
-  };
-  reset();
+  ChunkState<kDimTiles> state;
+  state.Reset();
 
   // Every warp runs the same iterations and commits one copy group per iteration (empty past
   // the end), so the wait_group counts and the chunk-end barriers line up across the CTA.
@@ -167,58 +161,17 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams
         }
       }
 
-      // Online softmax per row: this lane holds rows qrow (s[t][0..1]) and qrow + 8 (s[t][2..3]).
-      float row_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-      for (int t = 0; t < 2; ++t) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = key_base + t * 8 + 2 * qcol + (e & 1);
-          s[t][e] = key < chunk_end ? (s[t][e] + s_odd[t][e]) * qk_scale : -INFINITY;
-          row_max[e / 2] = fmaxf(row_max[e / 2], s[t][e]);
-        }
-      }
-      float alpha[2], m_new[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 1));
-        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 2));
-        m_new[r] = fmaxf(m[r], row_max[r]);
-        alpha[r] = Rescale(m[r], m_new[r]);
-        l[r] *= alpha[r];
-        m[r] = m_new[r];
-      }
-#pragma unroll
-      for (int t = 0; t < 2; ++t) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float pe = s[t][e] == -INFINITY ? 0.f : exp2f(s[t][e] - m_new[e / 2]);
-          s[t][e] = pe;
-          l[e / 2] += pe;
-        }
-      }
-#pragma unroll
-      for (int t = 0; t < kDimTiles; ++t) {
-        o[t][0] *= alpha[0];
-        o[t][1] *= alpha[0];
-        o[t][2] *= alpha[1];
-        o[t][3] *= alpha[1];
-      }
-
-      // O += P.V: P (rows x 16 keys) comes straight from the score accumulators, as hi + lo.
+      // Online softmax per row; O += P.V with P straight from the score accumulators, as hi + lo.
       uint32_t hi[4], lo[4];
-      SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);
-      SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);
-      SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);
-      SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
+      SoftmaxSubtile<kDimTiles>(s, s_odd, key_base, chunk_end, qk_scale, state, hi, lo);
 #pragma unroll
       for (int t = 0; t < kDimTiles; ++t) {
         const int d = t * 8 + qrow;
         const uint16_t* v0 = v_s + (2 * qcol) * S::kPitch + d;
         const uint32_t b0 = uint32_t(v0[0]) | (uint32_t(v0[S::kPitch]) << 16);
         const uint32_t b1 = uint32_t(v0[8 * S::kPitch]) | (uint32_t(v0[9 * S::kPitch]) << 16);
-        MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], b0, b1);
-        MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], b0, b1);
+        MmaBf16(state.o[t], hi[0], hi[1], hi[2], hi[3], b0, b1);
+        MmaBf16(state.o[t], lo[0], lo[1], lo[2], lo[3], b0, b1);
       }
     }
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
@@ -226,44 +179,9 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams
     if (i % iters_per_chunk != iters_per_chunk - 1) continue;
 
     // End of a chunk: merge the warps in a fixed order and write the chunk's result.
-    float l_row[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      l_row[r] = l[r] + __shfl_xor_sync(0xffffffffu, l[r], 1);
-      l_row[r] += __shfl_xor_sync(0xffffffffu, l_row[r], 2);
-    }
-    __syncthreads();  // the previous chunk's merge has finished reading merge_s
-    float* my_acc = merge_s + warp * group * D;
-#pragma unroll
-    for (int t = 0; t < kDimTiles; ++t) {
-      const int d = t * 8 + 2 * qcol;
-      if (qrow < group) *reinterpret_cast<float2*>(my_acc + qrow * D + d) = make_float2(o[t][0], o[t][1]);
-      if (qrow + 8 < group) *reinterpret_cast<float2*>(my_acc + (qrow + 8) * D + d) = make_float2(o[t][2], o[t][3]);
-    }
-    if (qcol == 0) {
-      m_s[warp * kRows + qrow] = m[0];
-      m_s[warp * kRows + qrow + 8] = m[1];
-      l_s[warp * kRows + qrow] = l_row[0];
-      l_s[warp * kRows + qrow + 8] = l_row[1];
-    }
-    __syncthreads();
-    const int c = first + i / iters_per_chunk;
-    for (int idx = threadIdx.x; idx < group * D; idx += kWarps * 32) {
-      const int g = idx / D, d = idx % D;
-      float m_all = -INFINITY;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
-      float l_all = 0.f, acc = 0.f;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) {
-        const float scale = Rescale(m_s[w * kRows + g], m_all);
-        l_all += l_s[w * kRows + g] * scale;
-        acc += merge_s[(w * group + g) * D + d] * scale;
-      }
-      const float out = l_all > 0.f ? acc / l_all : 0.f;
-      WriteHeadResult(p, b, kv_head * group + g, c, d, &out, 1, m_all, l_all, d == 0);
-    }
-    reset();
+    MergeWarpsAndWrite<D, kWarps>(p, b, kv_head, first + i / iters_per_chunk, group, state, m_s, l_s,
+                                  [&](int w) { return merge_s + w * group * D; });
+    state.Reset();
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
 namespace vt::kernels::cuda::attention {
@@ -170,7 +171,6 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
 
   const int group = p.num_q_heads / p.num_kv_heads;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int qrow = lane / 4, qcol = lane % 4;
 
   extern __shared__ __align__(16) unsigned char smem[];
   uint16_t* staging = reinterpret_cast<uint16_t*>(smem);
@@ -242,15 +242,8 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   };
 
   const float qk_scale = p.scale * kLog2e;
-  float o[kDimTiles][4];
-  float m[2], l[2];
-  auto reset = [&] {
-#pragma unroll
-    for (int t = 0; t < kDimTiles; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
-    m[0] = m[1] = -INFINITY;
-    l[0] = l[1] = 0.f;
-  };
-  reset();
+  ChunkState<kDimTiles> state;
+  state.Reset();
 
   // The rows this lane addresses for ldmatrix in a Q tile and a K or V subtile, and the chunk
   // offset within the 16-dim step (Q, K) or pair of 8-dim tiles (V) it reads.
@@ -296,101 +289,28 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
         MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
       }
 
-      float row_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-      for (int t = 0; t < 2; ++t) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = key_base + t * 8 + 2 * qcol + (e & 1);
-          s[t][e] = key < key_end ? (s[t][e] + s_odd[t][e]) * qk_scale : -INFINITY;
-          row_max[e / 2] = fmaxf(row_max[e / 2], s[t][e]);
-        }
-      }
-      float alpha[2], m_new[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 1));
-        row_max[r] = fmaxf(row_max[r], __shfl_xor_sync(0xffffffffu, row_max[r], 2));
-        m_new[r] = fmaxf(m[r], row_max[r]);
-        alpha[r] = Rescale(m[r], m_new[r]);
-        l[r] *= alpha[r];
-        m[r] = m_new[r];
-      }
-#pragma unroll
-      for (int t = 0; t < 2; ++t) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float pe = s[t][e] == -INFINITY ? 0.f : exp2f(s[t][e] - m_new[e / 2]);
-          s[t][e] = pe;
-          l[e / 2] += pe;
-        }
-      }
-#pragma unroll
-      for (int t = 0; t < kDimTiles; ++t) {
-        o[t][0] *= alpha[0];
-        o[t][1] *= alpha[0];
-        o[t][2] *= alpha[1];
-        o[t][3] *= alpha[1];
-      }
-
       uint32_t hi[4], lo[4];
-      SplitBf16x2(s[0][0], s[0][1], hi[0], lo[0]);
-      SplitBf16x2(s[0][2], s[0][3], hi[1], lo[1]);
-      SplitBf16x2(s[1][0], s[1][1], hi[2], lo[2]);
-      SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
+      SoftmaxSubtile<kDimTiles>(s, s_odd, key_base, key_end, qk_scale, state, hi, lo);
 #pragma unroll
       for (int t = 0; t < kDimTiles; t += 2) {
         uint32_t vb[4];
         LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + Swizzle<D>(v_row, t + v_half));
-        MmaBf16(o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
-        MmaBf16(o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
-        MmaBf16(o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
-        MmaBf16(o[t + 1], lo[0], lo[1], lo[2], lo[3], vb[2], vb[3]);
+        MmaBf16(state.o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
+        MmaBf16(state.o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
+        MmaBf16(state.o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
+        MmaBf16(state.o[t + 1], lo[0], lo[1], lo[2], lo[3], vb[2], vb[3]);
       }
     }
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
 
     if (consume.iter == consume.iters - 1) {
-      // End of an item: merge the warps in a fixed order and write the chunk's result.
-      float l_row[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        l_row[r] = l[r] + __shfl_xor_sync(0xffffffffu, l[r], 1);
-        l_row[r] += __shfl_xor_sync(0xffffffffu, l_row[r], 2);
-      }
-      // Each warp's partial goes into the stage it has just consumed: [group][D] fp32.
+      // End of an item: merge the warps in a fixed order and write the chunk's result. Each warp's
+      // partial goes into the stage it has just consumed ([group][D] fp32 fits a K + V subtile).
       const int stage_offset = (i % S::kStages) * 2 * S::kTileElems;
-      float* my_acc = reinterpret_cast<float*>(my_stages + stage_offset);
-#pragma unroll
-      for (int t = 0; t < kDimTiles; ++t) {
-        const int d = t * 8 + 2 * qcol;
-        if (qrow < group) *reinterpret_cast<float2*>(my_acc + qrow * D + d) = make_float2(o[t][0], o[t][1]);
-        if (qrow + 8 < group) *reinterpret_cast<float2*>(my_acc + (qrow + 8) * D + d) = make_float2(o[t][2], o[t][3]);
-      }
-      if (qcol == 0) {
-        m_s[warp * kRows + qrow] = m[0];
-        m_s[warp * kRows + qrow + 8] = m[1];
-        l_s[warp * kRows + qrow] = l_row[0];
-        l_s[warp * kRows + qrow + 8] = l_row[1];
-      }
-      __syncthreads();
-      for (int idx = threadIdx.x; idx < group * D; idx += kThreads) {
-        const int g = idx / D, d = idx % D;
-        float m_all = -INFINITY;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
-        float l_all = 0.f, acc = 0.f;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-          const float scale = Rescale(m_s[w * kRows + g], m_all);
-          l_all += l_s[w * kRows + g] * scale;
-          acc += reinterpret_cast<const float*>(staging + w * S::kWarpElems + stage_offset)[g * D + d] * scale;
-        }
-        const float out = l_all > 0.f ? acc / l_all : 0.f;
-        WriteHeadResult(p, consume.b, consume.h * group + g, consume.c, d, &out, 1, m_all, l_all, d == 0);
-      }
-      __syncthreads();  // the next iteration refills these stages, and the next merge m_s and l_s
-      reset();
+      MergeWarpsAndWrite<D, kWarps>(p, consume.b, consume.h, consume.c, group, state, m_s, l_s, [&](int w) {
+        return reinterpret_cast<float*>(staging + w * S::kWarpElems + stage_offset);
+      });
+      state.Reset();
     }
     consume.Step();
   }
