@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/grammar/token_bitmask.h"
+#include "engine/sample/logits_adjust.h"
 #include "engine/sample/sampler.h"
 
 namespace vt {
@@ -31,14 +32,16 @@ struct RowDraw {
   const SamplingParams* params = nullptr;
   uint64_t seed = 0;
   int64_t token_index = 0;  // the request's output index this token takes
+  // The penalties, biases and min_tokens masking applied to the row before `allowed`; null: none.
+  const LogitsAdjustment* adjust = nullptr;
   // The tokens the row may draw (ids past its size may not); null: any.
   const grammar::TokenBitmask* allowed = nullptr;
 };
 
-// Fills the masks the draws' `allowed` point to. A runner calls it once the forward is under way and
-// before it reads a mask, so that a device backend computes the step's grammar masks on the host
-// while the GPU runs the forward.
-using PrepareMasks = std::function<void()>;
+// Fills the adjustments and masks the draws' `adjust` and `allowed` point to. A runner calls it once
+// the forward is under way and before it reads either, so that a device backend plans the step's
+// adjustments and computes its grammar masks on the host while the GPU runs the forward.
+using PrepareDraws = std::function<void()>;
 
 // -inf for every logit of `row` (vocab wide) whose token `allowed` does not hold.
 inline void MaskRow(float* row, int64_t vocab, const grammar::TokenBitmask& allowed) {

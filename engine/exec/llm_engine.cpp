@@ -112,33 +112,38 @@ Result<StepResult> LlmEngine::Step() {
     batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
                      static_cast<int64_t>(c.block_table.size()), c.sample});
   }
-  // Without logprobs or changed logit values a step needs only each sampling row's token, which the
-  // runner may draw where the logits are (grammar masks go with the draws); with them, the rows
-  // come to the host sampler.
+  // Without logprobs a step needs only each sampling row's token, which the runner may draw where
+  // the logits are (adjustments and grammar masks go with the draws); with them, the rows come to
+  // the host sampler.
   std::vector<RowDraw> draws;
   std::vector<const Request*> drawn_for;
   bool wants_rows = false;
   for (const ScheduledChunk& c : step.chunks) {
     if (!c.sample) continue;
     const Request* r = scheduler_.Find(c.id);
-    draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size()), nullptr});
+    draws.push_back({&r->params, r->seed, static_cast<int64_t>(r->output.size()), nullptr, nullptr});
     drawn_for.push_back(r);
-    wants_rows = wants_rows || r->params.logprobs >= 0 || r->params.ChangesLogitValues();
+    wants_rows = wants_rows || r->params.logprobs >= 0;
   }
   std::vector<SampledToken> sampled(draws.size());
   // A grammar that cannot go on ends its own request (aborted), never the step of the others.
   std::vector<RequestId> grammar_failed;
   if (!wants_rows) {
     masks_.resize(draws.size());
-    bool constrained = false;
+    adjustments_.resize(draws.size());
+    bool prepared = false;
     for (size_t i = 0; i < draws.size(); ++i) {
-      if (draws[i].params->grammar == nullptr) continue;
-      draws[i].allowed = &masks_[i];
-      constrained = true;
+      if (draws[i].params->ChangesLogitValues()) draws[i].adjust = &adjustments_[i];
+      if (draws[i].params->grammar != nullptr) draws[i].allowed = &masks_[i];
+      prepared = prepared || draws[i].adjust != nullptr || draws[i].allowed != nullptr;
     }
     // A failed row still samples (under its empty mask) with the others; its token is dropped.
-    auto prepare_masks = [&] {
+    auto prepare_draws = [&] {
       for (size_t i = 0; i < draws.size(); ++i) {
+        if (draws[i].adjust != nullptr) {
+          PlanAdjustment(runner_->config().vocab_size, *draws[i].params, drawn_for[i]->prompt, drawn_for[i]->output,
+                         config_.scheduler.eos_token_ids, &adjustments_[i]);
+        }
         if (draws[i].allowed == nullptr) continue;
         if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
           grammar_failed.push_back(drawn_for[i]->id);
@@ -146,7 +151,7 @@ Result<StepResult> LlmEngine::Step() {
       }
     };
     std::vector<int32_t> tokens;
-    VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, constrained ? PrepareMasks(prepare_masks) : PrepareMasks(),
+    VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, prepared ? PrepareDraws(prepare_draws) : PrepareDraws(),
                                               &tokens));
     if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
     for (size_t i = 0; i < sampled.size(); ++i) {

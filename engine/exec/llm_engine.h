@@ -90,6 +90,7 @@ class LlmEngine {
   };
   std::unordered_map<RequestId, GrammarState> matchers_;
   std::vector<grammar::TokenBitmask> masks_;  // scratch: one step's grammar masks, by sampling row
+  std::vector<LogitsAdjustment> adjustments_;  // scratch: one step's planned adjustments, by sampling row
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -40,16 +40,15 @@ class ModelRunner {
   // sequence with want_logits, in batch order.
   virtual Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) = 0;
 
-  // The token each of those rows draws instead of the rows: for steps that want no logprobs and
-  // change no logit values (a row's grammar mask, RowDraw::allowed, filled by `prepare_masks`, is
-  // applied here). A device
-  // backend samples where the logits are and sends only token ids to the host. The default runs
-  // the host sampler on Forward's rows.
+  // The token each of those rows draws instead of the rows: for steps that want no logprobs (a
+  // row's adjustment, RowDraw::adjust, and then its grammar mask, RowDraw::allowed, both filled by
+  // `prepare_draws`, are applied here). A device backend adjusts and samples where the logits are
+  // and sends only token ids to the host. The default runs the host sampler on Forward's rows.
   virtual Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                               const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) {
+                               const PrepareDraws& prepare_draws, std::vector<int32_t>* tokens) {
     std::vector<float> logits;
     VT_RETURN_IF_ERROR(Forward(batch, &logits));
-    if (prepare_masks) prepare_masks();
+    if (prepare_draws) prepare_draws();
     const int64_t vocab = config().vocab_size;
     if (logits.size() != draws.size() * static_cast<size_t>(vocab)) {
       return Internal("forward returned " + std::to_string(logits.size() / vocab) + " logits rows for " +
@@ -59,6 +58,7 @@ class ModelRunner {
     for (size_t row = 0; row < draws.size(); ++row) {
       const RowDraw& d = draws[row];
       float* logits_row = logits.data() + row * vocab;
+      if (d.adjust != nullptr) ApplyAdjustment(logits_row, *d.adjust);
       if (d.allowed != nullptr) MaskRow(logits_row, vocab, *d.allowed);
       tokens->push_back(Sample(logits_row, vocab, *d.params, d.seed, d.token_index).token);
     }

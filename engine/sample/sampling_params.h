@@ -38,8 +38,8 @@ struct SamplingParams {
   // Tokens outside what the grammar accepts next cannot be drawn; EOS only where it may end.
   std::shared_ptr<const grammar::GrammarConstraint> grammar;
 
-  // Penalties, biases and min_tokens change logit values, which the host sampler does; a grammar
-  // only masks tokens, which a device sampler can do where the logits are.
+  // Penalties, biases and min_tokens change logit values (engine/sample/logits_adjust.h); a grammar
+  // only masks tokens. Both apply on the host or, where a runner samples, on its device.
   bool ChangesLogitValues() const {
     return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f ||
            !logit_bias.empty() || min_tokens > 0;

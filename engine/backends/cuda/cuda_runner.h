@@ -1,8 +1,8 @@
 // The CUDA runner's state, shared by the files that each do one of its jobs:
 // cuda_model_runner.cpp (creation, the step entry points), memory_plan.cpp (arena, workspaces, KV
 // pool), decoder.cpp (the layer plan: GEMM and attention dispatch), decode_graphs.cpp (captured
-// decode steps), device_sampling.cpp (tokens drawn on the device), copy_bandwidth.cpp and
-// matmul_peak.cpp (the probes).
+// decode steps), device_logits_adjust.cpp (penalties and biases on the device), device_sampling.cpp
+// (tokens drawn on the device), copy_bandwidth.cpp and matmul_peak.cpp (the probes).
 // Private to engine/backends/cuda: the rest of vt sees only cuda_model_runner.h.
 #pragma once
 
@@ -21,6 +21,7 @@
 #include "engine/exec/step_inputs.h"
 #include "kernels/cuda/attention/decode_plan.h"
 #include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/ops/logits_adjust.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/sampling.h"
 
@@ -46,7 +47,7 @@ class CudaModelRunner final : public ModelRunner {
   int64_t max_model_len() const override { return options_.max_model_len; }
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
   Status ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                       const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) override;
+                       const PrepareDraws& prepare_draws, std::vector<int32_t>* tokens) override;
   Result<double> MeasureCopyBandwidth() override;
   Result<double> MeasureMatmulPeak() override;
 
@@ -56,6 +57,9 @@ class CudaModelRunner final : public ModelRunner {
   Status AllocateKvPool();
   Status CaptureDecodeGraphs();
   Status CopyInputs(int table_rows);
+  // Writes every sampling row of the step to adjusted_logits_ as float32, with the draws'
+  // adjustments applied; false (and nothing launched) when no draw adjusts its row.
+  Result<bool> AdjustRows(const std::vector<RowDraw>& draws);
   Status Run(const std::vector<ForwardSeq>& batch, StagedStep* staged);
   Status Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged);
   Status EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step);
@@ -113,6 +117,15 @@ class CudaModelRunner final : public ModelRunner {
   size_t GrammarMaskBytes() const { return size_t(max_seqs_) * 4 * (1 + size_t((config_.vocab_size + 31) / 32)); }
   unsigned char* masks_dev_ = nullptr;
   PinnedBuffer masks_host_;
+  // Steps with adjusted rows draw from float32 rows [max_seqs, vocab]; the adjustments come as
+  // [max_seqs] kc::RowAdjust, then a pool of adjust_entries_ kc::AdjustEntry, staged on the host.
+  float* adjusted_logits_ = nullptr;
+  size_t adjust_entries_ = 0;
+  size_t AdjustStagingBytes() const {
+    return size_t(max_seqs_) * sizeof(kc::RowAdjust) + adjust_entries_ * sizeof(kc::AdjustEntry);
+  }
+  unsigned char* adjust_dev_ = nullptr;
+  PinnedBuffer adjust_host_;
 
   // Decode steps replay a graph captured per batch-size bucket (powers of two up to max_seqs);
   // without graphs (VT_CUDA_GRAPHS=0) every step runs eagerly, for A/B and for debugging.

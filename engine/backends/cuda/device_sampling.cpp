@@ -34,18 +34,27 @@ Status CudaModelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vecto
 }
 
 Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, const std::vector<RowDraw>& draws,
-                                      const PrepareMasks& prepare_masks, std::vector<int32_t>* tokens) {
+                                      const PrepareDraws& prepare_draws, std::vector<int32_t>* tokens) {
   StagedStep staged;
   VT_RETURN_IF_ERROR(Run(batch, &staged));
-  // The forward is queued: the host computes the grammar masks while the GPU runs it.
-  if (prepare_masks) prepare_masks();
+  // The forward is queued: the host plans the adjustments and computes the grammar masks while the
+  // GPU runs it.
+  if (prepare_draws) prepare_draws();
   if (size_t(staged.rows) != draws.size()) {
     cudaStreamSynchronize(stream_);
     return Internal("cuda forward: " + std::to_string(draws.size()) + " draws for " + std::to_string(staged.rows) +
                     " sampled rows");
   }
-  // Constrained rows are masked where the logits are, and then draw (greedy ones too: the forward's
-  // argmax ignored the mask).
+  // With any adjusted row the step draws from float32 rows, every row converted and the adjusted
+  // ones changed (a row's token depends on its own row only); constrained rows are then masked
+  // where the logits are, and all of them draw (greedy ones too: the forward's argmax saw neither).
+  Status status;
+  bool adjusted = false;
+  if (Result<bool> a = AdjustRows(draws); a.ok()) {
+    adjusted = *a;
+  } else {
+    status = a.status();
+  }
   const size_t words = size_t((config_.vocab_size + 31) / 32);
   auto* mask_of_row = masks_host_.as<int32_t>();
   auto* masks = reinterpret_cast<uint32_t*>(mask_of_row + max_seqs_);
@@ -59,19 +68,21 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
     std::copy(bits.begin(), bits.begin() + std::ptrdiff_t(n), to);
     std::fill(to + n, to + words, 0u);
   }
-  Status status;
-  if (masked > 0) {
+  if (status.ok() && masked > 0) {
     auto* mask_of_row_dev = reinterpret_cast<int32_t*>(masks_dev_);
     status = CudaCheck(cudaMemcpyAsync(masks_dev_, mask_of_row, size_t(max_seqs_) * 4 + size_t(masked) * words * 4,
                                        cudaMemcpyHostToDevice, stream_),
                        "copying grammar masks");
     if (status.ok()) {
-      status = kc::MaskRows(logits_dev_, staged.rows, int(config_.vocab_size),
-                            reinterpret_cast<const uint32_t*>(mask_of_row_dev + max_seqs_), mask_of_row_dev, stream_);
+      const auto* masks_dev = reinterpret_cast<const uint32_t*>(mask_of_row_dev + max_seqs_);
+      status = adjusted ? kc::MaskRows(adjusted_logits_, staged.rows, int(config_.vocab_size), masks_dev,
+                                       mask_of_row_dev, stream_)
+                        : kc::MaskRows(logits_dev_, staged.rows, int(config_.vocab_size), masks_dev,
+                                       mask_of_row_dev, stream_);
     }
   }
   // The forward ends in the rows' argmax; rows that do not sample greedily draw over the logits.
-  bool all_greedy = masked == 0;
+  bool all_greedy = masked == 0 && !adjusted;
   auto* params = sampling_host_.as<kc::RowSampling>();
   for (size_t i = 0; i < draws.size(); ++i) {
     const SamplingParams& p = *draws[i].params;
@@ -83,7 +94,10 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
                                        cudaMemcpyHostToDevice, stream_),
                        "copying sampling parameters");
     if (status.ok()) {
-      status = kc::SampleRows(logits_dev_, staged.rows, int(config_.vocab_size), sampling_dev_, argmax_dev_, stream_);
+      status = adjusted ? kc::SampleRows(adjusted_logits_, staged.rows, int(config_.vocab_size), sampling_dev_,
+                                         argmax_dev_, stream_)
+                        : kc::SampleRows(logits_dev_, staged.rows, int(config_.vocab_size), sampling_dev_,
+                                         argmax_dev_, stream_);
     }
   }
   if (status.ok() && staged.rows > 0) {

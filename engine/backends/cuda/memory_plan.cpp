@@ -46,6 +46,18 @@ Status CudaModelRunner::AllocateWorkspaces() {
     attention_ws_bytes_ = std::max(attention_ws_bytes_, kc::PrefillTcWorkspaceBytes(prefill));
   }
 
+  // A row's adjustment lists hold at most min(max_model_len, vocab) tokens each for the repetition
+  // and the frequency/presence penalties, plus its masked and biased tokens (each at most the
+  // vocabulary as the server parses them). The pool fits a full step of rows with up to
+  // kShortLists of those, and always one row at its largest; capped, as steps past it are staged in
+  // groups (device_logits_adjust.cpp).
+  {
+    constexpr size_t kShortLists = 1024, kMaxEntries = size_t(8) << 20;  // 64 MiB of entries
+    const size_t seen = size_t(std::min<int64_t>(options_.max_model_len, c.vocab_size));
+    const size_t one_row = 2 * seen + 2 * vocab;
+    adjust_entries_ = std::max(one_row, std::min(size_t(max_seqs_) * (2 * seen + kShortLists), kMaxEntries));
+  }
+
   // The pool's block count is known only once the KV cache is allocated (AllocateKvPool sets it).
   inputs_.emplace(StepCapacity{max_tokens_, max_seqs_, max_blocks_per_seq_, options_.block_size, 0, c.vocab_size});
   const size_t inputs_bytes = inputs_->layout().bytes;
@@ -59,7 +71,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes),
                argmax_at = a.Reserve(size_t(max_seqs_) * 4),
                sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling)),
-               masks_at = a.Reserve(GrammarMaskBytes());
+               masks_at = a.Reserve(GrammarMaskBytes()),
+               adjusted_at = a.Reserve(size_t(max_seqs_) * vocab * 4), adjust_at = a.Reserve(AdjustStagingBytes());
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
   Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
@@ -82,6 +95,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
   sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);
   masks_dev_ = base + masks_at;
+  adjusted_logits_ = reinterpret_cast<float*>(base + adjusted_at);
+  adjust_dev_ = base + adjust_at;
   w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
   inputs_dev_ = base + inputs_at;
   const StepInputs::Layout& in = inputs_->layout();
@@ -98,6 +113,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   VT_RETURN_IF_ERROR(argmax_host_.Allocate(size_t(max_seqs_) * 4));
   VT_RETURN_IF_ERROR(sampling_host_.Allocate(size_t(max_seqs_) * sizeof(kc::RowSampling)));
   VT_RETURN_IF_ERROR(masks_host_.Allocate(GrammarMaskBytes()));
+  VT_RETURN_IF_ERROR(adjust_host_.Allocate(AdjustStagingBytes()));
   const std::vector<float> inv_freq = kernels::cpu::RopeInvFreq(c.head_dim, c.rope_theta, c.rope_scaling);
   return CudaCheck(cudaMemcpy(inv_freq_, inv_freq.data(), inv_freq.size() * 4, cudaMemcpyHostToDevice),
                    "uploading the rope schedule");

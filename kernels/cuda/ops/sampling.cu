@@ -11,6 +11,12 @@ namespace {
 
 constexpr int kThreads = 1024;
 
+// Logits rows are the forward's bf16, or float32 where AdjustLogitsRows changed their values.
+__device__ __forceinline__ float LogitAt(const uint16_t* row, int i) { return Bf16BitsToFloat(row[i]); }
+__device__ __forceinline__ float LogitAt(const float* row, int i) { return row[i]; }
+__device__ __forceinline__ void MaskOut(uint16_t* row, int i) { row[i] = 0xff80; }  // bf16 -inf
+__device__ __forceinline__ void MaskOut(float* row, int i) { row[i] = -INFINITY; }
+
 // Order-preserving map of a float to uint32 (larger float, larger key), with -0.0 and +0.0 one
 // key so that equal logits never fall on two sides of a cut. NaNs are excluded before keys matter.
 __device__ __forceinline__ uint32_t Key(float f) {
@@ -26,8 +32,8 @@ __device__ __forceinline__ uint32_t Key(float f) {
 // first reaches the target. After the last byte tau is the key of the token where the measure from
 // the top crosses the target: measure(>= tau) >= target > measure(>= tau + 1). Every thread calls
 // it; `hist` is 256 shared doubles and `chosen` one shared int.
-template <typename Eligible, typename Measure>
-__device__ uint32_t RadixSelect(const uint16_t* row, int vocab, double target, Eligible eligible, Measure measure,
+template <typename T, typename Eligible, typename Measure>
+__device__ uint32_t RadixSelect(const T* row, int vocab, double target, Eligible eligible, Measure measure,
                                 double* hist, int* chosen) {
   uint32_t prefix = 0;
   double above = 0.0;  // the measure of eligible tokens with a key above the current prefix range
@@ -36,7 +42,7 @@ __device__ uint32_t RadixSelect(const uint16_t* row, int vocab, double target, E
     __syncthreads();
     const uint32_t high_mask = shift == 24 ? 0u : ~0u << (shift + 8);
     for (int i = threadIdx.x; i < vocab; i += kThreads) {
-      const float l = Bf16BitsToFloat(row[i]);
+      const float l = LogitAt(row, i);
       if (!eligible(l)) continue;
       const uint32_t key = Key(l);
       if ((key & high_mask) != prefix) continue;
@@ -83,17 +89,18 @@ __device__ double BlockSum(double v, double* scratch) {
 }
 
 // One CTA per row. weight(i) = exp((l_i - max) / T), the unnormalised probability.
-__global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* logits, int vocab, const RowSampling* all_params, int32_t* out) {
+template <typename T>
+__global__ void __launch_bounds__(kThreads) SampleRowsKernel(const T* logits, int vocab, const RowSampling* all_params, int32_t* out) {
   __shared__ double dscratch[32];
   __shared__ float fscratch[32];
   __shared__ double chunk_mass[kThreads];
   const RowSampling p = all_params[blockIdx.x];
-  const uint16_t* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
+  const T* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
 
   float local_max = -FLT_MAX;
   int local_arg = 0;
   for (int i = threadIdx.x; i < vocab; i += kThreads) {
-    const float l = Bf16BitsToFloat(row[i]);
+    const float l = LogitAt(row, i);
     if (l > local_max) local_max = l, local_arg = i;
   }
   const float max_logit = BlockMax(local_max, fscratch);
@@ -129,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   if (p.top_p < 1.f) {
     double mass = 0.0;
     for (int i = threadIdx.x; i < vocab; i += kThreads) {
-      const float l = Bf16BitsToFloat(row[i]);
+      const float l = LogitAt(row, i);
       if (kept(l)) mass += weight(l);
     }
     const double target = double(p.top_p) * BlockSum(mass, dscratch);
@@ -141,7 +148,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   const int begin = threadIdx.x * span, end = min(vocab, begin + span);
   double mine = 0.0;
   for (int i = begin; i < end; ++i) {
-    const float l = Bf16BitsToFloat(row[i]);
+    const float l = LogitAt(row, i);
     if (kept(l)) mine += weight(l);
   }
   chunk_mass[threadIdx.x] = mine;
@@ -166,7 +173,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
     // Walk the owner's ids; the last kept id absorbs rounding at the very top of the range.
     int token = -1;
     for (int i = owner * span; i < min(vocab, (owner + 1) * span); ++i) {
-      const float l = Bf16BitsToFloat(row[i]);
+      const float l = LogitAt(row, i);
       if (!kept(l)) continue;
       token = i;
       cumulative += weight(l);
@@ -176,7 +183,8 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const uint16_t* log
   }
 }
 
-__global__ void MaskRowsKernel(uint16_t* logits, int vocab, const uint32_t* masks, const int32_t* mask_of_row) {
+template <typename T>
+__global__ void MaskRowsKernel(T* logits, int vocab, const uint32_t* masks, const int32_t* mask_of_row) {
   const int mask = mask_of_row[blockIdx.y];
   if (mask < 0) return;
   const int words = (vocab + 31) / 32;
@@ -184,34 +192,55 @@ __global__ void MaskRowsKernel(uint16_t* logits, int vocab, const uint32_t* mask
   if (word >= words) return;
   const uint32_t bits = masks[static_cast<int64_t>(mask) * words + word];
   if (bits == 0xffffffffu) return;
-  uint16_t* row = logits + static_cast<int64_t>(blockIdx.y) * vocab;
-  constexpr uint16_t kNegativeInfinity = 0xff80;  // bf16
+  T* row = logits + static_cast<int64_t>(blockIdx.y) * vocab;
   for (int b = 0; b < 32; ++b) {
     const int t = word * 32 + b;
-    if (t < vocab && !((bits >> b) & 1u)) row[t] = kNegativeInfinity;
+    if (t < vocab && !((bits >> b) & 1u)) MaskOut(row, t);
   }
+}
+
+template <typename T>
+Status LaunchMaskRows(T* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
+                      cudaStream_t stream) {
+  if (rows == 0) return Status::Ok();
+  constexpr int kWordsPerBlock = 128;
+  const dim3 grid((((vocab + 31) / 32) + kWordsPerBlock - 1) / kWordsPerBlock, rows);
+  MaskRowsKernel<T><<<grid, kWordsPerBlock, 0, stream>>>(logits, vocab, masks, mask_of_row);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("mask rows: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+template <typename T>
+Status LaunchSampleRows(const T* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
+                        cudaStream_t stream) {
+  if (rows == 0) return Status::Ok();
+  SampleRowsKernel<T><<<rows, kThreads, 0, stream>>>(logits, vocab, params, out);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("sample rows: ") + cudaGetErrorString(err));
+  return Status::Ok();
 }
 
 }  // namespace
 
 Status MaskRows(uint16_t* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
                 cudaStream_t stream) {
-  if (rows == 0) return Status::Ok();
-  constexpr int kWordsPerBlock = 128;
-  const dim3 grid((((vocab + 31) / 32) + kWordsPerBlock - 1) / kWordsPerBlock, rows);
-  MaskRowsKernel<<<grid, kWordsPerBlock, 0, stream>>>(logits, vocab, masks, mask_of_row);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return Internal(std::string("mask rows: ") + cudaGetErrorString(err));
-  return Status::Ok();
+  return LaunchMaskRows(logits, rows, vocab, masks, mask_of_row, stream);
+}
+
+Status MaskRows(float* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
+                cudaStream_t stream) {
+  return LaunchMaskRows(logits, rows, vocab, masks, mask_of_row, stream);
 }
 
 Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
                   cudaStream_t stream) {
-  if (rows == 0) return Status::Ok();
-  SampleRowsKernel<<<rows, kThreads, 0, stream>>>(logits, vocab, params, out);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return Internal(std::string("sample rows: ") + cudaGetErrorString(err));
-  return Status::Ok();
+  return LaunchSampleRows(logits, rows, vocab, params, out, stream);
+}
+
+Status SampleRows(const float* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
+                  cudaStream_t stream) {
+  return LaunchSampleRows(logits, rows, vocab, params, out, stream);
 }
 
 }  // namespace vt::kernels::cuda

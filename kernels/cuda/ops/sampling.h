@@ -1,5 +1,5 @@
 // Sampling on the device, so that a step sends only token ids to the host: temperature, top-k,
-// min-p and top-p over one row of bf16 logits per sequence, with each request's own seeded stream.
+// min-p and top-p over one row of bf16 (or adjusted float32) logits per sequence, with each request's own seeded stream.
 //
 // The filters keep the same set as the CPU sampler (engine/sample/sampler.cpp) up to ties at a
 // cut: top-k and top-p become thresholds on the logit, found by radix select over the ordered float
@@ -35,10 +35,16 @@ struct RowSampling {
 // constrained requests, applied before SampleRows (device memory; launch-only).
 Status MaskRows(uint16_t* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
                 cudaStream_t stream);
+// The same over float32 rows (AdjustLogitsRows' output, kernels/cuda/ops/logits_adjust.h).
+Status MaskRows(float* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
+                cudaStream_t stream);
 
 // out[r] = a token drawn from row r of logits [rows, vocab] under params[r] (device memory).
 // Launch-only: safe inside CUDA graph capture.
 Status SampleRows(const uint16_t* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
+                  cudaStream_t stream);
+// The same over float32 rows, which every step with adjusted rows draws from.
+Status SampleRows(const float* logits, int rows, int vocab, const RowSampling* params, int32_t* out,
                   cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda
