@@ -66,6 +66,24 @@ TEST(LogitsAdjust, LogprobsStayThoseOfTheRawRow) {
   EXPECT_LT(t.logprob, t.top[0].logprob);   // token 0 is unlikely under the raw row
 }
 
+TEST(LogitsAdjust, PlanListsEachTokenOnceInsideTheVocabularyAndKeepsBiasOrder) {
+  SamplingParams p;
+  p.repetition_penalty = 1.5f;
+  p.frequency_penalty = 0.5f;
+  p.logit_bias = {{2, 1.0f}, {7, 3.0f}, {2, -0.5f}};
+  p.min_tokens = 5;
+  p.stop_token_ids = {3, 3, 9};
+  LogitsAdjustment plan;
+  PlanAdjustment(5, p, /*prompt=*/{4, 1, 4, -1}, /*output=*/{1, 0, 1, 1}, /*eos=*/{0, 3}, &plan);
+  EXPECT_EQ(plan.masked, (std::vector<int32_t>{3, 0}));
+  EXPECT_EQ(plan.bias, (std::vector<std::pair<int32_t, float>>{{2, 1.0f}, {2, -0.5f}}));
+  EXPECT_EQ(plan.repeated, (std::vector<int32_t>{4, 1, 0}));
+  EXPECT_EQ(plan.counted, (std::vector<std::pair<int32_t, float>>{{1, 3.0f}, {0, 1.0f}}));
+  EXPECT_EQ(plan.entries(), 9u);
+  PlanAdjustment(5, SamplingParams{}, {4}, {1}, {0}, &plan);  // reused: nothing left of the last row
+  EXPECT_TRUE(plan.empty());
+}
+
 // Through the engine: a request's adjustments must reach the sampler (greedy steps included) and
 // leave the other requests of the batch alone.
 TEST(LogitsAdjustEngine, BiasAndMinTokensChangeWhatTheEngineDraws) {
@@ -102,6 +120,25 @@ TEST(LogitsAdjustEngine, BiasAndMinTokensChangeWhatTheEngineDraws) {
   ASSERT_EQ(held[1].size(), 4u);  // three tokens that are not 7, then 7
   EXPECT_EQ(std::count(held[1].begin(), held[1].begin() + 3, 7), 0);
   EXPECT_EQ(held[1].back(), 7);
+}
+
+// Steps without logprobs hand adjusted rows to the runner's ForwardSample; with logprobs they come
+// to the engine's host sampler. Both must draw the same tokens.
+TEST(LogitsAdjustEngine, RunnerDrawsAndHostDrawsAgree) {
+  const ModelConfig c = testing::TinyConfig();
+  auto engine = testing::MakeEngine(c);
+  SamplingParams p;
+  p.temperature = 0.0f;
+  p.max_tokens = 10;
+  p.logit_bias = {{42, 12.0f}, {5, -3.0f}};
+  p.frequency_penalty = 3.0f;
+  p.presence_penalty = 1.0f;
+  p.repetition_penalty = 1.4f;
+  const std::vector<int32_t> prompt = testing::Prompt(9, 2);
+  const auto drawn_by_runner = testing::Generate(*engine, {prompt, prompt}, p);
+  p.logprobs = 0;
+  EXPECT_EQ(testing::Generate(*engine, {prompt, prompt}, p), drawn_by_runner);
+  EXPECT_EQ(drawn_by_runner[0][0], 42);
 }
 
 TEST(LogitsAdjustEngine, FrequencyPenaltyBreaksARepeatedToken) {

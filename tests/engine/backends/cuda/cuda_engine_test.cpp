@@ -540,6 +540,77 @@ TEST(CudaEngine, GrammarMasksApplyOnTheDevice) {
   }
 }
 
+// Penalties, logit_bias and min_tokens applied where the logits are (CUDA graphs on, adjusted rows
+// beside a plain one in the same steps) draw exactly the tokens the host path draws from the
+// copied rows (a logprobs request takes that path); and they bite: the adjusted outputs are not
+// the plain greedy ones.
+TEST(CudaEngine, PenaltiesAndLogitBiasApplyOnTheDevice) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
+  Result<LoadedModel> loaded = LoadEmbedded();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const int32_t vocab = int32_t(loaded->config.vocab_size);
+  std::vector<SamplingParams> requests(5);
+  for (SamplingParams& p : requests) {
+    p.temperature = 0.0f;
+    p.max_tokens = 40;
+  }
+  requests[0].logit_bias = {{1000, 30.0f}};  // 1000 wins until its frequency penalty outweighs the bias
+  requests[0].frequency_penalty = 12.0f;
+  requests[1].repetition_penalty = 1.8f;
+  requests[1].logit_bias = {{vocab - 1, -5.0f}, {500, 4.0f}, {500, 0.75f}};
+  requests[2].frequency_penalty = 4.0f;
+  requests[2].presence_penalty = 4.0f;
+  requests[2].repetition_penalty = 0.8f;  // below 1: seen tokens gain, against the other two
+  requests[2].ignore_eos = true;
+  requests[3].min_tokens = 12;
+  requests[3].stop_token_ids = {1000, 2000};
+  requests[3].logit_bias = {{2000, 40.0f}};  // 2000 is held off for 12 tokens, then ends the output
+  // requests[4] adjusts nothing: it draws from the float rows of the steps its neighbours adjust.
+  auto generate = [&](int32_t logprobs) {
+    std::vector<std::vector<int32_t>> out;
+    std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded);  // graphs on
+    if (runner == nullptr) return out;
+    LlmEngine engine(std::move(runner), EngineConfig{});
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      SamplingParams p = requests[i];
+      p.logprobs = logprobs;
+      ids.push_back(engine.AddRequest(prompts[i], p).value());
+    }
+    if (!Drain(engine)) return out;
+    for (RequestId id : ids) out.push_back(engine.TakeFinished(id)->output);
+    return out;
+  };
+  const auto device = generate(-1);
+  const auto host = generate(0);
+  ASSERT_EQ(device.size(), requests.size());
+  ASSERT_EQ(host.size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    size_t same = 0;
+    while (same < device[i].size() && same < host[i].size() && device[i][same] == host[i][same]) ++same;
+    EXPECT_EQ(device[i], host[i]) << "request " << i << ": device and host paths part at token " << same << " of "
+                                  << device[i].size() << " / " << host[i].size();
+  }
+  ASSERT_FALSE(device[0].empty());
+  EXPECT_EQ(device[0][0], 1000) << "the bias of request 0 did not reach the draw";
+  EXPECT_LE(std::count(device[0].begin(), device[0].end(), 1000), 3) << "its frequency penalty did not";
+  ASSERT_EQ(device[3].size(), 13u) << "min_tokens held 2000 off for 12 tokens, then its bias draws it";
+  EXPECT_EQ(std::count(device[3].begin(), device[3].end() - 1, 2000), 0);
+  EXPECT_EQ(device[3].back(), 2000);
+  for (SamplingParams& p : requests) {  // the same requests with nothing adjusted
+    p.frequency_penalty = p.presence_penalty = 0.0f;
+    p.repetition_penalty = 1.0f;
+    p.logit_bias.clear();
+    p.min_tokens = 0;
+  }
+  const auto unadjusted = generate(-1);
+  ASSERT_EQ(unadjusted.size(), requests.size());
+  EXPECT_EQ(unadjusted[4], device[4]) << "a plain row changed with its neighbours' adjustments";
+  for (size_t i = 0; i < 3; ++i) EXPECT_NE(unadjusted[i], device[i]) << "request " << i << "'s adjustments changed nothing";
+}
+
 TEST(CudaEngine, TooLittleMemoryIsAClearError) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
