@@ -38,6 +38,7 @@ std::string SweepJson(const SweepReport& report) {
                        {"tpot_ms", LatencyJson(level.tpot_ms)},
                        {"decode_itl_ms", LatencyJson(level.decode_itl_ms)},
                        {"prefill_itl_ms", LatencyJson(level.prefill_itl_ms)},
+                       {"between_steps_us", level.between_steps_us},
                        {"kv_bytes_per_sequence", level.kv_bytes_per_sequence},
                        {"roofline_tokens_per_s", level.roofline_tokens_per_s},
                        {"roofline_fraction", level.roofline_fraction},

@@ -78,6 +78,7 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   }
   int64_t done = 0;
   std::vector<double> decode_itl, prefill_itl;
+  StepLoopTimes loop;
   VT_RETURN_IF_ERROR(RunSteps(engine, [&](const StepResult& step) {
     const Clock::time_point now = Clock::now();
     // Requests that had sampled before are this step's decodes, one token each; any other token
@@ -94,7 +95,7 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
     done += static_cast<int64_t>(step.tokens.size());
     if (progress) progress(concurrency, done, total);
     return true;
-  }));
+  }, &loop));
   const Clock::time_point end = Clock::now();
 
   DecodeLevelResult level;
@@ -117,6 +118,8 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   level.tpot_ms = Summarize(tpot);
   level.decode_itl_ms = Summarize(decode_itl);
   level.prefill_itl_ms = Summarize(prefill_itl);
+  level.between_steps_us =
+      loop.steps > 0 ? static_cast<double>(loop.between_steps_ns.load()) / 1e3 / static_cast<double>(loop.steps) : 0.0;
   return level;
 }
 

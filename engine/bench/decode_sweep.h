@@ -45,6 +45,9 @@ struct DecodeLevelResult {
   // prefilled by then), and that rate's model FLOPs over the backend's matmul peak (0: no probe).
   double prefill_tokens_per_s = 0.0;
   double prefill_mfu = 0.0;
+  // The loop's own time between a step's result and the next step, a step: the reference for
+  // the server's (`vt bench serve`'s engine_between_steps_us).
+  double between_steps_us = 0.0;
 };
 
 struct DecodeSweepResult {

@@ -82,15 +82,16 @@ struct HttpStreamClient::Impl {
   // One exchange; `reused` says whether it went on a connection kept alive from an earlier one,
   // and `stale` is set when such a connection failed before any answer came (the server had closed
   // it while idle), which is worth one retry on a fresh connection.
-  std::string Exchange(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
+  std::string Exchange(http::verb verb, const std::string& path, const std::string& body,
+                       const std::function<void(int)>& on_status,
                        const std::function<void(const char*, size_t)>& on_data, bool& reused, bool& stale) {
     reused = connected;
     if (!connected) {
       if (std::string e = Connect(); !e.empty()) return e;
     }
-    http::request<http::string_body> req{http::verb::post, path, 11};
+    http::request<http::string_body> req{verb, path, 11};
     req.set(http::field::host, target.host);
-    req.set(http::field::content_type, "application/json");
+    if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "text/event-stream");
     req.body() = body;
     req.prepare_payload();
@@ -120,6 +121,21 @@ struct HttpStreamClient::Impl {
     if (!parser.get().keep_alive()) Disconnect();
     return "";
   }
+
+  PostOutcome Send(http::verb verb, const std::string& path, const std::string& body,
+                   const std::function<void(int)>& on_status,
+                   const std::function<void(const char*, size_t)>& on_data) {
+    PostOutcome outcome;
+    bool stale = false;
+    outcome.error = Exchange(verb, path, body, on_status, on_data, outcome.reused, stale);
+    if (!outcome.error.empty()) Disconnect();
+    if (stale) {
+      stale = false;
+      outcome.error = Exchange(verb, path, body, on_status, on_data, outcome.reused, stale);
+      if (!outcome.error.empty()) Disconnect();
+    }
+    return outcome;
+  }
 };
 
 HttpStreamClient::HttpStreamClient(HttpTarget target, std::string base_url, std::chrono::seconds connect_timeout,
@@ -136,16 +152,12 @@ HttpStreamClient::~HttpStreamClient() = default;
 PostOutcome HttpStreamClient::Post(const std::string& path, const std::string& body,
                                    const std::function<void(int)>& on_status,
                                    const std::function<void(const char*, size_t)>& on_data) {
-  PostOutcome outcome;
-  bool stale = false;
-  outcome.error = impl_->Exchange(path, body, on_status, on_data, outcome.reused, stale);
-  if (!outcome.error.empty()) impl_->Disconnect();
-  if (stale) {
-    stale = false;
-    outcome.error = impl_->Exchange(path, body, on_status, on_data, outcome.reused, stale);
-    if (!outcome.error.empty()) impl_->Disconnect();
-  }
-  return outcome;
+  return impl_->Send(http::verb::post, path, body, on_status, on_data);
+}
+
+PostOutcome HttpStreamClient::Get(const std::string& path, const std::function<void(int)>& on_status,
+                                  const std::function<void(const char*, size_t)>& on_data) {
+  return impl_->Send(http::verb::get, path, "", on_status, on_data);
 }
 
 }  // namespace vt::bench

@@ -1,4 +1,4 @@
-// The HTTP/1.1 client of `vt bench serve`: one keep-alive connection that POSTs a body and hands
+// The HTTP/1.1 client of `vt bench serve`: one keep-alive connection that POSTs a body (or GETs) and hands
 // the answer's body to a callback piece by piece as it arrives (so each SSE event can be timed),
 // and says whether the answer came on a connection an earlier exchange had used (keep-alive
 // requests can pay costs a fresh connection does not, such as a Nagle stall).
@@ -37,6 +37,9 @@ class HttpStreamClient {
   // every piece of the body.
   PostOutcome Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
                    const std::function<void(const char*, size_t)>& on_data);
+  // GETs `path`, with the same callbacks.
+  PostOutcome Get(const std::string& path, const std::function<void(int)>& on_status,
+                  const std::function<void(const char*, size_t)>& on_data);
 
  private:
   struct Impl;

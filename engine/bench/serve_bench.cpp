@@ -4,10 +4,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -63,6 +65,37 @@ bool CarriesToken(const json& choice) {
     if (auto c = d->find("content"); c != d->end() && c->is_string()) return true;
   }
   return false;
+}
+
+// vt's engine-loop counters (metrics.h): the steps run and the engine thread's time between them.
+struct EngineLoopCounters {
+  int64_t steps = 0;
+  double between_steps_s = 0.0;
+};
+
+// From the server's /metrics; nullopt where it has no such counters (not vt, or an older vt).
+std::optional<EngineLoopCounters> ScrapeEngineLoop(const HttpTarget& target, const std::string& base_url) {
+  HttpStreamClient client(target, base_url, std::chrono::seconds(10), std::chrono::seconds(10));
+  int status = 0;
+  std::string text;
+  const PostOutcome outcome =
+      client.Get("/metrics", [&](int s) { status = s; }, [&](const char* data, size_t size) { text.append(data, size); });
+  if (!outcome.error.empty() || status != 200) return std::nullopt;
+  std::optional<int64_t> steps;
+  std::optional<double> seconds;
+  std::istringstream lines(text);
+  for (std::string name; lines >> name;) {
+    if (name == "vt:engine_steps_total") {
+      steps.emplace();
+      lines >> *steps;
+    } else if (name == "vt:engine_between_steps_seconds_total") {
+      seconds.emplace();
+      lines >> *seconds;
+    }
+    lines.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  if (!steps || !seconds || lines.bad()) return std::nullopt;
+  return EngineLoopCounters{*steps, *seconds};
 }
 
 }  // namespace
@@ -220,6 +253,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     for (size_t i = 1; i < due_s.size(); ++i) due_s[i] = due_s[i - 1] + gap(rng);
   }
 
+  const std::optional<EngineLoopCounters> loop_before = ScrapeEngineLoop(*target, o.base_url);
   std::vector<ServeRequestResult> results(bodies.size());
   std::atomic<size_t> next{0};
   std::atomic<int32_t> finished{0};
@@ -270,6 +304,15 @@ Status RunServeBench(const ServeBenchOptions& o) {
   for (int32_t w = 0; w < workers; ++w) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   const double duration_s = std::chrono::duration<double>(Clock::now() - start).count();
+  // The engine thread's time between steps while this load ran, per step: what serving the
+  // streams cost the device beyond the engine's own loop (`vt bench decode` has no server).
+  const std::optional<EngineLoopCounters> loop_after =
+      loop_before ? ScrapeEngineLoop(*target, o.base_url) : std::nullopt;
+  const int64_t engine_steps = loop_after ? loop_after->steps - loop_before->steps : 0;
+  const double between_steps_us =
+      engine_steps > 0 ? (loop_after->between_steps_s - loop_before->between_steps_s) * 1e6 /
+                             static_cast<double>(engine_steps)
+                       : 0.0;
 
   int64_t ok = 0;
   int64_t output_tokens = 0;
@@ -312,6 +355,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
                          {"ttft_new_connection_ms", SpreadJson(ttft_new_s)},
                          {"ttft_keep_alive_ms", SpreadJson(ttft_kept_s)},
                          {"itl_ms", SpreadJson(itl_s)},  {"e2e_latency_ms", SpreadJson(e2e_s)},
+                         {"engine_steps", engine_steps},
+                         {"engine_between_steps_us", engine_steps > 0 ? json(between_steps_us) : json(nullptr)},
                          {"errors", std::move(errs)}};
     std::printf("%s\n", report.dump(2).c_str());
   } else {
@@ -337,6 +382,10 @@ Status RunServeBench(const ServeBenchOptions& o) {
       } else {
         std::printf("  %-16s %10.2f %10.2f %10.2f\n", name, s.median, s.p90, s.p99);
       }
+    }
+    if (engine_steps > 0) {
+      std::printf("  engine thread between steps: %.2f us a step over %lld steps\n", between_steps_us,
+                  static_cast<long long>(engine_steps));
     }
     for (const auto& [message, count] : errors) {
       std::printf("  error (%lld requests): %s\n", static_cast<long long>(count), message.c_str());

@@ -208,7 +208,7 @@ void EngineService::Loop() {
       AdmitPending();
       AbortCancelled();
       return true;
-    });
+    }, &metrics_.step_loop);
     if (!ran.ok()) {
       for (auto& [id, stream] : live_) {
         engine_->Abort(id);

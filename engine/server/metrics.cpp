@@ -55,6 +55,19 @@ std::string RenderPrometheus(const ServerMetrics& m, const ServerGauges& g) {
   out += Gauge("vt:request_success_total", "Requests finished.", "counter", double(m.requests_finished.load()));
   out += Gauge("vt:num_preemptions_total", "Requests preempted for KV-cache space.", "counter",
                double(m.num_preemptions.load()));
+  // Exact counts (%g would round them to 6 digits): `vt bench serve` divides their differences.
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "# HELP vt:engine_steps_total Engine steps run.\n# TYPE vt:engine_steps_total counter\n"
+                "vt:engine_steps_total %lld\n",
+                static_cast<long long>(m.step_loop.steps.load()));
+  out += line;
+  std::snprintf(line, sizeof line,
+                "# HELP vt:engine_between_steps_seconds_total Engine-thread time between a step's result and the "
+                "next step.\n# TYPE vt:engine_between_steps_seconds_total counter\n"
+                "vt:engine_between_steps_seconds_total %.9f\n",
+                static_cast<double>(m.step_loop.between_steps_ns.load()) / 1e9);
+  out += line;
   out += m.time_to_first_token.Render("vt:time_to_first_token_seconds", "Time to the first generated token.");
   out += m.inter_token_latency.Render("vt:inter_token_latency_seconds", "Time between consecutive generated tokens.");
   out += m.e2e_latency.Render("vt:e2e_request_latency_seconds", "Time from arrival to the last token.");

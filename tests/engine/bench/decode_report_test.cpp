@@ -48,6 +48,7 @@ TEST(DecodeReport, JsonHasThePinnedShape) {
   EXPECT_DOUBLE_EQ(first["prefill_tokens_per_s"].get<double>(), 800.0);
   // Without a matmul probe (the CPU) there is no MFU to claim, and no peak.
   EXPECT_TRUE(first["prefill_mfu"].is_null());
+  EXPECT_DOUBLE_EQ(first["between_steps_us"].get<double>(), 0.0);
   EXPECT_TRUE(j["matmul_tflop_s"].is_null());
 }
 

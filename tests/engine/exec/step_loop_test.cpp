@@ -2,6 +2,9 @@
 // steps, stops when asked.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/exec/step_loop.h"
 #include "tests/engine/tiny_model.h"
 
@@ -49,6 +52,32 @@ TEST(StepLoop, StopsAsSoonAsTheCallerSaysSo) {
   ASSERT_TRUE(RunSteps(*engine, [&](const StepResult&) { return ++steps < 2; }).ok());
   EXPECT_EQ(steps, 2);
   EXPECT_TRUE(engine->HasUnfinished());
+}
+
+// The times count every step the caller saw and only the caller's time: a caller that sleeps 2 ms
+// a step shows at least that, one that returns at once far less.
+TEST(StepLoop, TimesTheCallerBetweenSteps) {
+  std::unique_ptr<LlmEngine> engine = MakeEngine(TinyConfig());
+  engine->AddRequest(Prompt(4, 6), Fixed(5)).value();
+  StepLoopTimes slow;
+  int steps = 0;
+  ASSERT_TRUE(RunSteps(
+                  *engine,
+                  [&](const StepResult&) {
+                    ++steps;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    return true;
+                  },
+                  &slow)
+                  .ok());
+  EXPECT_EQ(slow.steps.load(), steps);
+  EXPECT_GE(slow.between_steps_ns.load(), int64_t{steps} * 2'000'000);
+
+  engine->AddRequest(Prompt(4, 7), Fixed(5)).value();
+  StepLoopTimes fast;
+  ASSERT_TRUE(RunSteps(*engine, [](const StepResult&) { return true; }, &fast).ok());
+  EXPECT_EQ(fast.steps.load(), steps);
+  EXPECT_LT(fast.between_steps_ns.load(), slow.between_steps_ns.load() / 2);
 }
 
 }  // namespace
