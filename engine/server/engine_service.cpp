@@ -34,22 +34,16 @@ void ResultStream::Wake() {
   if (wake) wake();
 }
 
-void ResultStream::Push(const SampledResult& token) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending_.tokens.push_back(token);
-  }
-  Wake();
-}
-
-void ResultStream::PushFinal(const SampledResult& token, FinishReason reason) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending_.tokens.push_back(token);
-    pending_.finish = reason;
+bool ResultStream::Add(const SampledResult* token, std::optional<FinishReason> finish) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool taken = pending_.tokens.empty() && !pending_.finish;
+  if (token != nullptr) pending_.tokens.push_back(*token);
+  if (finish) {
+    pending_.finish = finish;
     done_ = true;
   }
-  Wake();
+  // Without a wake function nobody reads yet: OnUpdate wakes once it is set.
+  return taken && wake_ != nullptr;
 }
 
 void ResultStream::Finish(FinishReason reason) {
@@ -111,13 +105,16 @@ ServerGauges EngineService::Gauges() const {
   return g;
 }
 
-void EngineService::AdmitPending() {
-  std::deque<Pending> batch;
+void EngineService::TakePending() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    batch.swap(pending_);
+    admitting_.swap(pending_);
   }
-  for (Pending& p : batch) {
+  AdmitPending();
+}
+
+void EngineService::AdmitPending() {
+  for (Pending& p : admitting_) {
     const int64_t prompt_tokens = static_cast<int64_t>(p.prompt.size());
     Result<RequestId> id = engine_->AddRequest(std::move(p.prompt), std::move(p.params));
     if (!id.ok()) {
@@ -127,6 +124,7 @@ void EngineService::AdmitPending() {
     metrics_.prompt_tokens.fetch_add(prompt_tokens);
     live_[*id] = p.stream;
   }
+  admitting_.clear();
 }
 
 void EngineService::AbortCancelled() {
@@ -142,6 +140,9 @@ void EngineService::AbortCancelled() {
   }
 }
 
+// Runs on the engine thread between steps, so it does no per-token work beyond what a token must
+// cost: each stream's lock and a copy of its token. The streams to wake are handed to the I/O
+// threads in one batch (wake_queue.h); text and SSE events are made there, when they poll.
 void EngineService::Publish(const StepResult& step) {
   const Clock::time_point now = Clock::now();
   std::map<RequestId, FinishReason> finished;
@@ -149,6 +150,7 @@ void EngineService::Publish(const StepResult& step) {
     std::unique_ptr<Request> r = engine_->TakeFinished(id);
     finished[id] = r ? r->finish : FinishReason::kAborted;
   }
+  int64_t tokens = 0;
   for (const SampledResult& t : step.tokens) {
     auto it = live_.find(t.id);
     if (it == live_.end()) continue;
@@ -156,36 +158,52 @@ void EngineService::Publish(const StepResult& step) {
     const double since = std::chrono::duration<double>(now - (s.last_token_ ? *s.last_token_ : s.arrival_)).count();
     (s.last_token_ ? metrics_.inter_token_latency : metrics_.time_to_first_token).Observe(since);
     s.last_token_ = now;
-    metrics_.generation_tokens.fetch_add(1);
+    ++tokens;
     auto done = finished.find(t.id);
     if (done == finished.end()) {
-      s.Push(t);
+      if (s.Add(&t, std::nullopt)) woken_.push_back(it->second);
       continue;
     }
-    s.PushFinal(t, done->second);
+    if (s.Add(&t, done->second)) woken_.push_back(it->second);
     metrics_.e2e_latency.Observe(std::chrono::duration<double>(now - s.arrival_).count());
     metrics_.requests_finished.fetch_add(1);
     live_.erase(it);
     finished.erase(done);
   }
+  metrics_.generation_tokens.fetch_add(tokens);
   for (const auto& [id, reason] : finished) {  // finished without a token this step
     auto it = live_.find(id);
     if (it == live_.end()) continue;
     metrics_.e2e_latency.Observe(std::chrono::duration<double>(now - it->second->arrival_).count());
     metrics_.requests_finished.fetch_add(1);
-    it->second->Finish(reason);
+    if (it->second->Add(nullptr, reason)) woken_.push_back(it->second);
     live_.erase(it);
   }
+  wakes_->Hand(woken_);
 }
 
-void EngineService::RefreshGauges() {
-  std::lock_guard<std::mutex> lock(mu_);
+void EngineService::RefreshGaugesLocked() {
   gauges_.running = static_cast<int64_t>(engine_->scheduler().num_running());
   gauges_.waiting = static_cast<int64_t>(engine_->scheduler().num_waiting());
   const int32_t blocks = engine_->kv().num_blocks();
   gauges_.kv_cache_usage = blocks > 0 ? 1.0 - double(engine_->kv().num_free_blocks()) / blocks : 0.0;
   metrics_.prefix_cache_hit_tokens.store(engine_->kv().prefix_hit_tokens());
   metrics_.num_preemptions.store(engine_->scheduler().num_preemptions());
+}
+
+// Tokens out, then new requests in and cancelled ones out: one lock of mu_ for the gauges, the
+// stop flag and the queued requests.
+bool EngineService::BetweenSteps(const StepResult& step) {
+  Publish(step);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    RefreshGaugesLocked();
+    if (stopping_) return false;
+    admitting_.swap(pending_);
+  }
+  AdmitPending();
+  AbortCancelled();
+  return true;
 }
 
 void EngineService::Loop() {
@@ -195,20 +213,10 @@ void EngineService::Loop() {
       cv_.wait(lock, [&] { return stopping_ || !pending_.empty() || !live_.empty(); });
       if (stopping_) break;
     }
-    AdmitPending();
+    TakePending();
     AbortCancelled();
-    // Between steps: tokens out, then new requests in and cancelled ones out, until shutdown.
-    const Status ran = RunSteps(*engine_, [&](const StepResult& step) {
-      Publish(step);
-      RefreshGauges();
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (stopping_) return false;
-      }
-      AdmitPending();
-      AbortCancelled();
-      return true;
-    }, &metrics_.step_loop);
+    const Status ran =
+        RunSteps(*engine_, [this](const StepResult& step) { return BetweenSteps(step); }, &metrics_.step_loop);
     if (!ran.ok()) {
       for (auto& [id, stream] : live_) {
         engine_->Abort(id);
@@ -217,7 +225,8 @@ void EngineService::Loop() {
       }
       live_.clear();
     }
-    RefreshGauges();
+    std::lock_guard<std::mutex> lock(mu_);
+    RefreshGaugesLocked();
   }
   for (auto& [id, stream] : live_) {
     engine_->Abort(id);

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "base/status.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/server/metrics.h"
+#include "engine/server/wake_queue.h"
 
 namespace vt::server {
 
@@ -32,8 +32,10 @@ class ResultStream {
  public:
   // Returns what arrived since the last call, without waiting.
   StreamUpdate Take();
-  // `wake` runs on the engine thread after every update (and once now when one is already
-  // there): the server's connection takes it from there, so nothing polls or sleeps.
+  // `wake` runs after an update finds everything before it taken (and once now when one is
+  // already there): on an I/O thread once the server has attached them (EngineService::WakeOn),
+  // else on the engine thread. The server's connection takes it from there, so nothing polls or
+  // sleeps; an update that arrives before the last one was taken needs no wake of its own.
   void OnUpdate(std::function<void()> wake);
   // Asks the engine to abort this request at its next step.
   void Cancel() { cancelled_.store(true); }
@@ -41,9 +43,11 @@ class ResultStream {
 
  private:
   friend class EngineService;
-  void Push(const SampledResult& token);
-  // The last token and the end arrive together, so a reader never sees one without the other.
-  void PushFinal(const SampledResult& token, FinishReason reason);
+  friend class WakeQueue;
+  // A step's token and, when the request ended with it, the end (the two arrive together, so a
+  // reader never sees one without the other), or the end alone; the caller wakes the reader when
+  // this returns true (it had taken everything before, so no wake is on its way).
+  bool Add(const SampledResult* token, std::optional<FinishReason> finish);
   void Finish(FinishReason reason);
   void Fail(Status status);
   // Calls the wake function, outside the lock: it may take other locks (the connection's).
@@ -65,6 +69,9 @@ class EngineService {
   ~EngineService();
 
   Result<std::shared_ptr<ResultStream>> Submit(std::vector<int32_t> prompt, SamplingParams params);
+  // Thread-safe. Where the streams a step woke are woken: `runner` runs a function on the
+  // server's I/O threads. Until then the engine thread wakes them itself.
+  void WakeOn(WakeQueue::Runner runner) { wakes_->SetRunner(std::move(runner)); }
   ServerGauges Gauges() const;
   const ServerMetrics& metrics() const { return metrics_; }
   const ModelConfig& model_config() const { return model_config_; }
@@ -80,10 +87,14 @@ class EngineService {
     std::shared_ptr<ResultStream> stream;
   };
   void Loop();
+  // The engine thread's work between two steps; false once the service is stopping.
+  bool BetweenSteps(const StepResult& step);
+  // Takes the queued requests (under mu_) and adds them to the engine.
+  void TakePending();
   void AdmitPending();
   void AbortCancelled();
   void Publish(const StepResult& step);
-  void RefreshGauges();
+  void RefreshGaugesLocked();
 
   std::unique_ptr<LlmEngine> engine_;
   const ModelConfig model_config_;
@@ -93,11 +104,15 @@ class EngineService {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Pending> pending_;
+  std::vector<Pending> pending_;
   bool stopping_ = false;
   ServerGauges gauges_;  // refreshed by the engine thread after every step
 
-  std::map<RequestId, std::shared_ptr<ResultStream>> live_;  // engine thread only
+  // Engine thread only; the vectors are kept for their capacity, so a step allocates nothing.
+  std::map<RequestId, std::shared_ptr<ResultStream>> live_;
+  std::vector<Pending> admitting_;
+  std::vector<std::shared_ptr<ResultStream>> woken_;  // the streams this step woke
+  const std::shared_ptr<WakeQueue> wakes_ = std::make_shared<WakeQueue>();
   std::thread thread_;
 };
 

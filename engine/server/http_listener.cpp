@@ -120,4 +120,6 @@ void HttpListener::Close() {
   ForEachSession([](HttpSession& s) { s.Abort(); });
 }
 
+void HttpListener::Post(std::function<void()> f) { boost::asio::post(io_, std::move(f)); }
+
 }  // namespace vt::server

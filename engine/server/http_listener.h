@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,8 @@ class HttpListener {
   void StopAccepting();
   // Thread-safe. StopAccepting, and closes every connection now (cancelling its requests).
   void Close();
+  // Thread-safe. Runs `f` on one of the I/O threads (never, once they have stopped).
+  void Post(std::function<void()> f);
 
  private:
   void Accept();

@@ -71,8 +71,8 @@ struct HttpSession::Exchange {
   bool ready = false;  // the handler has answered
   bool head_sent = false;
   Reply reply;
-  // Set while a wake is posted and not yet handled: the engine wakes once per token, and one
-  // Pump takes everything that is there.
+  // Set while a wake is posted and not yet handled: the choices' streams (n > 1) each wake it,
+  // and one Pump takes everything that is there.
   std::atomic<bool> woken{false};
 };
 

@@ -133,6 +133,9 @@ Status OpenAiServer::SetModel(std::unique_ptr<EngineService> service, ModelConte
       !s.ok()) {
     return s;
   }
+  // The connections are woken on the I/O threads, not on the engine thread (wake_queue.h). Stop
+  // stops the engine before the listener goes.
+  service->WakeOn([http = &impl_->http](std::function<void()> f) { http->Post(std::move(f)); });
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->service = std::move(service);
   impl_->model = std::make_shared<const ModelContext>(std::move(model));
