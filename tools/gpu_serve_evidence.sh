@@ -21,14 +21,15 @@ for model in qwen3-1.7b llama3-8b; do
     --input-len $input --output-len $output --concurrency 1,8,64,256 --max-num-batched-tokens 512 --json \
     > "$out/decode-$model.json" 2> "$out/decode-$model.err"
   echo "decode $model rc=$?"
-  # The same through HTTP: the server sized for 256 running requests of this length.
+  # The same through HTTP: the server sized for 256 running requests of this length, greedy as
+  # `vt bench decode` is (an OpenAI request without a temperature samples at 1.0: a different step).
   start_serve "$bin/vt" "$out/serve-$model.log" --backend cuda --load-format dummy --model "preset:$model" \
     --max-num-seqs 256 --max-model-len $((input + output))
   for c in $levels; do
     n=$((c * 4 > 64 ? c * 4 : 64))
     timeout -k 5 300 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
-      --concurrency $c --input-len $input --output-len $output --vocab-size 32000 --json \
-      > "$out/serve-$model-c$c.json" 2> "$out/serve-$model-c$c.err"
+      --concurrency $c --input-len $input --output-len $output --vocab-size 32000 \
+      --extra-body '{"temperature":0}' --json > "$out/serve-$model-c$c.json" 2> "$out/serve-$model-c$c.err"
     echo "serve $model c=$c rc=$?"
   done
   kill "$served_pid"; wait "$served_pid" 2>/dev/null
