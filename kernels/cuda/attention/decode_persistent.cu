@@ -123,6 +123,7 @@ struct WorkCursor {
   __device__ void Seek(int64_t start) {
     if (start >= int64_t(prefix[batch]) * kv_heads) {
       b = batch;
+      h = c = iter = iters = 0;
       live = false;
       return;
     }
@@ -317,24 +318,39 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   CpAsyncWait<0>();  // no copy outlives the CTA's shared memory
 }
 
+// The device's SM count and the dynamic shared memory one CTA may opt into, set once on the kernel.
+struct DeviceLimits {
+  int sms = 1;
+  size_t max_dynamic_smem = 0;
+  cudaError_t status = cudaSuccess;
+};
+
 template <int D>
 cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
-  static const int sms = [] {
+  static const DeviceLimits limits = [] {
+    DeviceLimits l;
     int device = 0, count = 0, optin = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         optin - int(kWarps * sizeof(int64_t)));
-    return count > 0 ? count : 1;
+    l.sms = count > 0 ? count : 1;
+    const int static_smem = int(kWarps * sizeof(int));  // ScanContexts' warp sums
+    l.max_dynamic_smem = size_t(optin > static_smem ? optin - static_smem : 0);
+    l.status = cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(l.max_dynamic_smem));
+    return l;
   }();
+  if (limits.status != cudaSuccess) return limits.status;
+  // A batch whose schedule (4 bytes a row) no longer fits in shared memory beside the tiles runs the
+  // gqa arm instead: the same bits, without the schedule.
   const size_t smem = PersistentSmem<D>::Total(p.batch);
+  if (smem > limits.max_dynamic_smem) return LaunchDecodeGqa(p, stream);
   int per_sm = 0;
   cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, DecodePersistentKernel<D>, kThreads, smem);
   if (err != cudaSuccess) return err;
-  if (per_sm == 0) return cudaErrorInvalidConfiguration;  // the batch's prefix no longer fits
+  if (per_sm == 0) return LaunchDecodeGqa(p, stream);
   const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
-  const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(sms) * per_sm));
+  const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(limits.sms) * per_sm));
   DecodePersistentKernel<D><<<grid, kThreads, smem, stream>>>(p);
   return cudaGetLastError();
 }

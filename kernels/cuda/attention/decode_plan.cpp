@@ -95,6 +95,12 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
         return InvalidArgument(name + " arm: " + std::to_string(group) +
                                " query heads per KV head exceed the 16 rows of one MMA tile");
       }
+      // The persistent arm sums the batch's context lengths in 32-bit shared memory.
+      if (arm == DecodeArm::kPersistent && int64_t(s.batch) * s.max_context > kMaxPersistentKeys) {
+        return InvalidArgument("persist arm: " + std::to_string(s.batch) + " rows of up to " +
+                               std::to_string(s.max_context) + " keys may exceed its " +
+                               std::to_string(kMaxPersistentKeys) + "-key schedule");
+      }
       return Status::Ok();
     }
   }
@@ -118,7 +124,11 @@ Result<DecodePlan> PlanDecode(const DecodeShape& shape, const DecodeOverrides& o
   DecodePlan plan;
   plan.arm = overrides.arm;
   if (plan.arm == DecodeArm::kAuto) {
-    plan.arm = CheckArmSupports(DecodeArm::kPersistent, shape).ok() ? DecodeArm::kPersistent : DecodeArm::kBlock;
+    // gqa where the persistent arm's schedule cannot hold the shape: the same bits, so a request's
+    // result does not depend on which of the two a step ran.
+    plan.arm = CheckArmSupports(DecodeArm::kPersistent, shape).ok() ? DecodeArm::kPersistent
+               : CheckArmSupports(DecodeArm::kGqa, shape).ok()      ? DecodeArm::kGqa
+                                                                    : DecodeArm::kBlock;
   }
   VT_RETURN_IF_ERROR(CheckArmSupports(plan.arm, shape));
 

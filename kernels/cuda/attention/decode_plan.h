@@ -16,6 +16,7 @@
 // VT_ATTN_SPLIT says off or a fixed chunk. The others run when forced (the engine's VT_ATTN_DECODE).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
@@ -46,6 +47,10 @@ struct DecodeOverrides {
 };
 
 inline constexpr int kSplitAuto = -1;
+
+// The most keys (batch x max_context) a persistent-arm call may cover: its schedule is a 32-bit
+// prefix sum of the context lengths. Past it `auto` runs the gqa arm (bitwise the same results).
+inline constexpr int64_t kMaxPersistentKeys = (int64_t(1) << 31) - 1;
 
 // Parses an arm name and a split setting (nullptr or "" means unset: arm auto, split auto). The
 // engine's runner options feed it VT_ATTN_DECODE and VT_ATTN_SPLIT; `vt bench attention` its flags.

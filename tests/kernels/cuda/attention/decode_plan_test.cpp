@@ -24,6 +24,22 @@ TEST(DecodePlan, AutoIsThePersistentArmUnsplitWhereItRunsAndTheBlockArmElsewhere
   EXPECT_EQ(plan->arm, DecodeArm::kBlock);
 }
 
+// A call whose keys could overflow the persistent arm's 32-bit schedule (prefill tokens going the
+// decode way at long contexts) runs the gqa arm under auto, and a forced persist is refused.
+TEST(DecodePlan, AutoFallsBackToGqaPastThePersistentSchedule) {
+  const DecodeShape past = Llama8B(32768, 65536);  // 2^31 keys: one past the bound
+  const DecodeShape under = Llama8B(32767, 65536);
+  Result<DecodePlan> plan = PlanDecode(under, DecodeOverrides{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->arm, DecodeArm::kPersistent);
+  plan = PlanDecode(past, DecodeOverrides{});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->arm, DecodeArm::kGqa);
+  Result<DecodePlan> forced = PlanDecode(past, DecodeOverrides{DecodeArm::kPersistent, kSplitAuto});
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.status().message().find("schedule"), std::string::npos) << forced.status().message();
+}
+
 TEST(DecodePlan, OverridesSelectEachArm) {
   for (auto [env, arm] : {std::pair{"block", DecodeArm::kBlock}, std::pair{"warp", DecodeArm::kWarp},
                           std::pair{"warp2", DecodeArm::kWarpTwoRows}, std::pair{"gqa", DecodeArm::kGqa},
