@@ -9,14 +9,6 @@ namespace {
 // Expansion through rule references nests at most this deep before a character is consumed; a
 // grammar that goes deeper (left recursion) gets no stack rather than a stack overflow.
 constexpr int kMaxExpandDepth = 256;
-// An ambiguous grammar (a schema's anyOf of look-alike branches, nested) can multiply the live parse
-// stacks at every character; past this many the input is rejected rather than let one request's
-// grammar take the engine's time.
-constexpr size_t kMaxStacks = 4096;
-// Expansion steps one character may take. A left-recursive grammar (a schema whose $ref leads back to
-// itself before any character, through anyOf branches) would otherwise branch without end below the
-// depth limit; past the budget its remaining branches are dropped.
-constexpr int kExpandBudget = 1 << 16;
 
 bool IsMarker(const Stack& s) { return !s.empty() && s.back().rule < 0; }
 
@@ -115,7 +107,7 @@ const Element& Pushdown::Top(const Stack& s) const {
 // do), so a right-recursive repetition — every JSON string, array and object — keeps a stack of
 // constant depth however long it runs.
 void Pushdown::Expand(Stack stack, std::vector<Stack>& out, int depth, int& budget) const {
-  if (depth > kMaxExpandDepth || out.size() > kMaxStacks) return;
+  if (depth > kMaxExpandDepth || out.size() > kMaxParseStacks) return;
   while (budget-- > 0) {
     if (stack.empty() || IsMarker(stack)) {
       out.push_back(std::move(stack));
@@ -213,7 +205,7 @@ bool Pushdown::AcceptCodePoint(ParseState& s, uint32_t cp) const {
     ++advanced.back().element;
     Expand(std::move(advanced), next, 0, budget);
   }
-  if (next.empty() || next.size() > kMaxStacks) return false;
+  if (next.empty() || next.size() > kMaxParseStacks) return false;
   SortUnique(next);
   s.stacks = std::move(next);
   return true;

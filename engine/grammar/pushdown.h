@@ -31,6 +31,16 @@ struct Position {
 constexpr int32_t kInContext = -1;
 constexpr int32_t kEscaped = -2;
 
+// An ambiguous grammar (a schema's anyOf of look-alike branches, nested) can multiply the live parse
+// stacks at every character; past this many the input is rejected rather than let one request's
+// grammar take the engine's time. A compiler whose grammars are meant to stay below it (a regex's
+// automaton) checks against it.
+constexpr size_t kMaxParseStacks = 4096;
+// Expansion steps one character may take. A left-recursive grammar (a schema whose $ref leads back to
+// itself before any character, through anyOf branches) would otherwise branch without end below the
+// depth limit; past the budget its remaining branches are dropped.
+constexpr int kExpandBudget = 1 << 16;
+
 using Stack = std::vector<Position>;  // innermost rule last; empty: the sentence is complete
 
 struct ParseState {

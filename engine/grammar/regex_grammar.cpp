@@ -11,7 +11,7 @@ namespace vt::grammar {
 namespace {
 
 // Thompson's automaton: a state moves on one character set, or without input along its
-// epsilon edges; ^ and $ are epsilon edges with a condition (see Determinizer::Closure).
+// epsilon edges; ^ and $ are epsilon edges with a condition (see EpsilonClosure).
 struct NfaState {
   std::vector<CharRange> ranges;  // with `next`: the move on a character
   int32_t next = -1;
@@ -133,26 +133,17 @@ struct DfaState {
   std::map<int32_t, std::vector<CharRange>> moves;  // target -> its characters
 };
 
-class Determinizer {
+// The states reachable from a set of states without input, as a Key, counting the states it visits
+// (the work both ways of writing the automaton out are bounded by).
+class EpsilonClosure {
  public:
-  Determinizer(std::vector<NfaState> nfa, int32_t accept, const RegexCompileLimits& limits)
-      : nfa_(std::move(nfa)), accept_(accept), limits_(limits), seen_(nfa_.size() * 2, 0) {}
+  EpsilonClosure(const std::vector<NfaState>& nfa, int32_t accept)
+      : nfa_(nfa), accept_(accept), seen_(nfa.size() * 2, 0) {}
 
-  Result<std::vector<DfaState>> Run(int32_t start) {
-    Result<int32_t> first = Intern(Closure({start}, true));
-    if (!first.ok()) return first.status();
-    for (size_t d = 0; d < dfa_.size(); ++d) {
-      Status s = Expand(d);
-      if (!s.ok()) return s;
-    }
-    return std::move(dfa_);
-  }
-
- private:
-  // The states reachable from `from` without input. ^ holds only before the first character; past
-  // a $ nothing may be output, so a state reached through one counts only if it accepts: each
-  // state is visited as (state, past-$), and only states not past a $ may move on a character.
-  Key Closure(const std::vector<int32_t>& from, bool at_start) {
+  // ^ holds only before the first character; past a $ nothing may be output, so a state reached
+  // through one counts only if it accepts: each state is visited as (state, past-$), and only states
+  // not past a $ may move on a character.
+  Key operator()(const std::vector<int32_t>& from, bool at_start) {
     ++stamp_;
     Key key;
     bool accepts = false;
@@ -184,6 +175,32 @@ class Determinizer {
     return key;
   }
 
+  int64_t work() const { return work_; }
+
+ private:
+  const std::vector<NfaState>& nfa_;
+  int32_t accept_;
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  int64_t work_ = 0;
+};
+
+class Determinizer {
+ public:
+  Determinizer(const std::vector<NfaState>& nfa, int32_t accept, const RegexCompileLimits& limits)
+      : nfa_(nfa), limits_(limits), closure_(nfa, accept) {}
+
+  Result<std::vector<DfaState>> Run(int32_t start) {
+    Result<int32_t> first = Intern(closure_({start}, true));
+    if (!first.ok()) return first.status();
+    for (size_t d = 0; d < dfa_.size(); ++d) {
+      Status s = Expand(d);
+      if (!s.ok()) return s;
+    }
+    return std::move(dfa_);
+  }
+
+ private:
   // The id of the subset `key`, new or seen; -1 for the empty subset (it accepts nothing).
   Result<int32_t> Intern(Key key) {
     if (key.empty()) return -1;
@@ -232,11 +249,11 @@ class Determinizer {
       for (const auto& [t, count] : active) targets.push_back(t);
       auto [it, fresh] = successors.emplace(targets, -1);
       if (fresh) {
-        Result<int32_t> next = Intern(Closure(targets, false));
+        Result<int32_t> next = Intern(closure_(targets, false));
         if (!next.ok()) return next.status();
         it->second = *next;
       }
-      if (work_ > limits_.max_work) {
+      if (closure_.work() > limits_.max_work) {
         return InvalidArgument("regex: determinizing it takes more than " + std::to_string(limits_.max_work) +
                                " steps");
       }
@@ -252,15 +269,81 @@ class Determinizer {
     return Status::Ok();
   }
 
-  std::vector<NfaState> nfa_;
-  int32_t accept_;
+  const std::vector<NfaState>& nfa_;
   const RegexCompileLimits& limits_;
-  std::vector<uint32_t> seen_;
-  uint32_t stamp_ = 0;
-  int64_t work_ = 0;
+  EpsilonClosure closure_;
   std::vector<DfaState> dfa_;
   std::map<Key, int32_t> index_;
 };
+
+// The deterministic states written out as rules: each one's moves, and the empty alternative when
+// it accepts.
+Grammar DfaRules(const std::vector<DfaState>& dfa) {
+  Grammar g;
+  for (size_t d = 0; d < dfa.size(); ++d) AddRule(g, "regex-" + std::to_string(d));
+  for (size_t d = 0; d < dfa.size(); ++d) {
+    std::vector<Sequence>& alternatives = g.rules[d].alternatives;
+    for (const auto& [target, ranges] : dfa[d].moves) alternatives.push_back({Chars(ranges), Ref(target)});
+    if (dfa[d].key.front() == kAccepts) alternatives.push_back({});
+  }
+  return g;
+}
+
+// Thompson's automaton itself written out as rules, for when its deterministic form is too large: a
+// rule per state that reads a character (its set, then the rule of the closure its move reaches),
+// and a rule per distinct closure (a reference to each reading state in it, and the empty
+// alternative when it accepts). The pushdown runs it nondeterministically; a reading state is one
+// rule of one alternative, so the live parse stacks are reading states, and since one character
+// expands into at most every closure reference, capping those at the pushdown's stack bound keeps
+// every step inside it.
+Result<Grammar> NfaRules(const std::vector<NfaState>& nfa, int32_t start, int32_t accept,
+                         const RegexCompileLimits& limits) {
+  EpsilonClosure closure(nfa, accept);
+  Grammar g;
+  std::vector<int32_t> reader(nfa.size(), -1);  // a reading state's rule
+  std::vector<int32_t> todo;                     // reading states whose rule is still empty
+  std::map<Key, int32_t> closures;               // a closure's rule
+  int64_t references = 0;
+  auto closure_rule = [&](Key key) -> Result<int32_t> {
+    auto [it, fresh] = closures.emplace(key, -1);
+    if (!fresh) return it->second;
+    it->second = AddRule(g, "regex-closure-" + std::to_string(closures.size() - 1));
+    references += int64_t(key.size());
+    if (references > limits.max_nfa_references) {
+      return InvalidArgument("as a nondeterministic one it has more than " +
+                             std::to_string(limits.max_nfa_references) + " moves");
+    }
+    std::vector<Sequence> alternatives;
+    for (int32_t s : key) {
+      if (s == kAccepts) {
+        alternatives.push_back({});
+        continue;
+      }
+      if (reader[size_t(s)] < 0) {
+        reader[size_t(s)] = AddRule(g, "regex-" + std::to_string(s));
+        todo.push_back(s);
+      }
+      alternatives.push_back({Ref(reader[size_t(s)])});
+    }
+    g.rules[size_t(it->second)].alternatives = std::move(alternatives);
+    return it->second;
+  };
+  Result<int32_t> root = closure_rule(closure({start}, true));
+  if (!root.ok()) return root.status();
+  g.root = *root;
+  while (!todo.empty()) {
+    const int32_t s = todo.back();
+    todo.pop_back();
+    Result<int32_t> target = closure_rule(closure({nfa[size_t(s)].next}, false));
+    if (!target.ok()) return target.status();
+    if (closure.work() > limits.max_work) {
+      return InvalidArgument("writing out the nondeterministic one takes more than " +
+                             std::to_string(limits.max_work) + " steps");
+    }
+    g.rules[size_t(reader[size_t(s)])].alternatives.push_back({Chars(nfa[size_t(s)].ranges), Ref(*target)});
+  }
+  return g;
+}
 
 }  // namespace
 
@@ -270,17 +353,14 @@ Result<Grammar> CompileRegex(std::string_view pattern, const RegexCompileLimits&
   NfaBuilder builder(limits.max_nfa_states);
   Result<Fragment> whole = builder.Build(**tree);
   if (!whole.ok()) return whole.status();
-  Result<std::vector<DfaState>> dfa = Determinizer(builder.Take(), whole->out, limits).Run(whole->in);
-  if (!dfa.ok()) return dfa.status();
-  // Every state a rule, then only those from which a string can end (right_linear.h).
-  Grammar g;
-  for (size_t d = 0; d < dfa->size(); ++d) AddRule(g, "regex-" + std::to_string(d));
-  for (size_t d = 0; d < dfa->size(); ++d) {
-    std::vector<Sequence>& alternatives = g.rules[d].alternatives;
-    for (const auto& [target, ranges] : (*dfa)[d].moves) alternatives.push_back({Chars(ranges), Ref(target)});
-    if ((*dfa)[d].key.front() == kAccepts) alternatives.push_back({});
-  }
-  Result<Grammar> live = KeepLive(g);
+  // The deterministic automaton when it fits (one live stack per move, disjoint: the cheapest
+  // steps), else the nondeterministic one; every state a rule, then only those from which a string
+  // can end (right_linear.h).
+  const std::vector<NfaState> nfa = builder.Take();
+  Result<std::vector<DfaState>> dfa = Determinizer(nfa, whole->out, limits).Run(whole->in);
+  Result<Grammar> g = dfa.ok() ? Result<Grammar>(DfaRules(*dfa)) : NfaRules(nfa, whole->in, whole->out, limits);
+  if (!g.ok()) return InvalidArgument(dfa.status().message() + "; " + g.status().message());
+  Result<Grammar> live = KeepLive(*g);
   if (!live.ok()) return InvalidArgument("regex: " + live.status().message());
   return live;
 }

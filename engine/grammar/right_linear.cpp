@@ -74,6 +74,10 @@ Result<Grammar> WithLength(const Grammar& g, int64_t min, int64_t max, int64_t m
         if (length >= min) alternatives.push_back({});
         continue;
       }
+      if (seq.size() == 1) {  // a bare reference reads nothing
+        alternatives.push_back({Ref(id({seq.back().rule, length}))});
+        continue;
+      }
       if (max >= 0 && length == max) continue;
       const int64_t next = length < cap ? length + 1 : cap;
       alternatives.push_back({seq.front(), Ref(id({seq.back().rule, next}))});

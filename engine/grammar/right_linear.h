@@ -1,8 +1,8 @@
 // Right-linear grammars, the shape regex_grammar.h compiles a regex to: every alternative of every
-// rule is either empty (a string may end there) or one character set followed by a reference to
-// the rule that reads the rest. Such a grammar is a deterministic automaton written as rules, and
-// the operations here keep it one: a product with a length counter, and the pruning of rules from
-// which no string can end.
+// rule is empty (a string may end there), one character set followed by a reference to the rule
+// that reads the rest, or a bare reference (a nondeterministic automaton's move without input). Such
+// a grammar is an automaton written as rules, and the operations here keep it one: a product with a
+// length counter, and the pruning of rules from which no string can end.
 #pragma once
 
 #include <cstdint>

@@ -25,19 +25,51 @@ namespace {
 
 std::shared_ptr<const Grammar> Compile(const std::string& pattern) { return Shared(CompileRegex(pattern), pattern); }
 
-// A string of the grammar's language, by a random walk of its right-linear rules; empty when the walk
-// ran out of steps before it could end.
+// A string of the grammar's language, by a random walk of its right-linear rules (a bare reference
+// reads nothing); empty when the walk ran out of steps before it could end.
 std::optional<std::string> Sample(const Grammar& g, std::mt19937& rng) {
   std::string out;
   int32_t rule = g.root;
-  for (int steps = 0; steps < 64; ++steps) {
+  for (int steps = 0; steps < 256; ++steps) {
     const std::vector<Sequence>& alts = g.rules[size_t(rule)].alternatives;
     const Sequence& seq = alts[rng() % alts.size()];
     if (seq.empty()) return out;
-    AppendUtf8(char32_t(Pick(seq[0].ranges, rng)), &out);
-    rule = seq[1].rule;
+    if (seq.size() == 2) AppendUtf8(char32_t(Pick(seq[0].ranges, rng)), &out);
+    rule = seq.back().rule;
   }
   return std::nullopt;
+}
+
+// Whether the grammar agrees with PCRE2 on strings sampled from it, their mutations, random strings
+// and random strings over `letters` (where the pattern's own characters make matches likely).
+void ExpectAgreesWithPcre2(const std::string& pattern, const std::string& letters, std::mt19937& rng) {
+  const Pcre pcre(pattern);
+  ASSERT_TRUE(pcre.ok()) << pattern;
+  const auto g = Shared(CompileRegex(pattern), pattern);
+  int accepted = 0, rejected = 0;
+  auto agree = [&](const std::string& s) {
+    const bool ours = Matches(g, s);
+    ASSERT_EQ(ours, pcre.Matches(s)) << "pattern /" << pattern << "/ on '" << s << "'";
+    ++(ours ? accepted : rejected);
+  };
+  for (int i = 0; i < 300; ++i) {
+    const std::optional<std::string> s = Sample(*g, rng);
+    if (!s) continue;
+    agree(*s);
+    std::string m = *s;
+    for (int k = 0; k < 3; ++k) {
+      m = Mutate(m, rng);
+      agree(m);
+    }
+  }
+  for (int i = 0; i < 300; ++i) agree(RandomString(rng, 7));
+  for (int i = 0; i < 300 && !letters.empty(); ++i) {
+    std::string s;
+    for (size_t n = rng() % 40; n > 0; --n) s += letters[rng() % letters.size()];
+    agree(s);
+  }
+  EXPECT_GT(accepted, 0) << pattern;
+  EXPECT_GT(rejected, 0) << pattern;
 }
 
 const std::vector<std::string> kPatterns = {
@@ -51,29 +83,42 @@ const std::vector<std::string> kPatterns = {
 
 TEST(RegexGrammar, AcceptsExactlyWhatPcre2Matches) {
   std::mt19937 rng(7);
-  for (const std::string& pattern : kPatterns) {
-    const Pcre pcre(pattern);
-    ASSERT_TRUE(pcre.ok()) << pattern;
-    const auto g = Compile(pattern);
-    int accepted = 0, rejected = 0;
-    auto agree = [&](const std::string& s) {
-      const bool ours = Matches(g, s);
-      ASSERT_EQ(ours, pcre.Matches(s)) << "pattern /" << pattern << "/ on '" << s << "'";
-      ++(ours ? accepted : rejected);
-    };
-    for (int i = 0; i < 300; ++i) {
-      const std::optional<std::string> s = Sample(*g, rng);
-      if (!s) continue;
-      agree(*s);
-      std::string m = *s;
-      for (int k = 0; k < 3; ++k) {
-        m = Mutate(m, rng);
-        agree(m);
-      }
-    }
-    for (int i = 0; i < 300; ++i) agree(RandomString(rng, 7));
-    EXPECT_GT(accepted, 0) << pattern;
-    EXPECT_GT(rejected, 0) << pattern;
+  for (const std::string& pattern : kPatterns) ExpectAgreesWithPcre2(pattern, "", rng);
+}
+
+// Patterns whose deterministic automaton is past the bound of 4,096 states (each refused with only
+// that bound), written out as their nondeterministic automaton: fewer rules than the bound, and
+// still exactly PCRE2's matches.
+const std::vector<std::pair<std::string, std::string>> kNondeterministic = {
+    {"(a|b)*a(a|b){20}", "ab"},
+    {"[0-9a-f]*f[0-9a-f]{15}", "0f9a"},
+    {"^(x|y|^z)*x(x|y){12}$", "xyz"},
+    {"(a[ab]{14}c|b[ab]{14}d|[ab]*a[ab]{12})+", "abcd"},
+    {"[\\w@]*@[\\w@]{13}(\\.(com|org))?", "a@.comrg"}};
+
+TEST(RegexGrammar, PastTheDeterministicBoundTheAutomatonAcceptsExactlyWhatPcre2Matches) {
+  std::mt19937 rng(11);
+  RegexCompileLimits deterministic_only;
+  deterministic_only.max_nfa_references = 0;
+  for (const auto& [pattern, letters] : kNondeterministic) {
+    Result<Grammar> refused = CompileRegex(pattern, deterministic_only);
+    ASSERT_FALSE(refused.ok()) << pattern;
+    EXPECT_NE(refused.status().message().find("more than 4096 states"), std::string::npos)
+        << pattern << ": " << refused.status().message();
+    Result<Grammar> g = CompileRegex(pattern);
+    ASSERT_TRUE(g.ok()) << pattern << ": " << g.status().message();
+    EXPECT_LT(g->rules.size(), 400u) << pattern;
+    ExpectAgreesWithPcre2(pattern, letters, rng);
+  }
+}
+
+// A pattern whose deterministic automaton fits is written out as that automaton: (a|b)*a(a|b){3}
+// has one state per last four characters, 16 rules, each with a move on a and one on b.
+TEST(RegexGrammar, TheDeterministicAutomatonWhereItFits) {
+  const auto g = Compile("(a|b)*a(a|b){3}");
+  ASSERT_EQ(g->rules.size(), 16u);
+  for (const Rule& r : g->rules) {
+    for (const Sequence& seq : r.alternatives) EXPECT_NE(seq.size(), 1u) << "a bare reference in " << r.name;
   }
 }
 
@@ -134,8 +179,9 @@ TEST(RegexGrammar, HostilePatternsHitALimit) {
       {"a{99999999999999999999}", "repetition count above 1000"},
       {"(a{1000}){1000}", "more than 20000 automaton states"},
       {"((((a{100}){100}){100}){100}){100}", "more than 20000 automaton states"},
-      {"(a|b)*a(a|b){20}", "more than 4096 states"},
-      {"(.*,){1000}(.*;){1000}x", "determinizing it takes more than"},
+      {"(.*,){1000}(.*;){1000}x(c*){200}",
+       "determinizing it takes more than 4000000 steps; as a nondeterministic one it has more than 4096 moves"},
+      {"(a|b)*a(a|b){20}(c*){200}d", "more than 4096 states; as a nondeterministic one it has more than 4096 moves"},
   };
   for (const auto& [pattern, expected] : cases) {
     Result<Grammar> g = CompileRegex(pattern);
@@ -172,7 +218,9 @@ TEST(RegexGrammar, EveryAllowedTokenSequenceIsAPrefixOfAMatch) {
   for (const char* pattern :
        {"\\d{3}-\\d{4}", "(yes|no|maybe)", "[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8}){0,2}",
         "\\{\"name\": \"\\w{1,10}\", \"age\": \\d{1,3}\\}", "(\xc3\xa9|\xc3\xbc|\xf0\x9f\x98\x80| )+x?",
-        "[^\\n\"]{0,20}\"", "(the|a) [a-z]+( [a-z]+)*\\.", ".{1,12}"}) {
+        "[^\\n\"]{0,20}\"", "(the|a) [a-z]+( [a-z]+)*\\.", ".{1,12}", "(a|b)*a(a|b){20}",
+        "[0-9a-f]*f[0-9a-f]{15}", "^(x|y|^z)*x(x|y){12}$", "(a[ab]{14}c|b[ab]{14}d|[ab]*a[ab]{12})+",
+        "[\\w@]*@[\\w@]{13}(\\.(com|org))?", ".*a.{20}"}) {
     const Pcre pcre(pattern);
     ASSERT_TRUE(pcre.ok()) << pattern;
     Result<Grammar> g = CompileRegex(pattern);
