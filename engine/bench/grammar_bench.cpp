@@ -13,6 +13,7 @@
 #include "engine/bench/latency_stats.h"
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/grammar/json_schema_grammar.h"
+#include "engine/grammar/regex_grammar.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/token_vocabulary.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -56,12 +57,9 @@ Result<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-}  // namespace
-
-Status RunGrammarBench(const GrammarBenchOptions& o) {
-  if (o.steps < 1) return InvalidArgument("--steps must be at least 1");
-  Result<std::shared_ptr<Tokenizer>> tokenizer = Tokenizer::FromFile(o.tokenizer);
-  if (!tokenizer.ok()) return tokenizer.status();
+// The grammar the options name: the regex, else the schema file, else the built-in schema.
+Result<grammar::Grammar> CompileBenchGrammar(const GrammarBenchOptions& o) {
+  if (!o.regex.empty()) return grammar::CompileRegex(o.regex);
   std::string schema_text = kNestedSchema;
   if (!o.schema_file.empty()) {
     Result<std::string> text = ReadFile(o.schema_file);
@@ -70,12 +68,21 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
   }
   const nlohmann::json schema = nlohmann::json::parse(schema_text, nullptr, false);
   if (schema.is_discarded()) return InvalidArgument("--schema: not JSON");
+  return grammar::CompileJsonSchema(schema);
+}
+
+}  // namespace
+
+Status RunGrammarBench(const GrammarBenchOptions& o) {
+  if (o.steps < 1) return InvalidArgument("--steps must be at least 1");
+  Result<std::shared_ptr<Tokenizer>> tokenizer = Tokenizer::FromFile(o.tokenizer);
+  if (!tokenizer.ok()) return tokenizer.status();
 
   const Clock::time_point t0 = Clock::now();
   const auto vocabulary = std::make_shared<const grammar::TokenVocabulary>((*tokenizer)->TokenBytesTable());
   const grammar::TokenVocabulary& vocab = *vocabulary;
   const Clock::time_point t1 = Clock::now();
-  Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
+  Result<grammar::Grammar> compiled = CompileBenchGrammar(o);
   if (!compiled.ok()) return compiled.status();
   const Clock::time_point t2 = Clock::now();
   Result<std::shared_ptr<const grammar::GrammarConstraint>> constrained = grammar::Constrain(std::move(*compiled), vocabulary);
@@ -120,6 +127,7 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
   if (o.json) {
     const nlohmann::json doc = {
         {"tokenizer", o.tokenizer},
+        {"grammar", o.regex.empty() ? "json_schema" : "regex"},
         {"vocab_size", vocab.size()},
         {"grammar_rules", g->rules.size()},
         {"vocabulary_ms", vocab_ms},

@@ -1,5 +1,5 @@
 // `vt bench grammar`: what the grammar engine costs per generated token on a real vocabulary. It
-// compiles a JSON Schema (a nesting-depth-5 default, or a file) and builds its token mask table,
+// compiles a JSON Schema (a nesting-depth-5 default, or a file) or a regex and builds its token mask table,
 // then walks random valid documents token by token, timing the next-token mask and the advance by
 // the drawn token at every step; it reports the vocabulary, compile and table times and the
 // median, p99 and maximum of each step (microseconds, one core). `walk_only` masks by a walk of the
@@ -15,7 +15,8 @@ namespace vt::bench {
 
 struct GrammarBenchOptions {
   std::string tokenizer;    // a tokenizer.json
-  std::string schema_file;  // empty: the built-in nested schema
+  std::string schema_file;  // empty: the built-in nested schema (unless `regex` is set)
+  std::string regex;        // non-empty: time this regex instead of a schema
   int32_t steps = 200;      // masks to time
   uint64_t seed = 0;
   bool json = false;

@@ -133,7 +133,10 @@ Command AddBenchCommand(CLI::App& parent) {
   CLI::App* grammar = app->add_subcommand("grammar", "Time the grammar engine's next-token mask on a vocabulary");
   auto grammar_options = std::make_shared<bench::GrammarBenchOptions>();
   grammar->add_option("--tokenizer", grammar_options->tokenizer, "A tokenizer.json")->required();
-  grammar->add_option("--schema", grammar_options->schema_file, "A JSON Schema file (default: a nested schema)");
+  CLI::Option* bench_schema =
+      grammar->add_option("--schema", grammar_options->schema_file, "A JSON Schema file (default: a nested schema)");
+  grammar->add_option("--regex", grammar_options->regex, "Time a regular expression instead of a schema")
+      ->excludes(bench_schema);
   grammar->add_option("--steps", grammar_options->steps, "Masks to time")->capture_default_str();
   grammar->add_option("--seed", grammar_options->seed, "Seed of the random walk")->capture_default_str();
   grammar->add_flag("--json", grammar_options->json, "Print JSON instead of text");
