@@ -55,6 +55,8 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
   } else {
     status = a.status();
   }
+  // The rows the mask and the draw read: the adjusted float32 copy, or the forward's bf16 logits.
+  auto on_logits = [&](auto op) { return adjusted ? op(adjusted_logits_) : op(logits_dev_); };
   const size_t words = size_t((config_.vocab_size + 31) / 32);
   auto* mask_of_row = masks_host_.as<int32_t>();
   auto* masks = reinterpret_cast<uint32_t*>(mask_of_row + max_seqs_);
@@ -75,10 +77,9 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
                        "copying grammar masks");
     if (status.ok()) {
       const auto* masks_dev = reinterpret_cast<const uint32_t*>(mask_of_row_dev + max_seqs_);
-      status = adjusted ? kc::MaskRows(adjusted_logits_, staged.rows, int(config_.vocab_size), masks_dev,
-                                       mask_of_row_dev, stream_)
-                        : kc::MaskRows(logits_dev_, staged.rows, int(config_.vocab_size), masks_dev,
-                                       mask_of_row_dev, stream_);
+      status = on_logits([&](auto* logits) {
+        return kc::MaskRows(logits, staged.rows, int(config_.vocab_size), masks_dev, mask_of_row_dev, stream_);
+      });
     }
   }
   // The forward ends in the rows' argmax; rows that do not sample greedily draw over the logits.
@@ -94,10 +95,9 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
                                        cudaMemcpyHostToDevice, stream_),
                        "copying sampling parameters");
     if (status.ok()) {
-      status = adjusted ? kc::SampleRows(adjusted_logits_, staged.rows, int(config_.vocab_size), sampling_dev_,
-                                         argmax_dev_, stream_)
-                        : kc::SampleRows(logits_dev_, staged.rows, int(config_.vocab_size), sampling_dev_,
-                                         argmax_dev_, stream_);
+      status = on_logits([&](const auto* logits) {
+        return kc::SampleRows(logits, staged.rows, int(config_.vocab_size), sampling_dev_, argmax_dev_, stream_);
+      });
     }
   }
   if (status.ok() && staged.rows > 0) {

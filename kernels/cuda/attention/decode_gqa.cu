@@ -71,13 +71,10 @@ __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams
 
   // This CTA's chunks [first, last); those at or past live_last lie beyond the context.
   const int context = p.context_lens[b];
-  const int chunk = p.num_chunks == 1 ? context
-                    : p.chunk_tokens > 0 ? p.chunk_tokens
-                                         : ChunkTokensForContext(context);
-  const int request_chunks = (context + chunk - 1) / chunk;
+  const int chunk = ChunkLength(p, context);
   const int first = blockIdx.z * p.chunks_per_cta;
   const int last = min(first + p.chunks_per_cta, p.num_chunks);
-  const int live_last = min(last, request_chunks);
+  const int live_last = min(last, LiveChunks(p, context));
   const int64_t head0 = static_cast<int64_t>(b) * p.num_q_heads + kv_head * group;
   for (int i = threadIdx.x; i < (last - max(first, live_last)) * group; i += kWarps * 32) {
     const int c = max(first, live_last) + i / group;  // an empty chunk weighs nothing in the merge

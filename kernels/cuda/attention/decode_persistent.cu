@@ -107,7 +107,7 @@ struct WorkCursor {
 
   __device__ void EnterRequest() {
     context = prefix[b + 1] - prefix[b];
-    chunk = p->num_chunks == 1 ? context : p->chunk_tokens > 0 ? p->chunk_tokens : ChunkTokensForContext(context);
+    chunk = ChunkLength(*p, context);
     chunks = LiveChunks(*p, context);
   }
   __device__ int64_t Position() const {
@@ -345,9 +345,18 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
   // gqa arm instead: the same bits, without the schedule.
   const size_t smem = PersistentSmem<D>::Total(p.batch);
   if (smem > limits.max_dynamic_smem) return LaunchDecodeGqa(p, stream);
-  int per_sm = 0;
-  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, DecodePersistentKernel<D>, kThreads, smem);
-  if (err != cudaSuccess) return err;
+  // Eager steps launch once per layer with the same batch: ask the occupancy once per size.
+  thread_local size_t known_smem = 0;
+  thread_local int known_per_sm = 0;
+  if (smem != known_smem) {
+    int per_sm = 0;
+    const cudaError_t err =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, DecodePersistentKernel<D>, kThreads, smem);
+    if (err != cudaSuccess) return err;
+    known_smem = smem;
+    known_per_sm = per_sm;
+  }
+  const int per_sm = known_per_sm;
   if (per_sm == 0) return LaunchDecodeGqa(p, stream);
   const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
   const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(limits.sms) * per_sm));
