@@ -76,25 +76,32 @@ struct EngineLoopCounters {
 // From the server's /metrics; nullopt where it has no such counters (not vt, or an older vt).
 std::optional<EngineLoopCounters> ScrapeEngineLoop(const HttpTarget& target, const std::string& base_url) {
   HttpStreamClient client(target, base_url, std::chrono::seconds(10), std::chrono::seconds(10));
+  // A metrics page is a few KB; a server that sends more is not one to read it from.
+  constexpr size_t kMaxMetricsBytes = size_t(4) << 20;
   int status = 0;
   std::string text;
-  const PostOutcome outcome =
-      client.Get("/metrics", [&](int s) { status = s; }, [&](const char* data, size_t size) { text.append(data, size); });
-  if (!outcome.error.empty() || status != 200) return std::nullopt;
+  bool too_long = false;
+  const PostOutcome outcome = client.Get(
+      "/metrics", [&](int s) { status = s; },
+      [&](const char* data, size_t size) {
+        if (text.size() + size > kMaxMetricsBytes) too_long = true;
+        if (!too_long) text.append(data, size);
+      });
+  if (!outcome.error.empty() || status != 200 || too_long) return std::nullopt;
   std::optional<int64_t> steps;
   std::optional<double> seconds;
   std::istringstream lines(text);
   for (std::string name; lines >> name;) {
     if (name == "vt:engine_steps_total") {
       steps.emplace();
-      lines >> *steps;
+      if (!(lines >> *steps)) return std::nullopt;
     } else if (name == "vt:engine_between_steps_seconds_total") {
       seconds.emplace();
-      lines >> *seconds;
+      if (!(lines >> *seconds)) return std::nullopt;
     }
     lines.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
-  if (!steps || !seconds || lines.bad()) return std::nullopt;
+  if (!steps || !seconds) return std::nullopt;
   return EngineLoopCounters{*steps, *seconds};
 }
 
