@@ -63,7 +63,28 @@ __device__ __forceinline__ int Swizzle(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-// Key prefix over the batch: prefix[b] = context_0 + ... + context_{b-1}, prefix[0] = 0.
+// The schedule weighs work in units of one 16-key subtile. An item costs its 64-key iterations
+// (a short item streams a whole one) plus a fixed part for its Q tile, its start barrier and its
+// warp merge and write, put at two subtiles from the measured cost of 128-key chunks (73% of the
+// copy ceiling against 88% with 512-key ones, docs/BENCHMARKS.md). Weighing keys alone sent every
+// one-key row of a padded CUDA-graph batch to one CTA, which then ran hundreds of items while the
+// rest of the grid waited (batch 256 decode steps 5x slower than the gqa arm).
+constexpr int kUnitKeys = 16;
+constexpr int kItemCostUnits = 2;
+
+__device__ __forceinline__ int ItemUnits(int keys) {
+  return (keys + kCtaKeys - 1) / kCtaKeys * (kCtaKeys / kUnitKeys) + kItemCostUnits;
+}
+
+// A request's weight for one KV head: its chunks' units, every chunk but the last a full one.
+// Chunks are at least 16 keys, so that is at most one unit a key from 11 keys on and 6 units
+// below: the 32-bit schedule holds every batch CheckArmSupports admits (decode_plan.cpp).
+__device__ __forceinline__ int RequestUnits(const PagedDecodeParams& p, int context) {
+  const int chunk = ChunkLength(p, context), chunks = LiveChunks(p, context);
+  return (chunks - 1) * ItemUnits(chunk) + ItemUnits(context - (chunks - 1) * chunk);
+}
+
+// Weight prefix over the batch: prefix[b] = units of requests 0 .. b-1 (one KV head each).
 __device__ void ScanContexts(const PagedDecodeParams& p, int* prefix) {
   __shared__ int warp_sums[kWarps];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -71,7 +92,7 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int* prefix) {
   if (threadIdx.x == 0) prefix[0] = 0;
   for (int base = 0; base < p.batch; base += kThreads) {
     const int i = base + threadIdx.x;
-    int v = i < p.batch ? p.context_lens[i] : 0;
+    int v = i < p.batch ? RequestUnits(p, p.context_lens[i]) : 0;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
       const int up = __shfl_up_sync(0xffffffffu, v, offset);
@@ -92,8 +113,8 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int* prefix) {
 }
 
 // A position in this CTA's run of work items and, within the item, of its 64-key iterations.
-// Items are ordered request-major, then KV head, then chunk; an item's position is the index of
-// its first key in that order, counting every KV head's keys.
+// Items are ordered request-major, then KV head, then chunk; an item's position is the weight of
+// the items before it in that order, counting every KV head's.
 struct WorkCursor {
   const int* prefix;
   int batch, kv_heads;
@@ -101,17 +122,20 @@ struct WorkCursor {
   int64_t stop;  // items at or past this position belong to the next CTA
   int b, h, c;
   int context, chunk, chunks;
+  int units, chunk_units;  // one KV head's weight, and a full chunk's
   int iter, iters;  // iteration within the item, iterations of the item
   int item;         // items this CTA has entered before this one (picks the Q tile)
   bool live;
 
   __device__ void EnterRequest() {
-    context = prefix[b + 1] - prefix[b];
+    context = p->context_lens[b];
     chunk = ChunkLength(*p, context);
     chunks = LiveChunks(*p, context);
+    units = prefix[b + 1] - prefix[b];
+    chunk_units = ItemUnits(chunk);
   }
   __device__ int64_t Position() const {
-    return int64_t(prefix[b]) * kv_heads + int64_t(h) * context + int64_t(c) * chunk;
+    return int64_t(prefix[b]) * kv_heads + int64_t(h) * units + int64_t(c) * chunk_units;
   }
   __device__ void EnterItem() {
     live = b < batch && Position() < stop;
@@ -127,7 +151,7 @@ struct WorkCursor {
       live = false;
       return;
     }
-    int lo = 0, hi = batch;  // the last request whose keys begin at or before `start`
+    int lo = 0, hi = batch;  // the last request whose items begin at or before `start`
     while (hi - lo > 1) {
       const int mid = (lo + hi) / 2;
       if (int64_t(prefix[mid]) * kv_heads <= start) lo = mid; else hi = mid;
@@ -135,9 +159,9 @@ struct WorkCursor {
     b = lo;
     EnterRequest();
     const int64_t offset = start - int64_t(prefix[b]) * kv_heads;
-    h = static_cast<int>(offset / context);
-    const int within = static_cast<int>(offset - int64_t(h) * context);
-    c = (within + chunk - 1) / chunk;
+    h = static_cast<int>(offset / units);
+    const int within = static_cast<int>(offset - int64_t(h) * units);
+    c = (within + chunk_units - 1) / chunk_units;
     if (c < chunks) {
       EnterItem();
     } else {  // `start` lies inside this KV head's last chunk: the next item is the first at or after it
@@ -146,7 +170,7 @@ struct WorkCursor {
     }
   }
   __device__ void NextChunk() {
-    if (++c == chunks) {
+    if (++c >= chunks) {  // >=: a request of no keys has no chunks
       c = 0;
       if (++h == kv_heads) {
         h = 0;
@@ -190,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   // (lse = -inf). Requests are dealt out over the CTAs for these writes.
   if (p.num_chunks > 1) {
     for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
-      const int live = LiveChunks(p, prefix[b + 1] - prefix[b]);
+      const int live = LiveChunks(p, p.context_lens[b]);
       const int dead = p.num_chunks - live;
       for (int i = threadIdx.x; i < dead * p.num_q_heads; i += kThreads) {
         p.partial_lse[(int64_t(b) * p.num_q_heads + i / dead) * p.num_chunks + live + i % dead] = -INFINITY;

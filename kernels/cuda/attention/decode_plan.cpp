@@ -95,8 +95,8 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
         return InvalidArgument(name + " arm: " + std::to_string(group) +
                                " query heads per KV head exceed the 16 rows of one MMA tile");
       }
-      // The persistent arm sums the batch's context lengths in 32-bit shared memory.
-      if (arm == DecodeArm::kPersistent && int64_t(s.batch) * s.max_context > kMaxPersistentKeys) {
+      // The persistent arm sums the batch's weights in 32-bit shared memory (decode_persistent.cu).
+      if (arm == DecodeArm::kPersistent && int64_t(s.batch) * std::max(s.max_context, 6) > kMaxPersistentKeys) {
         return InvalidArgument("persist arm: " + std::to_string(s.batch) + " rows of up to " +
                                std::to_string(s.max_context) + " keys may exceed its " +
                                std::to_string(kMaxPersistentKeys) + "-key schedule");

@@ -49,7 +49,8 @@ struct DecodeOverrides {
 inline constexpr int kSplitAuto = -1;
 
 // The most keys (batch x max_context) a persistent-arm call may cover: its schedule is a 32-bit
-// prefix sum of the context lengths. Past it `auto` runs the gqa arm (bitwise the same results).
+// prefix sum of the requests' weights, at most one a key (six for a request under 11 keys). Past
+// it `auto` runs the gqa arm (bitwise the same results).
 inline constexpr int64_t kMaxPersistentKeys = (int64_t(1) << 31) - 1;
 
 // Parses an arm name and a split setting (nullptr or "" means unset: arm auto, split auto). The

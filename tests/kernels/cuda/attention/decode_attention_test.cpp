@@ -220,13 +220,16 @@ TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
   if (IsSkipped()) return;
   const ShapeCase sc = GetParam();
   const PagedKvShape shape{sc.num_q_heads, sc.num_kv_heads, sc.head_dim, sc.block_size};
-  // A dozen requests (about one item per CTA), 96 (CTAs run many items across requests) and 300
-  // short ones (the context prefix sum takes three rounds of the CTA's 128 threads).
-  std::vector<int> many, short_many;
+  // A dozen requests (about one item per CTA), 96 (CTAs run many items across requests), 300
+  // short ones (the context prefix sum takes three rounds of the CTA's 128 threads), and a CUDA
+  // graph's padded batch: 96 requests, then 32 one-key padding rows (one-key items weigh more than
+  // their keys in the schedule).
+  std::vector<int> many, short_many, padded;
   for (int i = 0; i < 96; ++i) many.push_back(1 + (i * 7919) % 2500);
   for (int i = 0; i < 300; ++i) short_many.push_back(1 + (i * 7919) % 300);
+  for (int i = 0; i < 128; ++i) padded.push_back(i < 96 ? 130 + (i * 7919) % 127 : 1);
   for (const std::vector<int>& contexts : {std::vector<int>{1, 2, 17, 64, 65, 100, 130, 700, 1025, 3000, 5000, 129},
-                                           many, short_many}) {
+                                           many, short_many, padded}) {
     const PagedKvFixture f(shape, contexts, 23u);
     for (int split : {0, kSplitAuto, 256}) {
       const std::vector<uint16_t> persist = RunArm(f, DecodeArm::kPersistent, split);
