@@ -295,6 +295,53 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   }
 }
 
+// A step's rows are prepared on several threads once there are more than a few: a dozen constrained
+// requests in the same steps (greedy and sampled, one whose vocabulary cannot spell its grammar) each
+// come out exactly as they do alone.
+TEST(GrammarEngine, ManyConstrainedRowsInOneStepGiveWhatEachGivesAlone) {
+  ModelConfig c = testing::TinyConfig();
+  c.eos_token_ids = {0};
+  std::vector<std::string> bytes(256);
+  for (int i = 1; i < 256; ++i) bytes[size_t(i)] = std::string(1, char(i));
+  const std::shared_ptr<const GrammarConstraint> person =
+      Constrain(*Compile(kPerson), std::make_shared<const TokenVocabulary>(bytes)).value();
+  auto unspellable = std::make_shared<GrammarConstraint>();
+  unspellable->grammar = Compile(kPerson);
+  unspellable->vocabulary = std::make_shared<const TokenVocabulary>(std::vector<std::string>(256, "x"));
+  std::vector<SamplingParams> params;
+  for (int i = 0; i < 12; ++i) {
+    SamplingParams p;
+    p.temperature = i % 2 == 0 ? 0.0f : 1.0f;
+    p.seed = uint64_t(i);
+    p.max_tokens = 200;
+    p.grammar = i == 5 ? unspellable : person;
+    if (i % 3 == 0) p.frequency_penalty = 0.5f;  // an adjustment planned beside the mask
+    params.push_back(p);
+  }
+  auto run = [&](const std::vector<int>& which) {
+    auto engine = testing::MakeEngine(c);
+    std::vector<RequestId> ids;
+    for (int i : which) ids.push_back(engine->AddRequest(testing::Prompt(6, i), params[size_t(i)]).value());
+    while (engine->HasUnfinished()) EXPECT_TRUE(engine->Step().ok());
+    std::vector<std::pair<std::vector<int32_t>, FinishReason>> out;
+    for (RequestId id : ids) {
+      const std::unique_ptr<Request> r = engine->TakeFinished(id);
+      out.emplace_back(r->output, r->finish);
+    }
+    return out;
+  };
+  std::vector<int> all(12);
+  for (int i = 0; i < 12; ++i) all[size_t(i)] = i;
+  const auto together = run(all);
+  for (int i = 0; i < 12; ++i) {
+    const auto alone = run({i});
+    EXPECT_EQ(together[size_t(i)].first, alone[0].first) << "request " << i;
+    EXPECT_EQ(together[size_t(i)].second, alone[0].second) << "request " << i;
+  }
+  EXPECT_EQ(together[5].second, FinishReason::kAborted);
+  EXPECT_EQ(together[0].first.back(), 0) << "ended without EOS";
+}
+
 // A vocabulary that cannot spell what the grammar needs next ends that request (aborted) and only
 // that one: its neighbour in the same steps finishes as it would alone.
 TEST(GrammarEngine, AGrammarThatCannotGoOnEndsOnlyItsOwnRequest) {
