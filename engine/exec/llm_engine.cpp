@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <utility>
 
 #include "engine/exec/eos_policy.h"
@@ -99,14 +98,6 @@ Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& co
   return Status::Ok();
 }
 
-kernels::cpu::ThreadPool& LlmEngine::PreparePool(size_t rows) {
-  if (prepare_pool_ == nullptr && rows > size_t(kRowsPerPrepareThread)) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    prepare_pool_ = std::make_unique<kernels::cpu::ThreadPool>(int(std::min(cores, kMaxPrepareThreads)));
-  }
-  return prepare_pool_ != nullptr ? *prepare_pool_ : inline_pool_;
-}
-
 void LlmEngine::AdvanceGrammar(RequestId id, int32_t token) {
   const auto& eos = config_.scheduler.eos_token_ids;
   if (std::find(eos.begin(), eos.end(), token) == eos.end()) matchers_.at(id).drawn = token;
@@ -147,28 +138,16 @@ Result<StepResult> LlmEngine::Step() {
       prepared = prepared || draws[i].adjust != nullptr || draws[i].allowed != nullptr;
     }
     // A failed row still samples (under its empty mask) with the others; its token is dropped.
-    // Rows touch only their own matcher, mask and adjustment (the mask tables' shared memo locks),
-    // so they are prepared in parallel: at c = 64 a step's new grammar stacks, decided on one
-    // thread, outlasted the GPU's forward.
-    std::vector<char> row_failed(draws.size(), 0);
-    auto prepare_row = [&](size_t i) {
-      if (draws[i].adjust != nullptr) {
-        PlanAdjustment(runner_->config().vocab_size, *draws[i].params, drawn_for[i]->prompt, drawn_for[i]->output,
-                       config_.scheduler.eos_token_ids, &adjustments_[i]);
-      }
-      if (draws[i].allowed != nullptr) {
-        row_failed[i] = !GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok();
-      }
-    };
     auto prepare_draws = [&] {
-      PreparePool(draws.size()).ParallelFor(
-          int64_t(draws.size()),
-          [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) prepare_row(size_t(i));
-          },
-          kRowsPerPrepareThread);
       for (size_t i = 0; i < draws.size(); ++i) {
-        if (row_failed[i]) grammar_failed.push_back(drawn_for[i]->id);
+        if (draws[i].adjust != nullptr) {
+          PlanAdjustment(runner_->config().vocab_size, *draws[i].params, drawn_for[i]->prompt, drawn_for[i]->output,
+                         config_.scheduler.eos_token_ids, &adjustments_[i]);
+        }
+        if (draws[i].allowed == nullptr) continue;
+        if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
+          grammar_failed.push_back(drawn_for[i]->id);
+        }
       }
     };
     std::vector<int32_t> tokens;

@@ -17,7 +17,6 @@
 #include "engine/exec/forward_batch.h"
 #include "engine/sched/scheduler.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "kernels/cpu/thread_pool.h"
 
 namespace vt {
 
@@ -71,9 +70,6 @@ class LlmEngine {
   // The tokens request `id`'s grammar lets it draw next, EOS included where the grammar may end;
   // an error when there are none.
   Status GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint, grammar::TokenBitmask* mask);
-  // The threads that prepare a step's rows (adjustments, grammar masks): the calling thread alone
-  // until a step has more rows than one thread takes, then a pool of up to kMaxPrepareThreads.
-  kernels::cpu::ThreadPool& PreparePool(size_t rows);
   // Records the token request `id` drew; its grammar advances over it before its next mask.
   void AdvanceGrammar(RequestId id, int32_t token);
   // Detokenises this step's tokens and finishes the requests whose text reached a stop string.
@@ -95,10 +91,6 @@ class LlmEngine {
   std::unordered_map<RequestId, GrammarState> matchers_;
   std::vector<grammar::TokenBitmask> masks_;  // scratch: one step's grammar masks, by sampling row
   std::vector<LogitsAdjustment> adjustments_;  // scratch: one step's planned adjustments, by sampling row
-  static constexpr int64_t kRowsPerPrepareThread = 4;
-  static constexpr unsigned kMaxPrepareThreads = 8;
-  kernels::cpu::ThreadPool inline_pool_{1};
-  std::unique_ptr<kernels::cpu::ThreadPool> prepare_pool_;
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -295,9 +295,9 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   }
 }
 
-// A step's rows are prepared on several threads once there are more than a few: a dozen constrained
-// requests in the same steps (greedy and sampled, one whose vocabulary cannot spell its grammar) each
-// come out exactly as they do alone.
+// A dozen constrained requests in the same steps (greedy, sampled, penalised, one whose vocabulary
+// cannot spell its grammar) each come out exactly as they do alone: a row's mask and adjustment are
+// its own.
 TEST(GrammarEngine, ManyConstrainedRowsInOneStepGiveWhatEachGivesAlone) {
   ModelConfig c = testing::TinyConfig();
   c.eos_token_ids = {0};
