@@ -11,9 +11,7 @@ cudaError_t LaunchDecodeBlock(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeWarp(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeWarpTwoRows(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeGqa(const PagedDecodeParams& p, cudaStream_t stream);
-// Sets *merged when the split call's chunks were merged by the kernel itself (else, as for the
-// other arms, LaunchMergeChunks follows).
-cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream, bool* merged);
+cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda::attention

@@ -13,14 +13,12 @@
 // Each item is reduced exactly as the GQA arm reduces a chunk (same subtiles per warp, same MMA
 // order, same warp merge), so the two arms agree bit for bit and a request's result depends on
 // its own context only, whichever CTA computes it.
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
-#include "kernels/cuda/attention/decode_merge.cuh"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
@@ -230,7 +228,8 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   const int64_t stop = (int64_t(blockIdx.x + 1) * total + ctas - 1) / ctas;
   WorkCursor produce{prefix, p.batch, p.num_kv_heads, &p, stop};
   produce.item = 0;
-  produce.Seek(start);  // a CTA with no items still takes part in the merge below
+  produce.Seek(start);
+  if (!produce.live) return;
   WorkCursor consume = produce;
 
   uint16_t* my_stages = staging + warp * S::kWarpElems;
@@ -341,16 +340,6 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     consume.Step();
   }
   CpAsyncWait<0>();  // no copy outlives the CTA's shared memory
-
-  // A split call merges its chunks here, once every CTA's partials are written (the launch is
-  // cooperative then, so the grid is resident and may wait for itself): one kernel launch per
-  // layer instead of two. The merge is the merge kernel's own code, so the bits are the same.
-  if (p.num_chunks > 1) {
-    cooperative_groups::this_grid().sync();
-    for (int64_t head = blockIdx.x; head < int64_t(p.batch) * p.num_q_heads; head += gridDim.x) {
-      MergeHead(p, head, reinterpret_cast<float*>(smem));
-    }
-  }
 }
 
 // The device's SM count and the dynamic shared memory one CTA may opt into, set once on the kernel.
@@ -361,7 +350,7 @@ struct DeviceLimits {
 };
 
 template <int D>
-cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream, bool* merged) {
+cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
   static const DeviceLimits limits = [] {
     DeviceLimits l;
     int device = 0, count = 0, optin = 0;
@@ -395,28 +384,14 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream, bool* merged
   if (per_sm == 0) return LaunchDecodeGqa(p, stream);
   const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
   const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(limits.sms) * per_sm));
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(grid));
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute cooperative = {};
-  cooperative.id = cudaLaunchAttributeCooperative;
-  cooperative.val.cooperative = 1;
-  if (p.num_chunks > 1) {  // the grid waits for itself before merging
-    config.attrs = &cooperative;
-    config.numAttrs = 1;
-  }
-  const cudaError_t err = cudaLaunchKernelEx(&config, DecodePersistentKernel<D>, p);
-  if (err == cudaSuccess) *merged = true;
-  return err;
+  DecodePersistentKernel<D><<<grid, kThreads, smem, stream>>>(p);
+  return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream, bool* merged) {
-  *merged = false;
-  return p.head_dim == 256 ? Launch<256>(p, stream, merged) : Launch<128>(p, stream, merged);
+cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream) {
+  return p.head_dim == 256 ? Launch<256>(p, stream) : Launch<128>(p, stream);
 }
 
 }  // namespace vt::kernels::cuda::attention

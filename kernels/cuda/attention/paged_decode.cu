@@ -23,16 +23,15 @@ Status RunPagedDecode(PagedDecodeParams p, const DecodePlan& plan, void* workspa
     p.partial_lse = p.partial_out + slots * p.head_dim;
   }
   cudaError_t err = cudaSuccess;
-  bool merged = false;
   switch (plan.arm) {
     case DecodeArm::kAuto:
     case DecodeArm::kBlock: err = attention::LaunchDecodeBlock(p, stream); break;
     case DecodeArm::kWarp: err = attention::LaunchDecodeWarp(p, stream); break;
     case DecodeArm::kWarpTwoRows: err = attention::LaunchDecodeWarpTwoRows(p, stream); break;
     case DecodeArm::kGqa: err = attention::LaunchDecodeGqa(p, stream); break;
-    case DecodeArm::kPersistent: err = attention::LaunchDecodePersistent(p, stream, &merged); break;
+    case DecodeArm::kPersistent: err = attention::LaunchDecodePersistent(p, stream); break;
   }
-  if (err == cudaSuccess && plan.num_chunks > 1 && !merged) err = attention::LaunchMergeChunks(p, stream);
+  if (err == cudaSuccess && plan.num_chunks > 1) err = attention::LaunchMergeChunks(p, stream);
   if (err != cudaSuccess) {
     return Internal(std::string("paged decode (") + DecodeArmName(plan.arm) + "): " + cudaGetErrorString(err));
   }
