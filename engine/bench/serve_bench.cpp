@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -199,6 +200,43 @@ ServeRequestResult SseStreamParser::Finish() {
   return r;
 }
 
+// The per-request output lengths of a previous run's --json report, one per request of this run.
+Result<std::vector<int32_t>> ReadOutputLens(const std::string& path, int32_t num_prompts) {
+  constexpr std::streamoff kMaxReportBytes = 64 << 20;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? std::streamoff(in.tellg()) : -1;
+  if (size < 0) return Status{StatusCode::kInvalidArgument, "--output-lens-from: cannot read '" + path + "'"};
+  if (size > kMaxReportBytes) {
+    return Status{StatusCode::kInvalidArgument, "--output-lens-from: '" + path + "' is over 64 MiB"};
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), size)) {
+    return Status{StatusCode::kInvalidArgument, "--output-lens-from: cannot read '" + path + "'"};
+  }
+  const json report = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const auto lens = report.is_object() ? report.find("output_lens") : report.end();
+  if (report.is_discarded() || !report.is_object() || lens == report.end() || !lens->is_array()) {
+    return Status{StatusCode::kInvalidArgument,
+                  "--output-lens-from: '" + path + "' is not a `vt bench serve --json` report with output_lens"};
+  }
+  if (lens->size() != static_cast<size_t>(num_prompts)) {
+    return Status{StatusCode::kInvalidArgument, "--output-lens-from: '" + path + "' has " +
+                                                    std::to_string(lens->size()) + " requests, this run " +
+                                                    std::to_string(num_prompts)};
+  }
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < lens->size(); ++i) {
+    const json& n = (*lens)[i];
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      return Status{StatusCode::kInvalidArgument, "--output-lens-from: request " + std::to_string(i) + " of '" +
+                                                      path + "' has no output length (it failed?): " + Clip(n.dump())};
+    }
+    out.push_back(n.get<int32_t>());
+  }
+  return out;
+}
+
 Status RunServeBench(const ServeBenchOptions& o) {
   if (o.num_prompts < 1) return {StatusCode::kInvalidArgument, "--num-prompts must be at least 1"};
   if (o.concurrency < 1) return {StatusCode::kInvalidArgument, "--concurrency must be at least 1"};
@@ -208,6 +246,13 @@ Status RunServeBench(const ServeBenchOptions& o) {
   const std::optional<HttpTarget> target = ParseBaseUrl(o.base_url);
   if (!target) {
     return {StatusCode::kInvalidArgument, "--base-url must be http://HOST:PORT, not '" + o.base_url + "'"};
+  }
+
+  std::vector<int32_t> output_lens(static_cast<size_t>(o.num_prompts), o.output_len);
+  if (!o.output_lens_from.empty()) {
+    Result<std::vector<int32_t>> replayed = ReadOutputLens(o.output_lens_from, o.num_prompts);
+    if (!replayed.ok()) return replayed.status();
+    output_lens = std::move(*replayed);
   }
 
   json extra = json::object();
@@ -244,7 +289,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
       prompt_tokens += o.input_len;
     }
     json body = {{"prompt", std::move(prompt)},
-                 {"max_tokens", o.output_len},
+                 {"max_tokens", output_lens[static_cast<size_t>(i)]},
                  {"ignore_eos", true},
                  {"stream", true},
                  {"stream_options", {{"include_usage", true}}}};
@@ -349,6 +394,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
   const char* prompt_kind = tokenizer ? "text" : "ids";
   if (o.json) {
     json errs = json::array();
+    json lens = json::array();  // each request's output tokens, in the order sent (0: it failed)
+    for (const ServeRequestResult& r : results) lens.push_back(r.ok ? r.output_tokens : 0);
     for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
     const json report = {{"base_url", o.base_url},       {"endpoint", o.endpoint},
                          {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
@@ -364,6 +411,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
                          {"itl_ms", SpreadJson(itl_s)},  {"e2e_latency_ms", SpreadJson(e2e_s)},
                          {"engine_steps", engine_steps},
                          {"engine_between_steps_us", engine_steps > 0 ? json(between_steps_us) : json(nullptr)},
+                         {"output_lens_from", o.output_lens_from},
+                         {"output_lens", std::move(lens)},
                          {"errors", std::move(errs)}};
     std::printf("%s\n", report.dump(2).c_str());
   } else {

@@ -30,6 +30,10 @@ struct ServeBenchOptions {
   double request_rate = 0.0;
   int32_t input_len = 32;     // prompt token ids per request
   int32_t output_len = 64;    // max_tokens, with ignore_eos
+  // A previous run's --json report: request i asks for that run's request i's output tokens
+  // (`output_lens`) instead of output_len. Same seed, same prompts: a free run that replays a
+  // constrained run's lengths (which end at EOS) is like for like with it.
+  std::string output_lens_from;
   int32_t vocab_size = 1000;  // prompt ids are drawn from [0, vocab_size)
   std::string tokenizer;      // a tokenizer.json: text prompts of input_len tokens by it; empty: ids
   // A JSON object merged into every request body (its fields win), e.g. a response_format.

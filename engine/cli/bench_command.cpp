@@ -74,6 +74,9 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   serve->add_option("--output-len", o->output_len, "Output tokens per request (max_tokens, EOS ignored)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve->add_option("--output-lens-from", o->output_lens_from,
+                    "A previous run's --json report: each request asks for that run's request's output tokens "
+                    "(same seed, same prompts; e.g. free requests replaying a constrained run's lengths)");
   serve->add_option("--vocab-size", o->vocab_size, "Prompt ids are drawn from [0, this)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -41,6 +41,38 @@ assert d['request_rate'] == 0 and d['last_due_s'] == 0, d  # no schedule: sent a
 print('ok: live server', d['output_tok_s'], 'tok/s')
 PY
 
+# --output-lens-from: the report lists each request's output tokens in the order sent, and a run given
+# a report asks each request for its counterpart's length (the same seed sends the same prompts).
+python3 - "$out" > "${out}.lens" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['output_lens'] == [8] * 24, d['output_lens']
+print(json.dumps({'output_lens': [1 + (i * 7) % 11 for i in range(24)]}))
+PY
+[ $? = 0 ] || { echo "FAIL the report does not list each request's output tokens"; status=1; }
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 24 --concurrency 4 --input-len 16 \
+  --output-lens-from "${out}.lens" --json >"$out" 2>"$err"
+rc=$?
+[ "$rc" = 0 ] || { echo "FAIL vt bench serve --output-lens-from exited $rc"; cat "$err"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = [1 + (i * 7) % 11 for i in range(24)]
+assert d['output_lens'] == want and d['output_tokens'] == sum(want), (d['output_lens'], want)
+print('ok: replayed', sum(want), 'output tokens over 24 requests')
+PY
+for bad in '{"output_lens": [1, 2]}' '{"output_lens": [0, 1, 1]}' '[1, 2, 3]' 'not json'; do
+  printf '%s' "$bad" > "${out}.lens"
+  "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --output-lens-from "${out}.lens" \
+    >/dev/null 2>"$err"
+  [ $? = 2 ] && grep -q -- '--output-lens-from' "$err" ||
+    { echo "FAIL --output-lens-from accepted '$bad'"; cat "$err"; status=1; }
+done
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --output-lens-from /nonexistent.json \
+  >/dev/null 2>"$err"
+[ $? = 2 ] && grep -q 'cannot read' "$err" || { echo "FAIL a missing --output-lens-from is not a usage error"; status=1; }
+rm -f "${out}.lens"
+
 # The table shows the split too: one connection, its first request fresh and the other two kept alive.
 "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
   --output-len 2 >"$out" 2>"$err"
