@@ -2,8 +2,10 @@
 # What a grammar costs on a GPU (issue #15): `vt bench serve` against `vt serve --backend cuda`, the
 # same requests free, with `response_format: json_object` and with a nested `json_schema`, at c = 1
 # and 64, and free again cut at the json run's mean length (`free-at-json-length`: constrained requests
-# end early at EOS, which changes the mix of prefills and decodes). TPOT and ITL (medians) are the
-# comparison; tok/s is reported too. JSON per run under OUT_DIR/MODEL_NAME.
+# end early at EOS, which changes the mix of prefills and decodes) and at each json request's own length
+# (`free-at-json-lengths`, `vt bench serve --output-lens-from`: the same lengths in the same order, so
+# tok/s and TPOT compare like for like). TPOT and ITL (medians) and tok/s are the comparison. JSON per
+# run under OUT_DIR/MODEL_NAME.
 #
 # Usage: bash tools/gpu_grammar_cost_evidence.sh BIN_DIR OUT_DIR [MODELS]   (BIN_DIR packed as for
 #   tools/gpu_e2e_evidence.sh). MODELS: comma-separated, of
@@ -33,8 +35,8 @@ measure() {
   start_serve "$bin/vt" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
   for c in 1 64; do
     local n=$((c == 1 ? 16 : 256))
-    for kind in free json schema free-at-json-length; do
-      local extra='{"ignore_eos": false}' length=256
+    for kind in free json schema free-at-json-length free-at-json-lengths; do
+      local extra='{"ignore_eos": false}' length=256 replay=()
       [ $kind = json ] && extra='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
       [ $kind = schema ] && extra="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
         \"json_schema\": {\"name\": \"nested\", \"schema\": $nested_schema}}}"
@@ -43,8 +45,14 @@ measure() {
       [ $kind = free-at-json-length ] && length=$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); print(max(1, round(d["output_tokens"] / d["num_prompts"])))' \
         "$out/$name/json-c$c.json")
+      # ... and free requests each cut at its counterpart's length in the json run (same seed, same
+      # prompts, the same order): the same mix of lengths, so TPOT and tok/s compare too.
+      if [ $kind = free-at-json-lengths ]; then
+        replay=(--output-lens-from "$out/$name/json-c$c.json")
+        extra='{"ignore_eos": true}'  # each request runs to its counterpart's length, not to an EOS
+      fi
       timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
-        --concurrency $c --input-len 32 --output-len "$length" --vocab-size "$vocab" --extra-body "$extra" --json \
+        --concurrency $c --input-len 32 --output-len "$length" "${replay[@]}" --vocab-size "$vocab" --extra-body "$extra" --json \
         > "$out/$name/$kind-c$c.json" 2> "$out/$name/$kind-c$c.err"
       echo "$name $kind c=$c rc=$? $(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
