@@ -1,5 +1,6 @@
 #include "engine/grammar/json_schema_grammar.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -7,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/grammar/integer_range.h"
 #include "engine/grammar/json_string_pattern.h"
 
 namespace vt::grammar {
@@ -23,7 +25,9 @@ const std::set<std::string> kAnnotations = {"title", "description", "default", "
                                             "$id", "$comment", "$defs", "definitions"};
 const std::set<std::string> kSupported = {"type", "properties", "required", "additionalProperties", "items",
                                           "minItems", "maxItems", "enum", "const", "anyOf", "oneOf",
-                                          "$ref", "minLength", "maxLength", "pattern"};
+                                          "$ref", "minLength", "maxLength", "pattern", "minimum", "maximum",
+                                          "exclusiveMinimum", "exclusiveMaximum"};
+const char* const kNumericBounds[] = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"};
 
 class SchemaCompiler {
  public:
@@ -92,6 +96,55 @@ class SchemaCompiler {
   int32_t MakeInteger() {
     const int32_t magnitude = NewRule("magnitude", {{Char('0')}, {Chars({{'1', '9'}}), Ref(Digits())}});
     return NewRule("integer", {{Ref(magnitude)}, {Char('-'), Ref(magnitude)}});
+  }
+  // Exactly k digits 0-9, one rule per k (shared by every bounded integer).
+  Element AnyDigits(int k) {
+    const std::string name = "digits=" + std::to_string(k);
+    auto it = shared_.find(name);
+    if (it != shared_.end()) return Ref(it->second);
+    const Sequence body = k == 1 ? Sequence{Chars({{'0', '9'}})} : Sequence{Chars({{'0', '9'}}), AnyDigits(k - 1)};
+    const int32_t id = NewRule(name, {body});
+    shared_[name] = id;
+    return Ref(id);
+  }
+  // An integer within `minimum` / `maximum` and their exclusive forms (a number, or draft 4's
+  // boolean beside the bound); a fractional bound rounds inward. Without bounds: any integer. Long
+  // double holds every int64 and every double exactly, so no bound is rounded on the way.
+  Result<int32_t> BoundedInteger(const json& s, const std::string& path) {
+    constexpr long double kEdge = static_cast<long double>(kMaxIntegerMagnitude) + 1;
+    long double lo = -kEdge, hi = kEdge;
+    bool bounded = false;
+    for (const char* key : kNumericBounds) {
+      if (!s.contains(key)) continue;
+      const json& v = s[key];
+      const std::string k = key;
+      const bool lower = k == "minimum" || k == "exclusiveMinimum";
+      if (v.is_boolean()) {  // draft 4: exclusiveMinimum: true makes `minimum` exclusive
+        if (k.rfind("exclusive", 0) != 0 || !s.contains(lower ? "minimum" : "maximum")) {
+          return Unsupported("'" + k + "' must be a number", path);
+        }
+        continue;
+      }
+      if (!v.is_number() || (v.is_number_float() && !std::isfinite(v.get<double>()))) {
+        return Unsupported("'" + k + "' must be a number", path);
+      }
+      const long double x = v.is_number_unsigned()  ? static_cast<long double>(v.get<uint64_t>())
+                            : v.is_number_integer() ? static_cast<long double>(v.get<int64_t>())
+                                                    : static_cast<long double>(v.get<double>());
+      const bool exclusive = k.rfind("exclusive", 0) == 0 || s.value(lower ? "exclusiveMinimum" : "exclusiveMaximum", json()) == true;
+      bounded = true;
+      if (lower) {
+        lo = std::max(lo, exclusive ? std::floor(x) + 1 : std::ceil(x));
+      } else {
+        hi = std::min(hi, exclusive ? std::ceil(x) - 1 : std::floor(x));
+      }
+    }
+    if (!bounded) return Integer();
+    lo = std::max(lo, -static_cast<long double>(kMaxIntegerMagnitude));
+    hi = std::min(hi, static_cast<long double>(kMaxIntegerMagnitude));
+    if (lo > hi) return Unsupported("no integer of at most 16 digits lies within the schema's bounds", path);
+    return NewRule(path, IntegerRangeAlternatives(static_cast<int64_t>(lo), static_cast<int64_t>(hi),
+                                                  [this](int k) { return AnyDigits(k); }));
   }
   int32_t Number() { return Cached("number", &SchemaCompiler::MakeNumber); }
   int32_t MakeNumber() {
@@ -235,7 +288,8 @@ class SchemaCompiler {
     const std::pair<const char*, std::vector<const char*>> kImplied[] = {
         {"object", {"properties", "required", "additionalProperties"}},
         {"array", {"items", "minItems", "maxItems"}},
-        {"string", {"pattern", "minLength", "maxLength"}}};
+        {"string", {"pattern", "minLength", "maxLength"}},
+        {"number", {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}}};
     for (const auto& [type, keys] : kImplied) {
       for (const char* key : keys) {
         if (s.contains(key)) {
@@ -338,8 +392,16 @@ class SchemaCompiler {
       body.push_back(Char('"'));
       return NewRule(path, {body});
     }
-    if (type == "integer") return Integer();
-    if (type == "number") return Number();
+    if (type == "integer") return BoundedInteger(s, path);
+    if (type == "number") {
+      for (const char* key : kNumericBounds) {
+        if (s.contains(key)) {
+          return Unsupported(std::string("'") + key + "' bounds integers only: give the value \"type\": \"integer\"",
+                             path);
+        }
+      }
+      return Number();
+    }
     if (type == "boolean") return NewRule(path, {Literal("true"), Literal("false")});
     if (type == "null") return NewRule(path, {Literal("null")});
     if (type == "array") {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,9 +107,85 @@ TEST(JsonSchemaCorpus, CoversEverySupportedKeyword) {
   }
   for (const char* keyword : {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
                               "enum", "const", "anyOf", "oneOf", "$ref", "$defs", "definitions", "minLength",
-                              "maxLength", "pattern", "title", "description", "default", "examples", "$schema", "$id",
+                              "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "title", "description", "default", "examples", "$schema", "$id",
                               "$comment"}) {
     EXPECT_EQ(used.count(keyword), 1u) << keyword;
+  }
+}
+
+// Integer bounds against arithmetic: for ranges crossing zero, negative only, one value, near the
+// 16-digit bound and open on one side, every integer tried is accepted exactly when it lies inside,
+// and nothing but JSON's own spelling is (no leading zero, no "-0", no fraction).
+TEST(JsonSchemaGrammar, IntegerBoundsAcceptExactlyTheIntegersInside) {
+  constexpr int64_t kCap = 9999999999999999;
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<int64_t, int64_t>> ranges = {
+      {0, 150}, {-20, -3}, {-1000, 1000}, {7, 7}, {-9, 9}, {10, 99}, {99, 101}, {1, 1000000},
+      {123456, 987654321}, {-kCap, kCap}, {kCap - 1000, kCap}, {-kCap, -kCap + 5}, {0, 0}, {-1, 0}};
+  for (int i = 0; i < 40; ++i) {
+    const int digits_a = int(rng() % 16) + 1, digits_b = int(rng() % 16) + 1;
+    auto random_of = [&](int digits) {
+      int64_t v = 0;
+      for (int d = 0; d < digits; ++d) v = v * 10 + int64_t(rng() % 10);
+      return rng() % 3 == 0 ? -v : v;
+    };
+    int64_t a = random_of(digits_a), b = random_of(digits_b);
+    if (a > b) std::swap(a, b);
+    ranges.push_back({a, b});
+  }
+  for (const auto& [lo, hi] : ranges) {
+    for (const json& schema : {json{{"type", "integer"}, {"minimum", lo}, {"maximum", hi}},
+                               json{{"type", "integer"}, {"exclusiveMinimum", lo - 1}, {"exclusiveMaximum", hi + 1}}}) {
+      Result<Grammar> compiled = CompileJsonSchema(schema);
+      ASSERT_TRUE(compiled.ok()) << schema.dump() << ": " << compiled.status().message();
+      const auto g = std::make_shared<const Grammar>(std::move(*compiled));
+      std::vector<int64_t> probes = {lo, hi, lo - 1, hi + 1, 0, 1, -1, 10, -10, kCap, -kCap};
+      for (int k = 0; k < 60; ++k) {
+        const uint64_t span = uint64_t(hi - lo) + 1;
+        probes.push_back(lo + int64_t(span == 0 ? rng() : rng() % span));
+        probes.push_back(int64_t(rng() % 2000000) - 1000000);
+      }
+      for (int64_t p = 1; p <= kCap / 10; p *= 10) {
+        probes.push_back(lo + p);
+        probes.push_back(hi - p);
+      }
+      for (int64_t v : probes) {
+        if (v < -kCap || v > kCap) continue;
+        EXPECT_EQ(Matches(g, std::to_string(v)), v >= lo && v <= hi) << schema.dump() << " value " << v;
+      }
+      EXPECT_FALSE(Matches(g, "-0")) << schema.dump();
+      EXPECT_FALSE(Matches(g, "0" + std::to_string(std::max<int64_t>(lo, 1)))) << schema.dump();
+      EXPECT_FALSE(Matches(g, std::to_string(lo) + ".0")) << schema.dump();
+    }
+  }
+}
+
+// Fractional bounds round inward, draft 4's boolean exclusive forms apply, an empty range and
+// bounds on a number are refused by name.
+TEST(JsonSchemaGrammar, IntegerBoundsFormsAndRefusals) {
+  auto accepts = [](const char* schema, const char* text) {
+    Result<Grammar> g = CompileJsonSchema(json::parse(schema));
+    EXPECT_TRUE(g.ok()) << schema << ": " << g.status().message();
+    return g.ok() && Matches(std::make_shared<const Grammar>(std::move(*g)), text);
+  };
+  EXPECT_TRUE(accepts(R"({"type": "integer", "minimum": 1.5, "maximum": 3.5})", "2"));
+  EXPECT_TRUE(accepts(R"({"type": "integer", "minimum": 1.5, "maximum": 3.5})", "3"));
+  EXPECT_FALSE(accepts(R"({"type": "integer", "minimum": 1.5, "maximum": 3.5})", "1"));
+  EXPECT_FALSE(accepts(R"({"type": "integer", "minimum": 1.5, "maximum": 3.5})", "4"));
+  EXPECT_FALSE(accepts(R"({"type": "integer", "minimum": 5, "exclusiveMinimum": true})", "5"));
+  EXPECT_TRUE(accepts(R"({"type": "integer", "minimum": 5, "exclusiveMinimum": true})", "6"));
+  EXPECT_TRUE(accepts(R"({"type": "integer", "maximum": 5, "exclusiveMaximum": false})", "5"));
+  EXPECT_TRUE(accepts(R"({"type": ["integer", "string"], "minimum": 3})", R"("two")"));
+  for (const auto& [schema, message] : std::vector<std::pair<const char*, const char*>>{
+           {R"({"type": "integer", "minimum": 5, "maximum": 4})", "no integer"},
+           {R"({"type": "integer", "exclusiveMinimum": 4, "exclusiveMaximum": 5})", "no integer"},
+           {R"({"type": "integer", "minimum": "3"})", "'minimum' must be a number"},
+           {R"({"type": "integer", "exclusiveMinimum": true})", "'exclusiveMinimum' must be a number"},
+           {R"({"type": "number", "maximum": 3})", "bounds integers only"},
+           {R"({"minimum": 1.1})", "bounds integers only"}}) {
+    Result<Grammar> g = CompileJsonSchema(json::parse(schema));
+    ASSERT_FALSE(g.ok()) << schema;
+    EXPECT_NE(g.status().message().find(message), std::string::npos) << schema << ": " << g.status().message();
   }
 }
 
