@@ -95,9 +95,9 @@ const personSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', maxLength: 16 },
-    age: { type: 'integer' },
+    age: { type: 'integer', minimum: 0, maximum: 150 },
     colors: { type: 'array', items: { enum: ['red', 'green', 'blue'] }, maxItems: 3 },
-    home: { type: 'object', properties: { city: { type: 'string', maxLength: 16 }, floor: { type: 'integer' } },
+    home: { type: 'object', properties: { city: { type: 'string', maxLength: 16 }, floor: { type: 'integer', minimum: -3, exclusiveMaximum: 100 } },
             required: ['city', 'floor'], additionalProperties: false },
   },
   required: ['name', 'age', 'colors', 'home'],
@@ -150,9 +150,9 @@ await check('response_format json_object: a JSON object', async () => {
 await check('a schema vt cannot compile is a BadRequestError naming response_format', async () => {
   await assert.rejects(client.chat.completions.create({
     model, messages: [{ role: 'user', content: 'x' }],
-    response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'integer', minimum: 3 } } },
+    response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'integer', multipleOf: 3 } } },
   }), (e) => e.status === 400 && e instanceof OpenAI.BadRequestError && e.param === 'response_format' &&
-    e.message.includes('minimum'));
+    e.message.includes('multipleOf'));
 });
 
 // Regexes as vLLM's users send them (structured_outputs.regex, and the older guided_regex) on both

@@ -135,7 +135,7 @@ TEST(StructuredOutput, BadSchemasAreRefusedWithTheCompilersMessage) {
     EXPECT_EQ(ErrorParam(std::string(R"(, "response_format": )") + bad, model).rfind("response_format: ", 0), 0u) << bad;
   }
   EXPECT_EQ(ErrorParam(R"(, "guided_json": "{not json")", model).rfind("guided_json: ", 0), 0u);
-  EXPECT_EQ(ErrorParam(R"(, "guided_json": {"type": "integer", "minimum": 3})", model).rfind("guided_json: ", 0), 0u);
+  EXPECT_EQ(ErrorParam(R"(, "guided_json": {"type": "integer", "multipleOf": 3})", model).rfind("guided_json: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "guided_choice": [])", model).rfind("guided_choice: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "guided_choice": ["a", 1])", model).rfind("guided_choice: ", 0), 0u);
   EXPECT_EQ(ErrorParam(R"(, "guided_choice": [""])", model).rfind("guided_choice: ", 0), 0u);
