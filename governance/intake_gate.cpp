@@ -11,6 +11,7 @@
 
 #include "governance/anchors.h"
 #include "governance/git_range.h"
+#include "governance/ownership.h"
 #include "governance/record.h"
 #include "governance/trailer_parser.h"
 
@@ -176,7 +177,8 @@ class IntakeChecker {
     }
   }
 
-  void CheckDescription(const Description& d) {
+  // Returns the description's Row values.
+  std::vector<std::string> CheckDescription(const Description& d) {
     ++report_.checked;
     TrailerBlock block = ParseTrailers(d.text, syntax_);
     std::vector<std::string> rows;
@@ -203,6 +205,37 @@ class IntakeChecker {
                        "the change says `" + intake().row_trailer + ": " + row + "` but " + issue +
                            " belongs to " + list);
       }
+    }
+    return rows;
+  }
+
+  // A pull request's description speaks for its whole change (what a squash merge lands): the
+  // rows it names must own every owned file the change edits, merge-base..head.
+  void CheckDescriptionOwnership(const Repository& repo, const Description& d, const std::vector<std::string>& rows,
+                                 const std::optional<git_oid>& fork, const git_oid& head) {
+    if (!config_.record->ownership) return;
+    const std::string& key = intake().row_trailer;
+    if (rows.empty()) {
+      report_.notes.push_back("ownership of " + d.file + ": it names no `" + key + ":`, so no row claims its files");
+      return;
+    }
+    if (!fork) {
+      report_.notes.push_back("ownership of " + d.file + " not verified: the change's fork point is unknown");
+      return;
+    }
+    Result<std::vector<std::string>> files = ChangedFilesBetween(repo, *fork, head);
+    if (!files.ok()) {
+      report_.notes.push_back("ownership of " + d.file + " not verified: " + files.status().message());
+      return;
+    }
+    const OwnershipConfig& rule = *config_.record->ownership;
+    std::vector<std::string> unowned = UnownedChanges(OwnershipMap::FromRecord(record_), rule, rows, files.value());
+    if (unowned.empty()) return;
+    const std::string text = UnownedMessage(key, rows, unowned);
+    if (rule.mode == OwnershipMode::kFail) {
+      AddDescription(d, "ownership", 0, text);
+    } else {
+      report_.notes.push_back("ownership (warn): " + d.file + " " + text);
     }
   }
 
@@ -266,6 +299,34 @@ class IntakeChecker {
   std::map<int, std::vector<std::string>> owners_;  // issue -> row ids
 };
 
+// Where the described change forks from its base, and its head: CI's scope (head, the base it
+// hides), else the pinned base and HEAD. The fork is empty when no merge base is in the clone.
+struct ChangeEnds {
+  std::optional<git_oid> fork;
+  git_oid head{};
+};
+
+Result<ChangeEnds> DescribedChange(const Repository& repo, const IntakeInput& input) {
+  ChangeEnds ends;
+  std::optional<git_oid> base;
+  if (input.scope) {
+    ends.head = input.scope->head;
+    if (!input.scope->hide.empty()) base = input.scope->hide.front();
+  } else if (input.base) {
+    Result<CommitRange> range = ResolveRange(repo, *input.base, "HEAD");
+    if (!range.ok()) return range.status();
+    ends.head = range->head;
+    base = *input.base;
+  } else {
+    return Unavailable(input.base_unavailable.empty() ? "no base to compare with" : input.base_unavailable);
+  }
+  if (base) {
+    Result<git_oid> fork = MergeBase(repo, *base, ends.head);
+    if (fork.ok()) ends.fork = fork.value();
+  }
+  return ends;
+}
+
 Result<std::string> ReadDescription(const std::string& path) {
   std::ostringstream text;
   if (path == "-") {
@@ -304,16 +365,24 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
     };
     if (input.at_commit) {
       scope += " in " + source->name();
-    } else if (!input.description.empty()) {
-      Result<std::string> text = ReadDescription(input.description);
-      status = text.status();
-      if (text.ok())
-        checker.CheckDescription(
-            {input.description == "-" ? "<stdin>" : input.description, "", text.value()});
-      scope += ", description " + (input.description == "-" ? std::string("<stdin>") : input.description);
-    } else if (!input.description_name.empty()) {
-      checker.CheckDescription({input.description_name, "", input.description_text});
-      scope += ", description " + input.description_name;
+    } else if (!input.description.empty() || !input.description_name.empty()) {
+      Description d{input.description_name, "", input.description_text};
+      if (!input.description.empty()) {
+        d.file = input.description == "-" ? "<stdin>" : input.description;
+        Result<std::string> text = ReadDescription(input.description);
+        status = text.status();
+        if (text.ok()) d.text = text.value();
+      }
+      scope += ", description " + d.file;
+      if (status.ok()) {
+        const std::vector<std::string> rows = checker.CheckDescription(d);
+        Result<ChangeEnds> ends = DescribedChange(repo, input);
+        if (ends.ok()) {
+          checker.CheckDescriptionOwnership(repo, d, rows, ends->fork, ends->head);
+        } else if (config.record->ownership) {
+          report.notes.push_back("ownership of " + d.file + " not verified: " + ends.status().message());
+        }
+      }
     } else if (input.scope) {
       status = WalkScope(repo, *input.scope, {}, check_message);
       scope += ", " + Counted(report.checked, "commit message") + " in " + input.scope->describe;

@@ -24,6 +24,36 @@ Result<TreePtr> TreeOf(git_commit* commit) {
   return TreePtr(tree);
 }
 
+// The paths that differ between two trees (either may be null: the empty tree), sorted.
+Result<std::vector<std::string>> DiffPaths(const Repository& repo, git_tree* old_tree, git_tree* new_tree,
+                                           const std::string& what) {
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, repo.raw(), old_tree, new_tree, nullptr) != 0)
+    return Unavailable("cannot diff " + what + ": " + LastGitError());
+  std::unique_ptr<git_diff, DiffDeleter> diff(raw);
+  std::vector<std::string> files;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    files.push_back(delta->new_file.path);
+    if (std::string(delta->old_file.path) != delta->new_file.path) files.push_back(delta->old_file.path);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+struct CommitDeleter {
+  void operator()(git_commit* commit) const { git_commit_free(commit); }
+};
+
+Result<TreePtr> TreeOfId(const Repository& repo, const git_oid& id) {
+  git_commit* raw = nullptr;
+  if (git_commit_lookup(&raw, repo.raw(), &id) != 0)
+    return Unavailable("cannot read commit " + OidHex(id) + ": " + LastGitError());
+  std::unique_ptr<git_commit, CommitDeleter> commit(raw);
+  return TreeOf(commit.get());
+}
+
 }  // namespace
 
 OwnershipMap OwnershipMap::FromRecord(const Record& record) {
@@ -58,6 +88,7 @@ std::vector<std::string> OwnershipMap::Owners(const std::string& path) const {
   return owners;
 }
 
+
 Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit* commit) {
   Result<TreePtr> tree = TreeOf(commit);
   if (!tree.ok()) return tree.status();
@@ -71,19 +102,15 @@ Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit
     if (!parent_tree_or.ok()) return parent_tree_or.status();
     parent_tree = std::move(parent_tree_or.value());
   }
-  git_diff* raw = nullptr;
-  if (git_diff_tree_to_tree(&raw, repo.raw(), parent_tree.get(), tree->get(), nullptr) != 0)
-    return Unavailable("cannot diff " + OidHex(*git_commit_id(commit)) + ": " + LastGitError());
-  std::unique_ptr<git_diff, DiffDeleter> diff(raw);
-  std::vector<std::string> files;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    files.push_back(delta->new_file.path);
-    if (std::string(delta->old_file.path) != delta->new_file.path) files.push_back(delta->old_file.path);
-  }
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
+  return DiffPaths(repo, parent_tree.get(), tree->get(), OidHex(*git_commit_id(commit)));
+}
+
+Result<std::vector<std::string>> ChangedFilesBetween(const Repository& repo, const git_oid& from, const git_oid& to) {
+  Result<TreePtr> old_tree = TreeOfId(repo, from);
+  if (!old_tree.ok()) return old_tree.status();
+  Result<TreePtr> new_tree = TreeOfId(repo, to);
+  if (!new_tree.ok()) return new_tree.status();
+  return DiffPaths(repo, old_tree->get(), new_tree->get(), OidHex(from) + ".." + OidHex(to));
 }
 
 std::vector<std::string> UnownedChanges(const OwnershipMap& map, const OwnershipConfig& config,
@@ -103,6 +130,15 @@ std::vector<std::string> UnownedChanges(const OwnershipMap& map, const Ownership
     problems.push_back(file + " (owned by " + list + ")");
   }
   return problems;
+}
+
+std::string UnownedMessage(const std::string& row_key, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& unowned) {
+  std::string named;
+  for (const std::string& row : rows) named += (named.empty() ? "" : ", ") + row;
+  std::string text = row_key + ": " + (named.empty() ? "(none)" : named) + " changes files it does not own: ";
+  for (size_t i = 0; i < unowned.size(); ++i) text += (i ? "; " : "") + unowned[i];
+  return text;
 }
 
 }  // namespace vt::gate

@@ -31,9 +31,17 @@ class OwnershipMap {
 // commit), sorted.
 Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit* commit);
 
+// The paths that differ between the trees of commits `from` and `to`, sorted
+// (a pull request's whole change: merge-base..head).
+Result<std::vector<std::string>> ChangedFilesBetween(const Repository& repo, const git_oid& from, const git_oid& to);
+
 // One line per changed file that `rows` (a commit's Row values) do not own:
 // "governance/x.cpp (owned by GATE-CORE)". Shared files are never listed.
 std::vector<std::string> UnownedChanges(const OwnershipMap& map, const OwnershipConfig& config,
                                         const std::vector<std::string>& rows, const std::vector<std::string>& files);
+
+// "Row: A, B changes files it does not own: x (owned by C); ...", the finding's text.
+std::string UnownedMessage(const std::string& row_key, const std::vector<std::string>& rows,
+                           const std::vector<std::string>& unowned);
 
 }  // namespace vt::gate

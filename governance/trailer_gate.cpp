@@ -138,10 +138,7 @@ class Checker {
     const OwnershipConfig& rule = *config_.record->ownership;
     std::vector<std::string> unowned = UnownedChanges(*ownership_, rule, rows, files.value());
     if (unowned.empty()) return;
-    std::string named;
-    for (const std::string& row : rows) named += (named.empty() ? "" : ", ") + row;
-    std::string message_text = row_key + ": " + (named.empty() ? "(none)" : named) + " changes files it does not own: ";
-    for (size_t i = 0; i < unowned.size(); ++i) message_text += (i ? "; " : "") + unowned[i];
+    const std::string message_text = UnownedMessage(row_key, rows, unowned);
     if (rule.mode == OwnershipMode::kFail) {
       report_.findings.push_back({"ownership", id, "", 0, message_text});
     } else {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "governance/git_range.h"
+#include "governance/intake_gate.h"
 #include "governance/trailer_gate.h"
 #include "tests/governance/record_fixture.h"
 
@@ -100,6 +101,62 @@ TEST_F(Ownership, ARenameAwayFromAnOwnedPathIsAChangeToIt) {
   GateReport r = Run(kFail);
   ASSERT_EQ(r.findings.size(), 1u) << Dump(r);
   EXPECT_NE(r.findings[0].message.find("src/next.cpp (owned by APP-NEXT)"), std::string::npos) << Dump(r);
+}
+
+// A pull request's description speaks for the whole change (a squash merge lands it under that
+// text): its Row must own every owned file the change edits, merge-base..head, whatever each
+// commit's own trailer said. Through the pinned base (the CLI's --description) and through CI's
+// scope (head, the base it hides).
+TEST_F(Ownership, APullRequestDescriptionMustOwnTheFilesOfTheWholeChange) {
+  Change("src/next.cpp", "APP-NEXT");  // each commit is owned: the trailers gate passes
+  Change("src/engine.cpp", "APP-LIVE");
+  Result<Repository> repo = Repository::Open(repo_.path());
+  ASSERT_TRUE(repo.ok());
+  Result<git_oid> base = PinBase(repo.value(), "main");
+  ASSERT_TRUE(base.ok());
+  auto intake = [&](const std::string& ownership, const std::string& description, bool through_scope) {
+    std::string text = RecordRepo::ConfigText();
+    text.insert(text.find("  anchor_prefixes:"), ownership);
+    Result<Config> config = ParseConfig(text, "ownership.yaml");
+    EXPECT_TRUE(config.ok()) << config.status().message();
+    IntakeInput input;
+    input.description_name = "pull request #9";
+    input.description_text = description;
+    if (through_scope) {
+      ChangeScope scope;
+      EXPECT_EQ(git_oid_fromstr(&scope.head, repo_.git().Head().c_str()), 0);
+      scope.hide = {base.value()};
+      scope.describe = "pull request #9";
+      input.scope = scope;
+    } else {
+      input.base = base.value();
+    }
+    return CheckIntake(repo.value(), config.value(), input);
+  };
+  const std::string live = "Live work\n\nRefs #2\n\nRow: APP-LIVE\n";
+  GateReport without = intake("", live, false);
+  EXPECT_EQ(without.status, GateStatus::kOk) << "the hole: " << Dump(without);
+  for (bool through_scope : {false, true}) {
+    GateReport r = intake(kFail, live, through_scope);
+    ASSERT_EQ(r.status, GateStatus::kFail) << Dump(r);
+    ASSERT_EQ(r.findings.size(), 1u) << Dump(r);
+    EXPECT_EQ(r.findings[0].rule, "ownership");
+    EXPECT_EQ(r.findings[0].file, "pull request #9");
+    EXPECT_EQ(r.findings[0].message,
+              "Row: APP-LIVE changes files it does not own: src/next.cpp (owned by APP-NEXT)");
+  }
+  // Two rows between them own both files (the intake rule still wants each issue's own row).
+  GateReport both = intake(kFail, "Both\n\nRefs #2\nRefs #3\n\nRow: APP-LIVE\nRow: APP-NEXT\n", true);
+  for (const Finding& f : both.findings) EXPECT_NE(f.rule, "ownership") << Dump(both);
+  GateReport warned = intake("  ownership: {mode: warn}\n", live, false);
+  EXPECT_EQ(warned.status, GateStatus::kOk) << Dump(warned);
+  ASSERT_EQ(warned.notes.size(), 1u) << Dump(warned);
+  EXPECT_NE(warned.notes[0].find("ownership (warn): pull request #9 Row: APP-LIVE changes files"), std::string::npos)
+      << warned.notes[0];
+  GateReport unnamed = intake(kFail, "No row here\n\nRefs #2\n", false);
+  EXPECT_EQ(unnamed.status, GateStatus::kOk) << Dump(unnamed);
+  ASSERT_EQ(unnamed.notes.size(), 1u) << Dump(unnamed);
+  EXPECT_NE(unnamed.notes[0].find("names no `Row:`"), std::string::npos) << unnamed.notes[0];
 }
 
 TEST_F(Ownership, ABadModeIsAConfigError) {
