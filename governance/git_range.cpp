@@ -271,7 +271,7 @@ Result<git_oid> MergeBase(const Repository& repo, const git_oid& base, const git
 Status WalkExcluding(const Repository& repo, const git_oid& tip, const std::vector<git_oid>& hide,
                      const WalkOptions& options, const std::function<bool(const WalkedCommit&)>& visit) {
   if (git_repository_is_shallow(repo.raw())) return ShallowWalk(repo, tip, hide, options, visit);
-  Result<LimitedWalkResult> walk = RunLimitedWalk(repo, {tip, hide, options.floor, options.first_parent});
+  Result<LimitedWalkResult> walk = RunLimitedWalk(repo, {tip, hide, options.floor, options.first_parent, options.authors});
   if (!walk.ok()) return walk.status();
   Visit(walk.value(), visit);
   return Status::Ok();
@@ -291,7 +291,7 @@ Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, cons
     return merge_base;
   }
   Result<LimitedWalkResult> walk =
-      RunLimitedWalk(repo, {range.head, {range.base}, options.floor, options.first_parent});
+      RunLimitedWalk(repo, {range.head, {range.base}, options.floor, options.first_parent, options.authors});
   if (!walk.ok()) return walk.status();
   Result<git_oid> start = RangeStart(repo, range, walk->boundary);
   if (!start.ok()) return start.status();
@@ -299,7 +299,7 @@ Result<git_oid> WalkRange(const Repository& repo, const CommitRange& range, cons
     // Related after all, with dates that hid it from the walk: the merge base
     // the painting found marks the base's history, as it did before the walk
     // took the merge base from its boundary.
-    walk = RunLimitedWalk(repo, {range.head, {range.base, start.value()}, options.floor, options.first_parent});
+    walk = RunLimitedWalk(repo, {range.head, {range.base, start.value()}, options.floor, options.first_parent, options.authors});
     if (!walk.ok()) return walk.status();
   }
   Visit(walk.value(), visit);

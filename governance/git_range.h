@@ -48,6 +48,7 @@ std::string DescribeRange(const git_oid& start, const git_oid& head);
 struct WalkOptions {
   bool first_parent = false;
   std::optional<git_oid> floor;  // the cutover: it and its ancestors are not visited
+  bool authors = false;          // parse each commit's author (WalkedCommit::author)
 };
 
 // Visits the commits of `range`, newest first; `visit` returns false to stop.

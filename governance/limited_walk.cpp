@@ -105,7 +105,7 @@ class Walker {
       Mark(it->second, flags);
       return Status::Ok();
     }
-    Result<WalkedCommit> commit = WalkedCommit::Read(repo_, oid);
+    Result<WalkedCommit> commit = WalkedCommit::Read(repo_, oid, input_.authors);
     if (!commit.ok()) {
       index_.erase(it);
       return Failed();

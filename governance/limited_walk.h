@@ -26,6 +26,7 @@ struct LimitedWalkInput {
   std::vector<git_oid> hide;     // these and their ancestors are not the tip's
   std::optional<git_oid> floor;  // nor are it and its ancestors (the cutover)
   bool first_parent = false;     // the tip's commits follow first parents only
+  bool authors = false;          // the commits carry their authors (WalkedCommit::author)
 };
 
 // A commit that is not the tip's but is a parent of one of its commits, or the

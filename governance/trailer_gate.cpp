@@ -46,17 +46,10 @@ class Checker {
 
   void Check(const WalkedCommit& commit) {
     const char* encoding = commit.encoding();
-    // The author is only matched against bot_authors: read (with the whole
-    // commit) only then.
-    std::string who;
-    git_commit* full = config_.trailers.bot_authors ? commit.Full() : nullptr;
-    const git_signature* author = full ? git_commit_author(full) : nullptr;
-    if (author)
-      who = std::string(author->name ? author->name : "") + " <" + (author->email ? author->email : "") + ">";
     MessageFacts facts;
     facts.message = commit.message();
     facts.parent_count = static_cast<int>(commit.parent_count());
-    facts.author = who;
+    facts.author = commit.author();
     facts.check_encoding = encoding == nullptr || std::string_view(encoding) == "UTF-8" ||
                            std::string_view(encoding) == "utf-8" || std::string_view(encoding) == "utf8";
     MessageVerdict verdict = CheckMessage(config_.trailers, syntax_, facts);
@@ -80,7 +73,7 @@ class Checker {
     // Most commits have no findings and no further checks: no id to spell.
     if (verdict.findings.empty() && !config_.trailers.cherry_picks && !ownership_) return;
     std::string id = OidHex(commit.id());
-    full = (config_.trailers.cherry_picks || ownership_) ? commit.Full() : nullptr;
+    git_commit* full = (config_.trailers.cherry_picks || ownership_) ? commit.Full() : nullptr;
     if ((config_.trailers.cherry_picks || ownership_) && !full) {
       unverified_.push_back("commit " + id + ": " + LastGitError());
     } else if (config_.trailers.cherry_picks) {
@@ -254,6 +247,7 @@ GateReport CheckWalked(const Repository& repo, const Config& raw_config, const s
   AddDebt(config, report);
   WalkOptions options;
   options.first_parent = config.trailers.first_parent;
+  options.authors = config.trailers.bot_authors.has_value();  // kept only where a rule reads them
   Status status = FloorFor(repo, config, options);
   std::string scope;
   if (status.ok()) {
@@ -383,6 +377,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
   AddDebt(config, report);
   WalkOptions options;
   options.first_parent = config.trailers.first_parent;
+  options.authors = config.trailers.bot_authors.has_value();  // kept only where a rule reads them
   Status status = FloorFor(repo, config, options);
 
   // What the remote already has, as far as this repository knows.

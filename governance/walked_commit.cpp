@@ -66,9 +66,44 @@ bool PlainSignatureLine(const char*& at, const char* end, std::string_view heade
   return true;
 }
 
+// What git_signature__parse trims off a name or an email (libgit2 1.5's is_crud, after git's
+// ident.c): control characters, blanks and some punctuation.
+bool IsCrud(char ch) {
+  const unsigned char c = static_cast<unsigned char>(ch);
+  return c <= 32 || c == '.' || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '"' || c == '\\' ||
+         c == '\'';
+}
+
+// extract_trimmed of git_signature__parse: crud off both ends, then up to a NUL (a C string).
+std::string_view Trimmed(const char* begin, const char* end) {
+  while (begin < end && IsCrud(*begin)) ++begin;
+  while (end > begin && IsCrud(end[-1])) --end;
+  std::string_view text(begin, static_cast<size_t>(end - begin));
+  return text.substr(0, text.find('\0'));
+}
+
+// "Name <email>" of a signature line PlainSignatureLine accepted (`line` after its header, up to
+// the newline), as libgit2 splits it: the email between the last '<' and the last '>', each part
+// trimmed.
+std::string SignatureText(const char* line, const char* eol) {
+  const size_t length = static_cast<size_t>(eol - line);
+  const char* open = static_cast<const char*>(memrchr(line, '<', length));
+  const char* close = static_cast<const char*>(memrchr(line, '>', length));
+  std::string text(Trimmed(line, open));
+  text += " <";
+  text += Trimmed(open + 1, close);
+  text += '>';
+  return text;
+}
+
 }  // namespace
 
-Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& oid) {
+std::string SignatureText(const git_signature* signature) {
+  if (!signature) return "";
+  return std::string(signature->name ? signature->name : "") + " <" + (signature->email ? signature->email : "") + ">";
+}
+
+Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& oid, bool author) {
   WalkedCommit commit;
   commit.repo_ = &repo;
   commit.id_ = oid;
@@ -87,6 +122,7 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
   bool plain = git_odb_object_type(raw) == GIT_OBJECT_COMMIT && ParseOidLine(at, end, "tree ", &id);
   while (plain && ParseOidLine(at, end, "parent ", &id)) commit.parents_.push_back(id);
   // libgit2 reads extra author lines as signatures too: those go to it.
+  const char* author_line = at + 7;  // after "author ", when it is one
   plain = plain && PlainSignatureLine(at, end, "author ", &committed) &&
           !(end - at >= 7 && std::memcmp(at, "author ", 7) == 0) &&
           PlainSignatureLine(at, end, "committer ", &committed);
@@ -97,9 +133,14 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
     WalkedCommit wrapped = Borrow(full);
     wrapped.repo_ = &repo;
     wrapped.borrowed_ = false;
+    if (!author) wrapped.author_.reset();
     return wrapped;
   }
   commit.time_ = committed;
+  if (author) {
+    commit.author_ = std::make_unique<const std::string>(
+        SignatureText(author_line, static_cast<const char*>(std::memchr(author_line, '\n', size_t(end - author_line)))));
+  }
   // The rest of the header, as commit_parse: it ends at the first empty line;
   // the last `encoding` line names the encoding.
   while (at < end) {
@@ -133,6 +174,7 @@ WalkedCommit WalkedCommit::Borrow(git_commit* full) {
   for (unsigned i = 0; i < count; ++i) commit.parents_.push_back(*git_commit_parent_id(full, i));
   const char* message = git_commit_message(full);
   commit.message_ = message ? message : "";
+  commit.author_ = std::make_unique<const std::string>(SignatureText(git_commit_author(full)));
   if (const char* encoding = git_commit_message_encoding(full)) {
     commit.encoding_ = encoding;
     commit.has_encoding_ = true;
@@ -140,6 +182,11 @@ WalkedCommit WalkedCommit::Borrow(git_commit* full) {
   commit.full_ = full;
   commit.borrowed_ = true;
   return commit;
+}
+
+const std::string& WalkedCommit::author() const {
+  static const std::string kNone;
+  return author_ ? *author_ : kNone;
 }
 
 git_commit* WalkedCommit::Full() const {
@@ -157,6 +204,7 @@ WalkedCommit::WalkedCommit(WalkedCommit&& other) noexcept
       message_(other.message_),
       encoding_(std::move(other.encoding_)),
       has_encoding_(other.has_encoding_),
+      author_(std::move(other.author_)),
       full_(std::exchange(other.full_, nullptr)),
       borrowed_(other.borrowed_) {}
 
@@ -169,6 +217,7 @@ WalkedCommit& WalkedCommit::operator=(WalkedCommit&& other) noexcept {
   parents_ = std::move(other.parents_);
   encoding_ = std::move(other.encoding_);
   has_encoding_ = other.has_encoding_;
+  author_ = std::move(other.author_);
   own_message_ = std::move(other.own_message_);
   owns_message_ = other.owns_message_;
   message_ = other.message_;  // in full_, which moves along

@@ -1,6 +1,6 @@
 // A commit as the history walks read it: the raw object, parsed only as far as
 // the walk and the message checks need (parents, committer time, encoding,
-// message), exactly as libgit2 1.5's commit_parse reads those fields.
+// message, the author's name and email), exactly as libgit2 1.5's commit_parse reads those fields.
 //
 // libgit2's git_commit_lookup also parses both signatures, copies the header
 // and the message and caches the result: 12% of a `trailers --range` over
@@ -13,6 +13,7 @@
 
 #include <git2.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,14 @@
 
 namespace vt::gate {
 
+// "Name <email>" of a libgit2 signature ("" for none): how the gates match authors.
+std::string SignatureText(const git_signature* signature);
+
 class WalkedCommit {
  public:
-  // Reads `oid`; errors are libgit2's (the caller names the unreadable object).
-  static Result<WalkedCommit> Read(const Repository& repo, const git_oid& oid);
+  // Reads `oid`, with its author when `author` (a walk holds many commits: the author's bytes are
+  // kept only for a rule that reads them); errors are libgit2's (the caller names the object).
+  static Result<WalkedCommit> Read(const Repository& repo, const git_oid& oid, bool author = false);
   // Wraps a commit read elsewhere; it stays the caller's.
   static WalkedCommit Borrow(git_commit* commit);
 
@@ -43,6 +48,9 @@ class WalkedCommit {
   std::string_view message() const { return owns_message_ ? std::string_view(own_message_) : message_; }
   // As git_commit_message_encoding: null when the header names none.
   const char* encoding() const { return has_encoding_ ? encoding_.c_str() : nullptr; }
+  // The author as "Name <email>", split and trimmed as git_commit_author has it; empty when the
+  // commit was read without it.
+  const std::string& author() const;
   // libgit2's commit, read on first use; null when it cannot be read.
   git_commit* Full() const;
 
@@ -62,6 +70,7 @@ class WalkedCommit {
   std::string_view message_;  // in full_, when the commit came from libgit2
   std::string encoding_;
   bool has_encoding_ = false;
+  std::unique_ptr<const std::string> author_;  // a pointer: most walks never ask, and hold many commits
   mutable git_commit* full_ = nullptr;  // owned unless borrowed
   bool borrowed_ = false;
 };

@@ -46,7 +46,7 @@ class WalkedCommitTest : public ::testing::Test {
     ASSERT_EQ(git_oid_fromstr(&oid, hex.c_str()), 0);
     git_commit* oracle = nullptr;
     int rc = git_commit_lookup(&oracle, repo->raw(), &oid);
-    Result<WalkedCommit> walked = WalkedCommit::Read(repo.value(), oid);
+    Result<WalkedCommit> walked = WalkedCommit::Read(repo.value(), oid, /*author=*/true);
     ASSERT_EQ(walked.ok(), rc == 0) << (walked.ok() ? "" : walked.status().message());
     if (rc != 0) return;
     EXPECT_TRUE(git_oid_equal(&walked->id(), git_commit_id(oracle)));
@@ -64,6 +64,7 @@ class WalkedCommitTest : public ::testing::Test {
     ASSERT_NE(full, nullptr);
     EXPECT_TRUE(git_oid_equal(git_commit_id(full), git_commit_id(oracle)));
     EXPECT_STREQ(git_commit_author(full)->email, git_commit_author(oracle)->email);
+    EXPECT_EQ(walked->author(), SignatureText(git_commit_author(oracle)));
     git_commit_free(oracle);
   }
 
@@ -87,6 +88,13 @@ TEST_F(WalkedCommitTest, ReadsWhatLibgit2Reads) {
       Header(p) + "\n",                // an empty message
       Header(p) + "mergetag object x\n type commit\n\nextra header\n",
       Header("parent " + std::string(40, 'A') + "\n") + "\nupper-case parent id\n",
+      // Authors as libgit2 splits them: blanks trimmed, the email in the last <...>, no name.
+      "tree " + tree_ + "\n" + p + "author  Ada  Lovelace \t<\tada@x > 1 +0000\ncommitter C <c@x> 3 +0000\n\nblanks\n",
+      "tree " + tree_ + "\n" + p + "author A <b> <c@x> 1 +0000\ncommitter C <c@x> 3 +0000\n\ntwo brackets\n",
+      "tree " + tree_ + "\n" + p + "author <a@x> 1 +0000\ncommitter C <c@x> 3 +0000\n\nno name\n",
+      "tree " + tree_ + "\n" + p + "author \"J. R. Doe, Jr.\" <'.jd@x;'> 1 +0000\ncommitter C <c@x> 3 +0000\n\ncrud\n",
+      "tree " + tree_ + "\n" + p + "author dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com> 1 +0000\n" +
+          "committer C <c@x> 3 +0000\n\na bot\n",
       // Left to libgit2: a second author line, no time, a name with '>' in it, odd times.
       "tree " + tree_ + "\n" + p + "author A <a@x> 1 +0000\nauthor B <b@x> 2 +0000\n" +
           "committer C <c@x> 3 +0000\n\ntwo authors\n",
