@@ -31,7 +31,21 @@ std::string ShimCommand(const std::string& hook) {
          "exec \"$vt_gate\" trailers --pre-push \"$1\"\n";
 }
 
+// The path itself, a dangling link included.
+bool Present(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+// A direct hook: a symbolic link to a vt-gate binary.
+bool IsOurLink(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(path, ec))) return false;
+  return fs::read_symlink(path, ec).filename().string().rfind("vt-gate", 0) == 0;
+}
+
 bool IsOurShim(const fs::path& path) {
+  if (IsOurLink(path)) return true;
   std::ifstream in(path);
   std::string first, second;
   std::getline(in, first);
@@ -87,7 +101,17 @@ std::string HooksDirectory(const Repository& repo) {
   return path.lexically_normal().string();
 }
 
-Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log) {
+std::vector<std::string> DirectHookCommand(const std::string& hook, const std::vector<std::string>& args) {
+  if (hook == "commit-msg" && !args.empty()) return {"trailers", "--message-file", args[0]};
+  if (hook == "pre-commit") return {"preflight", "--staged"};
+  return {};
+}
+
+Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
+                    bool direct) {
+  if (direct && !fs::path(vt_gate).is_absolute()) {
+    return InvalidArgument("direct hooks link to the binary by an absolute path, not '" + vt_gate + "'");
+  }
   fs::path dir = HooksDirectory(repo);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -95,12 +119,21 @@ Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vec
   for (const std::string& hook : ManagedHooks()) {
     fs::path path = dir / hook;
     fs::path chained = dir / (hook + kChainedSuffix);
-    if (fs::exists(path) && !IsOurShim(path)) {
+    if (Present(path) && !IsOurShim(path)) {
       if (fs::exists(chained))
         return Internal(chained.string() + " already exists; refusing to overwrite it");
       fs::rename(path, chained, ec);
       if (ec) return Internal("cannot move " + path.string() + ": " + ec.message());
       log->push_back("kept your " + hook + " hook as " + chained.string() + " (it runs first)");
+    }
+    // Ours is replaced, never written through: a direct hook links to the binary itself.
+    fs::remove(path, ec);
+    if (ec) return Internal("cannot replace " + path.string() + ": " + ec.message());
+    if (direct && !DirectHookCommand(hook, {"MSG"}).empty()) {
+      fs::create_symlink(vt_gate, path, ec);
+      if (ec) return Internal("cannot link " + path.string() + " to " + vt_gate + ": " + ec.message());
+      log->push_back("installed " + path.string() + " -> " + vt_gate);
+      continue;
     }
     VT_RETURN_IF_ERROR(WriteExecutable(path, HookShim(hook, vt_gate)));
     log->push_back("installed " + path.string());
@@ -114,12 +147,12 @@ Status UninstallHooks(const Repository& repo, std::vector<std::string>* log) {
   for (const std::string& hook : ManagedHooks()) {
     fs::path path = dir / hook;
     fs::path chained = dir / (hook + kChainedSuffix);
-    if (fs::exists(path) && IsOurShim(path)) {
+    if (Present(path) && IsOurShim(path)) {
       fs::remove(path, ec);
       if (ec) return Internal("cannot remove " + path.string() + ": " + ec.message());
       log->push_back("removed " + path.string());
     }
-    if (fs::exists(chained) && !fs::exists(path)) {
+    if (fs::exists(chained) && !Present(path)) {
       fs::rename(chained, path, ec);
       if (ec) return Internal("cannot restore " + path.string() + ": " + ec.message());
       log->push_back("restored your " + hook + " hook");

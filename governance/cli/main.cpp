@@ -1,10 +1,13 @@
 // The `vt-gate` command line: parses arguments with CLI11 and calls the
 // governance library. No gate logic lives here.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -47,6 +50,7 @@ struct Options {
   bool staged = false;
   bool fail_on_skip = false;
   bool explain_base = false;
+  bool direct_hooks = false;
   std::vector<std::string> except;
   std::string event_path;
   std::string event_name;
@@ -274,7 +278,8 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
   if (!repo.ok()) return UsageError(repo.status().message());
   std::vector<std::string> log;
   vt::Status status =
-      install ? InstallHooks(repo.value(), SelfPath(argv0), &log) : UninstallHooks(repo.value(), &log);
+      install ? InstallHooks(repo.value(), SelfPath(argv0), &log, options.direct_hooks)
+              : UninstallHooks(repo.value(), &log);
   for (const std::string& line : log) std::printf("%s\n", line.c_str());
   if (!status.ok()) {
     std::fprintf(stderr, "vt-gate hooks: %s\n", status.message().c_str());
@@ -283,9 +288,54 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
   return kExitOk;
 }
 
+// Run as a git hook itself: `hooks install --direct` links commit-msg and pre-commit to this
+// binary, and git executes the link without a shell. As the shim does, a chained hook runs first
+// and can veto, and VT_GATE names another binary to run instead. Nothing else of the command line
+// is parsed: the hook's path is a fast path. Empty when argv[0] names no direct hook.
+std::optional<int> RunAsLinkedHook(int argc, char** argv) {
+  const std::string hook = std::filesystem::path(argv[0]).filename().string();
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<std::string> command = DirectHookCommand(hook, args);
+  if (command.empty()) {
+    if (hook == "commit-msg") return UsageError("the commit-msg hook needs the message file");
+    return std::nullopt;
+  }
+  const std::string chained = std::string(argv[0]) + ".vt-gate-chained";
+  if (access(chained.c_str(), X_OK) == 0) {
+    const pid_t child = fork();
+    if (child == 0) {
+      std::vector<char*> chained_argv = {const_cast<char*>(chained.c_str())};
+      for (int i = 1; i < argc; ++i) chained_argv.push_back(argv[i]);
+      chained_argv.push_back(nullptr);
+      execv(chained.c_str(), chained_argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) < 0) return UsageError("cannot run " + chained);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFail;
+  }
+  if (const char* other = std::getenv("VT_GATE"); other != nullptr && *other != '\0') {
+    std::vector<char*> other_argv = {const_cast<char*>(other)};
+    for (const std::string& word : command) other_argv.push_back(const_cast<char*>(word.c_str()));
+    other_argv.push_back(nullptr);
+    execvp(other, other_argv.data());
+    return UsageError(std::string("VT_GATE=") + other + ": " + std::strerror(errno));
+  }
+  Options options;
+  if (hook == "commit-msg") {
+    options.message_file = command[2];
+    return RunTrailers(options, OutputFormat::kText);
+  }
+  options.staged = true;
+  return RunPreflightCommand(options, OutputFormat::kText);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 1) {
+    if (std::optional<int> rc = RunAsLinkedHook(argc, argv)) return *rc;
+  }
   CLI::App app{"vt-gate: governance gates for repositories changed by people and agents", "vt-gate"};
   app.footer(kExitCodes);
   app.require_subcommand(1);
@@ -360,6 +410,8 @@ int main(int argc, char** argv) {
   CLI::App* hooks = app.add_subcommand("hooks", "Install or uninstall the git hooks");
   hooks->require_subcommand(1);
   CLI::App* install = hooks->add_subcommand("install", "Install commit-msg, pre-commit and pre-push shims");
+  install->add_flag("--direct", options.direct_hooks,
+                    "Link commit-msg and pre-commit to this binary (no shell: one process per hook)");
   hooks->add_subcommand("uninstall", "Remove the shims and restore hooks they chained");
 
   try {

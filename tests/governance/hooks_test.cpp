@@ -71,15 +71,22 @@ TEST(Hooks, InstallHonoursCoreHooksPath) {
   EXPECT_TRUE(fs::exists(repo.path() + "/githooks/commit-msg"));
 }
 
-class HooksEndToEnd : public ::testing::Test {
+// Every end-to-end case runs with the shims and with direct hooks (`hooks install --direct`:
+// commit-msg and pre-commit linked to the binary, which git executes without a shell).
+class HooksEndToEnd : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     repo_.WriteFile(".vt-gate.yaml", kConfig);
     repo_.Git("add .vt-gate.yaml");
     repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
-    testing::CommandOutput r =
-        Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " hooks install");
+    testing::CommandOutput r = Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) +
+                                     " hooks install" + (GetParam() ? " --direct" : ""));
     ASSERT_EQ(r.status, 0) << r.out;
+    const fs::path hook = fs::path(repo_.path()) / ".git/hooks/commit-msg";
+    ASSERT_EQ(fs::is_symlink(fs::symlink_status(hook)), GetParam());
+    if (GetParam()) {
+      EXPECT_EQ(fs::canonical(hook), fs::canonical(VT_GATE_BINARY));
+    }
   }
   testing::CommandOutput GitCommit(const std::string& message) {
     std::string name = "f";
@@ -93,7 +100,7 @@ class HooksEndToEnd : public ::testing::Test {
   int n_ = 0;
 };
 
-TEST_F(HooksEndToEnd, CommitMsgHookRejectsAndAccepts) {
+TEST_P(HooksEndToEnd, CommitMsgHookRejectsAndAccepts) {
   testing::CommandOutput bad = GitCommit("no trailers at all");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("required:Row"), std::string::npos) << bad.out;
@@ -101,7 +108,7 @@ TEST_F(HooksEndToEnd, CommitMsgHookRejectsAndAccepts) {
   EXPECT_EQ(good.status, 0) << good.out;
 }
 
-TEST_F(HooksEndToEnd, ChainedHookRunsFirstAndCanVeto) {
+TEST_P(HooksEndToEnd, ChainedHookRunsFirstAndCanVeto) {
   fs::path hooks = fs::path(repo_.path()) / ".git/hooks";
   std::ofstream(hooks / "commit-msg.vt-gate-chained") << "#!/bin/sh\ngrep -q VETO \"$1\" && exit 1\nexit 0\n";
   fs::permissions(hooks / "commit-msg.vt-gate-chained", fs::perms::owner_all);
@@ -109,7 +116,7 @@ TEST_F(HooksEndToEnd, ChainedHookRunsFirstAndCanVeto) {
   EXPECT_EQ(GitCommit(GoodMessage("fine")).status, 0);
 }
 
-TEST_F(HooksEndToEnd, PreCommitHookScansTheStagedChange) {
+TEST_P(HooksEndToEnd, PreCommitHookScansTheStagedChange) {
   repo_.WriteFile("merge.txt", "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> x\n");
   repo_.Git("add merge.txt");
   testing::CommandOutput r = Shell("git -C " + Quote(repo_.path()) + " commit -q -m " + Quote(GoodMessage()));
@@ -117,7 +124,7 @@ TEST_F(HooksEndToEnd, PreCommitHookScansTheStagedChange) {
   EXPECT_NE(r.out.find("conflict-marker"), std::string::npos) << r.out;
 }
 
-TEST_F(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
+TEST_P(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
   TempDir remote_dir;
   std::string remote = remote_dir.path() + "/remote.git";
   ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
@@ -138,6 +145,36 @@ TEST_F(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
   repo_.Git("commit -q --amend --no-verify -m " + Quote(GoodMessage("fixed")));
   EXPECT_EQ(push("origin topic").status, 0);
   EXPECT_EQ(push("origin :topic").status, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(ShimOrDirect, HooksEndToEnd, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Direct" : "Shim"; });
+
+// Reinstalling, either way, replaces a direct hook's link and never writes through it into the
+// binary; uninstall removes the link and gives back the hook it chained.
+TEST(Hooks, DirectLinksAreReplacedNotWrittenThrough) {
+  GitRepo repo;
+  TempDir bin;
+  const std::string binary = bin.Write("vt-gate", "not really a binary\n");
+  fs::path hooks = fs::path(repo.path()) / ".git/hooks";
+  fs::create_directories(hooks);
+  std::ofstream(hooks / "commit-msg") << "#!/bin/sh\nexit 0\n";
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  std::vector<std::string> log;
+  EXPECT_FALSE(InstallHooks(opened.value(), "vt-gate", &log, /*direct=*/true).ok()) << "a relative path";
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, /*direct=*/true).ok());
+  EXPECT_EQ(fs::read_symlink(hooks / "commit-msg"), fs::path(binary));
+  EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), "#!/bin/sh\nexit 0\n");
+  EXPECT_FALSE(fs::is_symlink(hooks / "pre-push")) << "pre-push stays a shim";
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log).ok());  // back to shims
+  EXPECT_EQ(ReadFile(binary), "not really a binary\n");
+  EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", binary));
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, /*direct=*/true).ok());
+  fs::remove(binary);  // a dangling link is still ours to remove
+  ASSERT_TRUE(UninstallHooks(opened.value(), &log).ok());
+  EXPECT_EQ(ReadFile(hooks / "commit-msg"), "#!/bin/sh\nexit 0\n");
+  EXPECT_FALSE(fs::exists(hooks / "commit-msg.vt-gate-chained"));
 }
 
 }  // namespace
