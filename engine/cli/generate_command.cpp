@@ -99,26 +99,24 @@ Result<std::shared_ptr<const grammar::GrammarConstraint>> ForVocabulary(const st
                             std::make_shared<const grammar::TokenVocabulary>(tokenizer->TokenBytesTable()));
 }
 
-// --json-schema FILE, read and compiled.
-Result<grammar::Grammar> LoadJsonSchema(const std::string& path) {
+// A file's whole text; empty when it cannot be opened.
+std::optional<std::string> ReadText(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return NotFound("cannot open " + path);
+  if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  const nlohmann::json schema = nlohmann::json::parse(text.str(), nullptr, false);
+  return text.str();
+}
+
+// --json-schema FILE, read and compiled.
+Result<grammar::Grammar> LoadJsonSchema(const std::string& path) {
+  const std::optional<std::string> text = ReadText(path);
+  if (!text) return NotFound("cannot open " + path);
+  const nlohmann::json schema = nlohmann::json::parse(*text, nullptr, false);
   if (schema.is_discarded()) return InvalidArgument(path + " is not valid JSON");
   Result<grammar::Grammar> compiled = grammar::CompileJsonSchema(schema);
   if (!compiled.ok()) return InvalidArgument(path + ": " + compiled.status().message());
   return compiled;
-}
-
-// --grammar FILE's text; a file that cannot be read is a usage error, like a missing one.
-Result<std::string> ReadGrammarFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return InvalidArgument("--grammar: cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 using Clock = std::chrono::steady_clock;
@@ -144,15 +142,16 @@ int Run(GenerateOptions o) {
   }
   if (Result<LoadFormat> format = ParseLoadFormat(o.session.load_format); !format.ok()) return Fail(format.status());
   // The grammar is judged before the model loads: a mistake in it should not wait for the weights.
-  std::optional<Result<grammar::Grammar>> ebnf;
+  std::optional<grammar::Grammar> ebnf;
   if (!o.grammar.empty()) {
-    Result<std::string> text = ReadGrammarFile(o.grammar);
-    if (!text.ok()) {
-      std::fprintf(stderr, "vt generate: %s\n", text.status().message().c_str());
+    const std::optional<std::string> text = ReadText(o.grammar);
+    if (!text) {  // a file that cannot be read is a usage error, like a missing one
+      std::fprintf(stderr, "vt generate: --grammar: cannot read %s\n", o.grammar.c_str());
       return 2;
     }
-    ebnf = grammar::CompileEbnf(*text);
-    if (!ebnf->ok()) return Fail(InvalidArgument("--grammar: " + o.grammar + ": " + ebnf->status().message()));
+    Result<grammar::Grammar> compiled = grammar::CompileEbnf(*text);
+    if (!compiled.ok()) return Fail(InvalidArgument("--grammar: " + o.grammar + ": " + compiled.status().message()));
+    ebnf = std::move(*compiled);
   }
 
   // A model directory's tokenizer is optional: --prompt-ids work without it.

@@ -8,43 +8,6 @@ namespace vt::grammar {
 
 namespace {
 
-// Per rule, whether it derives some string, or (`empty_only`) the empty string: a fixpoint found in
-// time linear in the grammar, each alternative counting down the elements not yet known to derive.
-std::vector<bool> Derives(const Grammar& g, bool empty_only) {
-  std::vector<bool> derives(g.rules.size(), false);
-  std::vector<std::vector<int64_t>> waiting(g.rules.size());
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> users(g.rules.size());  // (rule, alternative)
-  std::vector<int32_t> todo;
-  auto done = [&](int32_t r) {
-    if (derives[size_t(r)]) return;
-    derives[size_t(r)] = true;
-    todo.push_back(r);
-  };
-  for (size_t r = 0; r < g.rules.size(); ++r) {
-    for (size_t a = 0; a < g.rules[r].alternatives.size(); ++a) {
-      int64_t count = 0;
-      for (const Element& e : g.rules[r].alternatives[a]) {
-        if (e.kind == Element::kRule) {
-          users[size_t(e.rule)].emplace_back(int32_t(r), int32_t(a));
-          ++count;
-        } else if (empty_only || e.ranges.empty()) {
-          ++count;  // never satisfied
-        }
-      }
-      waiting[r].push_back(count);
-      if (count == 0) done(int32_t(r));
-    }
-  }
-  while (!todo.empty()) {
-    const int32_t x = todo.back();
-    todo.pop_back();
-    for (const auto& [r, a] : users[size_t(x)]) {
-      if (--waiting[size_t(r)][size_t(a)] == 0) done(r);
-    }
-  }
-  return derives;
-}
-
 class Compiler {
  public:
   Compiler(const EbnfSyntax& syntax, int64_t max_elements) : syntax_(syntax), max_elements_(max_elements) {}
@@ -263,7 +226,7 @@ Status NoLeftRecursion(const EbnfSyntax& syntax, const std::vector<std::vector<L
 // are numbered anew. The token mask table needs every rule to derive a string to trust a token
 // that finishes one.
 Result<Grammar> Trim(Grammar g) {
-  const std::vector<bool> productive = Derives(g, false);
+  const std::vector<bool> productive = DerivingRules(g, false);
   if (!productive[size_t(g.root)]) return InvalidArgument("grammar: it matches no string");
   for (Rule& rule : g.rules) {
     std::vector<Sequence> kept;
@@ -310,7 +273,7 @@ Result<Grammar> CompileEbnf(std::string_view text, const EbnfCompileLimits& limi
   Result<Grammar> compiled = Compiler(*syntax, limits.max_elements).Run();
   if (!compiled.ok()) return compiled.status();
   // The text's rules kept their indices, so the compiled grammar says which of them can be empty.
-  std::vector<bool> nullable = Derives(*compiled, true);
+  std::vector<bool> nullable = DerivingRules(*compiled, true);
   nullable.resize(syntax->rules.size());
   Result<std::vector<std::vector<LeftReference>>> edges = LeftEdges(std::move(nullable)).Of(*syntax);
   if (!edges.ok()) return edges.status();

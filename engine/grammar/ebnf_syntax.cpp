@@ -38,7 +38,7 @@ class Parser {
     }
     for (size_t r = 0; r < syntax_.rules.size(); ++r) {
       if (!defined_[r]) {
-        return Error("undefined rule '" + syntax_.rules[r].name + "'", first_use_[r]);
+        return Error("undefined rule '" + syntax_.rules[r].name + "'", syntax_.rules[r].at);  // its first use
       }
     }
     const auto root = index_.find("root");
@@ -94,7 +94,6 @@ class Parser {
     if (added) {
       syntax_.rules.push_back({name, {}, used_at});
       defined_.push_back(false);
-      first_use_.push_back(used_at);
     }
     return it->second;
   }
@@ -327,7 +326,6 @@ class Parser {
   EbnfSyntax syntax_;
   std::unordered_map<std::string, int32_t> index_;
   std::vector<bool> defined_;
-  std::vector<TextPosition> first_use_;
 };
 
 }  // namespace

@@ -52,7 +52,7 @@ struct EbnfNode {
 struct EbnfRule {
   std::string name;
   EbnfNode body;
-  TextPosition at;  // of its name
+  TextPosition at;  // of its name where it is defined (until then, where it is first used)
 };
 
 struct EbnfSyntax {

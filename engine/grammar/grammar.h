@@ -64,4 +64,11 @@ Sequence Literal(std::string_view text);
 // A new rule with no alternatives yet; its id.
 int32_t AddRule(Grammar& g, std::string name);
 
+// Per rule, whether it derives some string (an empty character set derives none), or, with
+// `empty_only`, the empty string.
+std::vector<bool> DerivingRules(const Grammar& g, bool empty_only);
+
+// Per rule, whether the root leads to it.
+std::vector<bool> ReachableRules(const Grammar& g);
+
 }  // namespace vt::grammar

@@ -13,12 +13,11 @@ class RangeSpeller {
 
   // The magnitudes of [a, b], 0 <= a <= b, each alternative after `sign`.
   void Magnitudes(int64_t a, int64_t b, const Sequence& sign) {
-    int64_t low_of_length = 0, high_of_length = 9;  // the numbers of 1 digit, then 2, ...
-    for (int length = 1; low_of_length <= b; ++length) {
+    // The numbers of 1 digit, then 2, ...; b has at most 16, so no bound overflows.
+    for (int64_t low_of_length = 0, high_of_length = 9; low_of_length <= b;
+         low_of_length = high_of_length + 1, high_of_length = high_of_length * 10 + 9) {
       const int64_t lo = std::max(a, low_of_length), hi = std::min(b, high_of_length);
       if (lo <= hi) SameLength(std::to_string(lo), std::to_string(hi), sign);
-      low_of_length = high_of_length + 1;
-      high_of_length = length >= 18 ? b : high_of_length * 10 + 9;
     }
   }
 

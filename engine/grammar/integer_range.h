@@ -14,8 +14,14 @@
 
 namespace vt::grammar {
 
-// |values| the range may reach: JSON Schema integers in this grammar have at most 16 digits.
-inline constexpr int64_t kMaxIntegerMagnitude = 9999999999999999;
+// JSON Schema integers in this grammar have at most this many digits (a bound, so that a model
+// cannot loop on them); |values| a range may reach.
+inline constexpr int kMaxIntegerDigits = 16;
+inline constexpr int64_t kMaxIntegerMagnitude = [] {
+  int64_t m = 0;
+  for (int d = 0; d < kMaxIntegerDigits; ++d) m = m * 10 + 9;
+  return m;
+}();
 
 // Alternatives spelling exactly the integers of [lo, hi] (lo <= hi, both within the magnitude
 // bound). `any_digits(k)`, k >= 1, is an element matching exactly k digits 0-9.

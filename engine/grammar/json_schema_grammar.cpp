@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,7 +20,7 @@ using nlohmann::json;
 
 // Repetition bounds beyond this would only grow the grammar; nobody constrains an output so.
 constexpr int64_t kMaxBound = 1000;
-constexpr int kMaxDigits = 16;  // integer and fraction digits: a bound, so a model cannot loop on them
+constexpr int kMaxDigits = kMaxIntegerDigits;  // fraction digits are bounded alike
 
 const std::set<std::string> kAnnotations = {"title", "description", "default", "examples", "$schema",
                                             "$id", "$comment", "$defs", "definitions"};
@@ -59,10 +60,16 @@ class SchemaCompiler {
   }
 
   // Shared rules, made on first use.
-  int32_t Cached(const std::string& name, int32_t (SchemaCompiler::*make)()) {
+  template <typename Make>
+  int32_t Cached(const std::string& name, Make make) {
     auto it = shared_.find(name);
     if (it != shared_.end()) return it->second;
-    const int32_t id = (this->*make)();
+    int32_t id;
+    if constexpr (std::is_member_function_pointer_v<Make>) {
+      id = (this->*make)();
+    } else {
+      id = make();
+    }
     shared_[name] = id;
     return id;
   }
@@ -100,12 +107,10 @@ class SchemaCompiler {
   // Exactly k digits 0-9, one rule per k (shared by every bounded integer).
   Element AnyDigits(int k) {
     const std::string name = "digits=" + std::to_string(k);
-    auto it = shared_.find(name);
-    if (it != shared_.end()) return Ref(it->second);
-    const Sequence body = k == 1 ? Sequence{Chars({{'0', '9'}})} : Sequence{Chars({{'0', '9'}}), AnyDigits(k - 1)};
-    const int32_t id = NewRule(name, {body});
-    shared_[name] = id;
-    return Ref(id);
+    return Ref(Cached(name, [&] {
+      const Sequence body = k == 1 ? Sequence{Chars({{'0', '9'}})} : Sequence{Chars({{'0', '9'}}), AnyDigits(k - 1)};
+      return NewRule(name, {body});
+    }));
   }
   // An integer within `minimum` / `maximum` and their exclusive forms (a number, or draft 4's
   // boolean beside the bound); a fractional bound rounds inward. Without bounds: any integer. Long
@@ -142,7 +147,11 @@ class SchemaCompiler {
     if (!bounded) return Integer();
     lo = std::max(lo, -static_cast<long double>(kMaxIntegerMagnitude));
     hi = std::min(hi, static_cast<long double>(kMaxIntegerMagnitude));
-    if (lo > hi) return Unsupported("no integer of at most 16 digits lies within the schema's bounds", path);
+    if (lo > hi) {
+      return Unsupported("no integer of at most " + std::to_string(kMaxIntegerDigits) +
+                             " digits lies within the schema's bounds",
+                         path);
+    }
     return NewRule(path, IntegerRangeAlternatives(static_cast<int64_t>(lo), static_cast<int64_t>(hi),
                                                   [this](int k) { return AnyDigits(k); }));
   }

@@ -10,48 +10,11 @@ namespace vt::grammar {
 
 namespace {
 
-// Rules that derive at least one string. A walk that finishes a rule exactly at a token's end may
-// count the token as accepted only if every caller can go on from there, which holds when every
-// rule derives something.
+// A walk that finishes a rule exactly at a token's end may count the token as accepted only if every
+// caller can go on from there, which holds when every rule derives something.
 bool EveryRuleDerivesAString(const Grammar& g) {
-  std::vector<bool> productive(g.rules.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t r = 0; r < g.rules.size(); ++r) {
-      if (productive[r]) continue;
-      for (const Sequence& seq : g.rules[r].alternatives) {
-        const bool derives = std::all_of(seq.begin(), seq.end(), [&](const Element& e) {
-          return e.kind == Element::kChars ? !e.ranges.empty() : bool(productive[size_t(e.rule)]);
-        });
-        if (derives) {
-          productive[r] = changed = true;
-          break;
-        }
-      }
-    }
-  }
-  return std::all_of(productive.begin(), productive.end(), [](bool p) { return p; });
-}
-
-// The rules the start rule leads to; a rule nothing reaches (one copied into its callers) needs no
-// entries.
-std::vector<bool> Reachable(const Grammar& g) {
-  std::vector<bool> reached(g.rules.size(), false);
-  std::vector<int32_t> todo = {g.root};
-  reached[size_t(g.root)] = true;
-  while (!todo.empty()) {
-    const int32_t r = todo.back();
-    todo.pop_back();
-    for (const Sequence& seq : g.rules[size_t(r)].alternatives) {
-      for (const Element& e : seq) {
-        if (e.kind == Element::kRule && !reached[size_t(e.rule)]) {
-          reached[size_t(e.rule)] = true;
-          todo.push_back(e.rule);
-        }
-      }
-    }
-  }
-  return reached;
+  const std::vector<bool> deriving = DerivingRules(g, false);
+  return std::all_of(deriving.begin(), deriving.end(), [](bool d) { return d; });
 }
 
 // The parse states the walks meet, each stepped by a byte at most once: a walk of the vocabulary
@@ -237,7 +200,8 @@ Result<std::shared_ptr<const TokenMaskTable>> TokenMaskTable::Build(const std::s
     }
   }
   table->entries_.resize(size_t(next));
-  const std::vector<bool> reachable = Reachable(*grammar);
+  // A rule nothing reaches (one copied into its callers) needs no entries.
+  const std::vector<bool> reachable = ReachableRules(*grammar);
   std::vector<Position> positions;
   for (size_t r = 0; r < grammar->rules.size(); ++r) {
     if (!reachable[r]) continue;
