@@ -42,6 +42,10 @@ Result<bool> CudaModelRunner::AdjustRows(const std::vector<RowDraw>& draws) {
   // the pool.
   size_t first = 0;
   while (first < draws.size()) {
+    // The last group's copy reads the pool until it is done: wait before writing over it.
+    if (first > 0) {
+      VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "adjusting logits"));
+    }
     size_t used = 0, last = first;
     for (; last < draws.size(); ++last) {
       const size_t n = Adjusts(draws[last]) ? draws[last].adjust->entries() : 0;
@@ -54,9 +58,6 @@ Result<bool> CudaModelRunner::AdjustRows(const std::vector<RowDraw>& draws) {
       return ResourceExhausted("cuda sampling: row " + std::to_string(first) + "'s penalties and biases hold " +
                                std::to_string(draws[first].adjust->entries()) + " token entries, more than the " +
                                std::to_string(adjust_entries_) + " the runner stages (sized from --max-model-len)");
-    }
-    if (first > 0) {
-      VT_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "adjusting logits"));
     }
     VT_RETURN_IF_ERROR(CudaCheck(cudaMemcpyAsync(adjust_dev_, rows,
                                                  size_t(max_seqs_) * sizeof(kc::RowAdjust) +
