@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -53,6 +54,24 @@ json SpreadJson(const Spread& s) {
 
 std::string Clip(const std::string& text, size_t limit = 200) {
   return text.size() <= limit ? text : text.substr(0, limit) + "...";
+}
+
+// Whether `v` nests at most `levels` deep (it stops looking there).
+bool NestsWithin(const json& v, int levels) {
+  if (!v.is_structured()) return true;
+  if (levels == 0) return false;
+  for (const json& child : v) {
+    if (!NestsWithin(child, levels - 1)) return false;
+  }
+  return true;
+}
+
+// A value from a file or a server, for a message: as JSON, clipped, unless it nests deeper than any
+// answer would; then by its type and size, as dump() recurses once per level and a deep value
+// would overflow the stack.
+std::string Shown(const json& v) {
+  if (NestsWithin(v, 16)) return Clip(v.dump());
+  return std::string("a deeply nested ") + v.type_name() + " of " + std::to_string(v.size()) + " entries";
 }
 
 // Whether a streamed choice carries a token: a `text` (completions) or `delta.content` (chat)
@@ -152,7 +171,7 @@ void SseStreamParser::Event(const std::string& payload, double now_ms) {
     return;
   }
   if (auto e = event.find("error"); e != event.end()) {
-    malformed_ = "error event: " + Clip(e->dump());
+    malformed_ = "error event: " + Shown(*e);
     return;
   }
   if (auto u = event.find("usage"); u != event.end() && u->is_object()) {
@@ -203,6 +222,10 @@ ServeRequestResult SseStreamParser::Finish() {
 // The per-request output lengths of a previous run's --json report, one per request of this run.
 Result<std::vector<int32_t>> ReadOutputLens(const std::string& path, int32_t num_prompts) {
   constexpr std::streamoff kMaxReportBytes = 64 << 20;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    return Status{StatusCode::kInvalidArgument, "--output-lens-from: '" + path + "' is not a file"};
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   const std::streamoff size = in ? std::streamoff(in.tellg()) : -1;
   if (size < 0) return Status{StatusCode::kInvalidArgument, "--output-lens-from: cannot read '" + path + "'"};
@@ -230,7 +253,7 @@ Result<std::vector<int32_t>> ReadOutputLens(const std::string& path, int32_t num
     const json& n = (*lens)[i];
     if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
       return Status{StatusCode::kInvalidArgument, "--output-lens-from: request " + std::to_string(i) + " of '" +
-                                                      path + "' has no output length (it failed?): " + Clip(n.dump())};
+                                                      path + "' has no output length (it failed?): " + Shown(n)};
     }
     out.push_back(n.get<int32_t>());
   }

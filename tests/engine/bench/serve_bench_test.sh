@@ -68,6 +68,12 @@ for bad in '{"output_lens": [1, 2]}' '{"output_lens": [0, 1, 1]}' '[1, 2, 3]' 'n
   [ $? = 2 ] && grep -q -- '--output-lens-from' "$err" ||
     { echo "FAIL --output-lens-from accepted '$bad'"; cat "$err"; status=1; }
 done
+# A million-deep array where a length should be, and a directory: named, no crash.
+python3 -c "print('{\"output_lens\": [' + '[' * 1000000 + ']' * 1000000 + ']}')" > "${out}.lens"
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 1 --output-lens-from "${out}.lens" >/dev/null 2>"$err"
+[ $? = 2 ] && grep -q 'deeply nested array' "$err" || { echo "FAIL a deep --output-lens-from entry"; cat "$err"; status=1; }
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 1 --output-lens-from "$(dirname "$out")" >/dev/null 2>"$err"
+[ $? = 2 ] && grep -q 'is not a file' "$err" || { echo "FAIL a directory as --output-lens-from"; cat "$err"; status=1; }
 "$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --output-lens-from /nonexistent.json \
   >/dev/null 2>"$err"
 [ $? = 2 ] && grep -q 'cannot read' "$err" || { echo "FAIL a missing --output-lens-from is not a usage error"; status=1; }
