@@ -101,6 +101,8 @@ std::string HooksDirectory(const Repository& repo) {
   return path.lexically_normal().string();
 }
 
+bool IsDirectHook(const std::string& hook) { return hook == "commit-msg" || hook == "pre-commit"; }
+
 std::vector<std::string> DirectHookCommand(const std::string& hook, const std::vector<std::string>& args) {
   if (hook == "commit-msg" && !args.empty()) return {"trailers", "--message-file", args[0]};
   if (hook == "pre-commit") return {"preflight", "--staged"};
@@ -129,7 +131,7 @@ Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vec
     // Ours is replaced, never written through: a direct hook links to the binary itself.
     fs::remove(path, ec);
     if (ec) return Internal("cannot replace " + path.string() + ": " + ec.message());
-    if (direct && !DirectHookCommand(hook, {"MSG"}).empty()) {
+    if (direct && IsDirectHook(hook)) {
       fs::create_symlink(vt_gate, path, ec);
       if (ec) return Internal("cannot link " + path.string() + " to " + vt_gate + ": " + ec.message());
       log->push_back("installed " + path.string() + " -> " + vt_gate);

@@ -29,9 +29,12 @@ std::string HooksDirectory(const Repository& repo);
 Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
                     bool direct = false);
 
+// Whether `hooks install --direct` links `hook` to the binary (commit-msg, pre-commit).
+bool IsDirectHook(const std::string& hook);
+
 // The command a direct hook runs, by the hook's name and git's arguments: {"trailers",
 // "--message-file", MSG} for commit-msg, {"preflight", "--staged"} for pre-commit; empty for a name
-// that is not a direct hook.
+// that is not a direct hook, or commit-msg without its message file.
 std::vector<std::string> DirectHookCommand(const std::string& hook, const std::vector<std::string>& args);
 Status UninstallHooks(const Repository& repo, std::vector<std::string>* log);
 

@@ -213,7 +213,6 @@ class IntakeChecker {
   // rows it names must own every owned file the change edits, merge-base..head.
   void CheckDescriptionOwnership(const Repository& repo, const Description& d, const std::vector<std::string>& rows,
                                  const std::optional<git_oid>& fork, const git_oid& head) {
-    if (!config_.record->ownership) return;
     const std::string& key = intake().row_trailer;
     if (rows.empty()) {
       report_.notes.push_back("ownership of " + d.file + ": it names no `" + key + ":`, so no row claims its files");
@@ -376,11 +375,14 @@ GateReport CheckIntake(const Repository& repo, const Config& config, const Intak
       scope += ", description " + d.file;
       if (status.ok()) {
         const std::vector<std::string> rows = checker.CheckDescription(d);
-        Result<ChangeEnds> ends = DescribedChange(repo, input);
-        if (ends.ok()) {
-          checker.CheckDescriptionOwnership(repo, d, rows, ends->fork, ends->head);
-        } else if (config.record->ownership) {
-          report.notes.push_back("ownership of " + d.file + " not verified: " + ends.status().message());
+        // The change's ends (a merge base) only where ownership is checked.
+        if (config.record->ownership) {
+          Result<ChangeEnds> ends = DescribedChange(repo, input);
+          if (ends.ok()) {
+            checker.CheckDescriptionOwnership(repo, d, rows, ends->fork, ends->head);
+          } else {
+            report.notes.push_back("ownership of " + d.file + " not verified: " + ends.status().message());
+          }
         }
       }
     } else if (input.scope) {

@@ -122,25 +122,22 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
   bool plain = git_odb_object_type(raw) == GIT_OBJECT_COMMIT && ParseOidLine(at, end, "tree ", &id);
   while (plain && ParseOidLine(at, end, "parent ", &id)) commit.parents_.push_back(id);
   // libgit2 reads extra author lines as signatures too: those go to it.
-  const char* author_line = at + 7;  // after "author ", when it is one
-  plain = plain && PlainSignatureLine(at, end, "author ", &committed) &&
-          !(end - at >= 7 && std::memcmp(at, "author ", 7) == 0) &&
+  const char* author_begin = at;
+  plain = plain && PlainSignatureLine(at, end, "author ", &committed);
+  const char* author_end = at - 1;  // the author line's newline, when `plain`
+  plain = plain && !(end - at >= 7 && std::memcmp(at, "author ", 7) == 0) &&
           PlainSignatureLine(at, end, "committer ", &committed);
   if (!plain) {
     // Whatever libgit2 makes of it, error included.
     git_commit* full = nullptr;
     if (git_commit_lookup(&full, repo.raw(), &oid) != 0) return Unavailable(LastGitError());
-    WalkedCommit wrapped = Borrow(full);
+    WalkedCommit wrapped = Borrow(full, author);
     wrapped.repo_ = &repo;
     wrapped.borrowed_ = false;
-    if (!author) wrapped.author_.reset();
     return wrapped;
   }
   commit.time_ = committed;
-  if (author) {
-    commit.author_ = std::make_unique<const std::string>(
-        SignatureText(author_line, static_cast<const char*>(std::memchr(author_line, '\n', size_t(end - author_line)))));
-  }
+  if (author) commit.author_ = std::make_unique<const std::string>(SignatureText(author_begin + 7, author_end));
   // The rest of the header, as commit_parse: it ends at the first empty line;
   // the last `encoding` line names the encoding.
   while (at < end) {
@@ -165,7 +162,7 @@ Result<WalkedCommit> WalkedCommit::Read(const Repository& repo, const git_oid& o
   return commit;
 }
 
-WalkedCommit WalkedCommit::Borrow(git_commit* full) {
+WalkedCommit WalkedCommit::Borrow(git_commit* full, bool author) {
   WalkedCommit commit;
   commit.id_ = *git_commit_id(full);
   commit.time_ = git_commit_time(full);
@@ -174,7 +171,7 @@ WalkedCommit WalkedCommit::Borrow(git_commit* full) {
   for (unsigned i = 0; i < count; ++i) commit.parents_.push_back(*git_commit_parent_id(full, i));
   const char* message = git_commit_message(full);
   commit.message_ = message ? message : "";
-  commit.author_ = std::make_unique<const std::string>(SignatureText(git_commit_author(full)));
+  if (author) commit.author_ = std::make_unique<const std::string>(SignatureText(git_commit_author(full)));
   if (const char* encoding = git_commit_message_encoding(full)) {
     commit.encoding_ = encoding;
     commit.has_encoding_ = true;

@@ -31,8 +31,8 @@ class WalkedCommit {
   // Reads `oid`, with its author when `author` (a walk holds many commits: the author's bytes are
   // kept only for a rule that reads them); errors are libgit2's (the caller names the object).
   static Result<WalkedCommit> Read(const Repository& repo, const git_oid& oid, bool author = false);
-  // Wraps a commit read elsewhere; it stays the caller's.
-  static WalkedCommit Borrow(git_commit* commit);
+  // Wraps a commit read elsewhere; it stays the caller's. With `author`, author() holds its author.
+  static WalkedCommit Borrow(git_commit* commit, bool author = true);
 
   WalkedCommit(WalkedCommit&& other) noexcept;
   WalkedCommit& operator=(WalkedCommit&& other) noexcept;

@@ -295,11 +295,9 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
 std::optional<int> RunAsLinkedHook(int argc, char** argv) {
   const std::string hook = std::filesystem::path(argv[0]).filename().string();
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!IsDirectHook(hook)) return std::nullopt;
   const std::vector<std::string> command = DirectHookCommand(hook, args);
-  if (command.empty()) {
-    if (hook == "commit-msg") return UsageError("the commit-msg hook needs the message file");
-    return std::nullopt;
-  }
+  if (command.empty()) return UsageError("the " + hook + " hook needs the message file");
   const std::string chained = std::string(argv[0]) + ".vt-gate-chained";
   if (access(chained.c_str(), X_OK) == 0) {
     const pid_t child = fork();
