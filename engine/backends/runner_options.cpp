@@ -48,6 +48,12 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
   Result<bool> skinny = ParseChoice(lookup, "VT_DENSE_GEMM", true, "auto", "cublas");
   if (!skinny.ok()) return skinny.status();
   o.skinny_dense_gemm = *skinny;
+  Result<bool> fused = ParseChoice(lookup, "VT_FUSE_MLP", true, "1", "0");
+  if (!fused.ok()) return fused.status();
+  o.fused_gate_up = *fused;
+  Result<bool> pdl = ParseChoice(lookup, "VT_PDL", true, "1", "0");
+  if (!pdl.ok()) return pdl.status();
+  o.dependent_launch = *pdl;
   return o;
 }
 

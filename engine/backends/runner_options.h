@@ -18,6 +18,8 @@ struct RunnerOptions {
   bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode
   bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
   bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
+  bool fused_gate_up = true;        // VT_FUSE_MLP=1|0: SiLU·mul in the skinny gate/up GEMM's epilogue
+  bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
 };
 
 // Looks a setting up by name; nullptr when it is unset.

@@ -1,5 +1,6 @@
 // The layer plan on the device: embedding, per layer RMSNorm → fused QKV GEMM → rope and KV
-// write → attention → o_proj → RMSNorm → gate/up GEMM → SiLU·mul → down GEMM, then the head.
+// write → attention → o_proj → RMSNorm → gate/up GEMM → SiLU·mul (the GEMM's epilogue in decode
+// steps) → down GEMM, then the head.
 #include "engine/backends/cuda/cuda_runner.h"
 
 #include <cmath>
@@ -133,8 +134,13 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
-  VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
+  if (w.gate_up_layout == kernels::GateUpLayout::kInterleaved) {
+    VT_RETURN_IF_ERROR(gemm_->GateUpSiluMul(normed_, w.gate_up.dense, tokens, inter, h,
+                                            options_.tuning.fused_gate_up, gate_up_, act_, stream_));
+  } else {
+    VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
+    VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, w.gate_up_layout, act_, stream_));
+  }
   return Linear(act_, w.down_proj, tokens, delta_);
 }
 

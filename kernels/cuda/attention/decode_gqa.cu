@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/attention/decode_plan.h"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
@@ -50,6 +51,7 @@ struct GqaSmem {
 
 template <int D>
 __global__ void __launch_bounds__(kWarps * 32) DecodeGqaKernel(PagedDecodeParams p) {
+  AwaitPrecedingGrid();
   using S = GqaSmem<D>;
   constexpr int kDimTiles = D / 8;      // n-tiles of the output
   constexpr int kKSteps = D / 16;       // k-steps of the score MMA
@@ -206,8 +208,8 @@ cudaError_t Launch(PagedDecodeParams p, cudaStream_t stream) {
   }
   const int cta_groups = (p.num_chunks + p.chunks_per_cta - 1) / p.chunks_per_cta;
   const dim3 grid(p.num_kv_heads, p.batch, cta_groups);
-  DecodeGqaKernel<D><<<grid, kWarps * 32, smem, stream>>>(p);
-  return cudaGetLastError();
+  const cudaError_t launched = LaunchDependent(DecodeGqaKernel<D>, grid, kWarps * 32, smem, stream, p);
+  return launched != cudaSuccess ? launched : cudaGetLastError();
 }
 
 }  // namespace

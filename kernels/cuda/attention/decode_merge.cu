@@ -8,11 +8,13 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/dependent_launch.h"
 
 namespace vt::kernels::cuda::attention {
 namespace {
 
 __global__ void MergeChunksKernel(PagedDecodeParams p) {
+  AwaitPrecedingGrid();
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
   const float* lse = p.partial_lse + head * p.num_chunks;
@@ -45,7 +47,8 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
 
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream) {
   const unsigned heads = static_cast<unsigned>(p.batch) * p.num_q_heads;
-  MergeChunksKernel<<<heads, p.head_dim, 0, stream>>>(p);
+  const cudaError_t launched = LaunchDependent(MergeChunksKernel, heads, p.head_dim, 0, stream, p);
+  if (launched != cudaSuccess) return launched;
   return cudaGetLastError();
 }
 

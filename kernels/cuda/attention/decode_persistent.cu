@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/decode_launch.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 
@@ -188,6 +189,7 @@ struct WorkCursor {
 
 template <int D>
 __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKernel(PagedDecodeParams p) {
+  AwaitPrecedingGrid();
   using S = PersistentSmem<D>;
   constexpr int kDimTiles = D / 8;
   constexpr int kKSteps = D / 16;
@@ -384,8 +386,8 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
   if (per_sm == 0) return LaunchDecodeGqa(p, stream);
   const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
   const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(limits.sms) * per_sm));
-  DecodePersistentKernel<D><<<grid, kThreads, smem, stream>>>(p);
-  return cudaGetLastError();
+  const cudaError_t launched = LaunchDependent(DecodePersistentKernel<D>, grid, kThreads, smem, stream, p);
+  return launched != cudaSuccess ? launched : cudaGetLastError();
 }
 
 }  // namespace

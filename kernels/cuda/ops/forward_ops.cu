@@ -4,13 +4,15 @@
 #include <string>
 
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/silu_times.cuh"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
 namespace {
 
-Status Launched(const char* what) {
-  const cudaError_t err = cudaGetLastError();
+Status Launched(const char* what, cudaError_t launch = cudaSuccess) {
+  const cudaError_t err = launch != cudaSuccess ? launch : cudaGetLastError();
   if (err != cudaSuccess) return Internal(std::string(what) + ": " + cudaGetErrorString(err));
   return Status::Ok();
 }
@@ -68,6 +70,7 @@ __device__ __forceinline__ float AddRounded(uint16_t residual, uint16_t x, uint1
 __global__ void AddRmsNormVecKernel(const uint16_t* __restrict__ x, uint16_t* __restrict__ residual,
                                     const uint16_t* __restrict__ weight, int dim, float eps,
                                     uint16_t* __restrict__ out) {
+  AwaitPrecedingGrid();
   __shared__ float scratch[32];
   const int64_t at = static_cast<int64_t>(blockIdx.x) * dim + threadIdx.x * kVec;
   const bool active = threadIdx.x * kVec < dim;
@@ -126,16 +129,11 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
   }
 }
 
-// As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
-__device__ __forceinline__ uint16_t SiluTimes(uint16_t gate, uint16_t up) {
-  const float g = Bf16BitsToFloat(gate);
-  return FloatToBf16Bits(RoundToBf16(g / (1.f + expf(-g))) * Bf16BitsToFloat(up));
-}
-
 // One thread per output element, or per eight when `vec` (inter % 8 == 0, aligned rows), over the
 // whole [rows, inter] output: a decode step's single row still spreads over many CTAs.
 __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
                               uint16_t* __restrict__ out) {
+  AwaitPrecedingGrid();
   const int width = vec ? kVec : 1;
   const int64_t per_row = inter / width;
   const int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -153,6 +151,27 @@ __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, in
   }
 }
 
+// The interleaved layout (kernels/gate_up_layout.h): one thread per block of four gate and four up
+// values, one 16-byte load (inter % 4 == 0, 16-byte aligned rows) or four 2-byte ones.
+__global__ void SiluMulInterleavedKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
+                                         uint16_t* __restrict__ out) {
+  AwaitPrecedingGrid();
+  const int64_t per_row = inter / kGateUpBlock;
+  const int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= per_row * rows) return;
+  const int64_t row = item / per_row, block = item % per_row;
+  const uint16_t* src = gate_up + row * 2 * inter + block * 2 * kGateUpBlock;
+  uint16_t* dst = out + row * inter + block * kGateUpBlock;
+  if (vec) {
+    const Bf16x8 gu = *reinterpret_cast<const Bf16x8*>(src);
+    uint16_t o[kGateUpBlock];
+    for (int i = 0; i < kGateUpBlock; ++i) o[i] = SiluTimes(gu.v[i], gu.v[kGateUpBlock + i]);
+    *reinterpret_cast<uint2*>(dst) = uint2{o[0] | uint32_t(o[1]) << 16, o[2] | uint32_t(o[3]) << 16};
+  } else {
+    for (int i = 0; i < kGateUpBlock; ++i) dst[i] = SiluTimes(src[i], src[kGateUpBlock + i]);
+  }
+}
+
 __device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
 __device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return Bf16BitsToFloat(row[c]); }
 
@@ -166,6 +185,7 @@ __device__ __forceinline__ void Consider(float x, int c, float* v, int* idx) {
 // load, the strided loop unrolled, so a 150k vocabulary costs a few dozen loads per thread in flight.
 template <typename Logit>
 __global__ void ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool vec, int32_t* out) {
+  AwaitPrecedingGrid();
   __shared__ float best_v[32];
   __shared__ int best_i[32];
   const Logit* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
@@ -210,6 +230,7 @@ Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int voc
   const bool vec = hidden % kVec == 0 && VectorAligned(table) && VectorAligned(out);
   const int per_row = vec ? hidden / kVec : hidden;
   const dim3 grid(n, (per_row + kTileThreads - 1) / kTileThreads);
+  // A plain launch: the step's first kernel follows the copy of its inputs, not a kernel.
   EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, vocab, hidden, vec, out);
   return Launched("embedding");
 }
@@ -221,7 +242,8 @@ Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight,
                    VectorAligned(weight) && VectorAligned(out);
   if (vec) {
     const int threads = (dim / kVec + 31) / 32 * 32;
-    AddRmsNormVecKernel<<<rows, threads, 0, stream>>>(x, residual, weight, dim, eps, out);
+    return Launched("add_rms_norm", LaunchDependent(AddRmsNormVecKernel, rows, threads, 0, stream, x, residual,
+                                                    weight, dim, eps, out));
   } else {
     AddRmsNormKernel<<<rows, 256, 0, stream>>>(x, residual, weight, dim, eps, out);
   }
@@ -236,12 +258,19 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
   return Launched("rope");
 }
 
-Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream) {
+Status SiluMul(const uint16_t* gate_up, int rows, int inter, GateUpLayout layout, uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
+  if (layout == GateUpLayout::kInterleaved) {
+    if (inter % kGateUpBlock != 0) return InvalidArgument("silu_mul: an interleaved gate/up row needs inter % 4 == 0");
+    const bool vec = VectorAligned(gate_up) && inter % (2 * kGateUpBlock) == 0 && VectorAligned(out);
+    const int64_t items = int64_t(rows) * (inter / kGateUpBlock);
+    return Launched("silu_mul", LaunchDependent(SiluMulInterleavedKernel, unsigned((items + kTileThreads - 1) / kTileThreads),
+                                                kTileThreads, 0, stream, gate_up, rows, inter, vec, out));
+  }
   const bool vec = inter % kVec == 0 && VectorAligned(gate_up) && VectorAligned(out);
   const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
-  SiluMulKernel<<<(items + kTileThreads - 1) / kTileThreads, kTileThreads, 0, stream>>>(gate_up, rows, inter, vec, out);
-  return Launched("silu_mul");
+  return Launched("silu_mul", LaunchDependent(SiluMulKernel, unsigned((items + kTileThreads - 1) / kTileThreads),
+                                              kTileThreads, 0, stream, gate_up, rows, inter, vec, out));
 }
 
 Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
@@ -253,8 +282,8 @@ Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaSt
 Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
   const bool vec = vocab % kVec == 0 && VectorAligned(logits);
-  ArgmaxKernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, vec, out);
-  return Launched("argmax");
+  return Launched("argmax", LaunchDependent(ArgmaxKernel<uint16_t>, rows, kArgmaxThreads, 0, stream, logits, vocab,
+                                            vec, out));
 }
 
 }  // namespace vt::kernels::cuda

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -17,6 +18,7 @@ constexpr int kWarpsPerCta = 4;
 // is added to the GEMM's bf16 output and rounded again, where HF's addmm rounds once.
 template <int kPairsPerLane>
 __global__ void PrepareQkvKernel(QkvPrepareParams p) {
+  AwaitPrecedingGrid();
   constexpr int kHalf = kPairsPerLane * 32;
   constexpr int kHeadDim = 2 * kHalf;
   const int token = blockIdx.x;
@@ -85,13 +87,14 @@ Status PrepareQkv(const QkvPrepareParams& p, cudaStream_t stream) {
   if (p.tokens == 0) return Status::Ok();
   const int total_heads = p.num_q_heads + 2 * p.num_kv_heads;
   const dim3 grid(p.tokens, (total_heads + kWarpsPerCta - 1) / kWarpsPerCta), block(32 * kWarpsPerCta);
+  cudaError_t err = cudaSuccess;
   switch (p.head_dim) {
-    case 64: PrepareQkvKernel<1><<<grid, block, 0, stream>>>(p); break;
-    case 128: PrepareQkvKernel<2><<<grid, block, 0, stream>>>(p); break;
-    case 256: PrepareQkvKernel<4><<<grid, block, 0, stream>>>(p); break;
+    case 64: err = LaunchDependent(PrepareQkvKernel<1>, grid, block, 0, stream, p); break;
+    case 128: err = LaunchDependent(PrepareQkvKernel<2>, grid, block, 0, stream, p); break;
+    case 256: err = LaunchDependent(PrepareQkvKernel<4>, grid, block, 0, stream, p); break;
     default: return Unimplemented("qkv prepare: head_dim " + std::to_string(p.head_dim) + " (64, 128 or 256 only)");
   }
-  const cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaGetLastError();
   if (err != cudaSuccess) return Internal(std::string("qkv prepare: ") + cudaGetErrorString(err));
   return Status::Ok();
 }

@@ -4,6 +4,8 @@
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/silu_times.cuh"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
@@ -15,6 +17,13 @@ constexpr int kWarps = 8;
 constexpr int kTileCols = 8;   // output columns per CTA: the MMA's 8 B columns
 constexpr int kChunk = 32;     // K per warp step: 4 lanes x 8 values, two MMAs
 constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
+static_assert(kTileCols == 2 * kGateUpBlock, "a CTA's columns are one interleaved gate block and its up block");
+
+// What a CTA does with its [M, 8] sums.
+enum class Epilogue {
+  kStore,     // y[M, N] as bf16
+  kSiluMul,   // W is an interleaved gate/up weight: y[M, N / 2] = silu(gate) * up
+};
 
 struct alignas(16) Bf16x8 {
   uint32_t pair[4];  // eight bf16, two per word, the lower index in the low half
@@ -36,10 +45,13 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 // 8-15 are zero). The MMA's logical K order is a permutation of the physical one, the same for A
 // and B, so the dot products are unchanged: the first MMA takes values 0-3 of each lane (pairs at
 // logical 2c and 2c + 8), the second values 4-7. Rows q >= M multiply zeros. Partial sums meet in
-// shared memory in warp order.
+// shared memory in warp order; both epilogues round each sum to bf16 the same way, so the fused
+// SiLU·mul gives the bits of the GEMM followed by SiluMul.
+template <Epilogue kEpilogue>
 __global__ void __launch_bounds__(kWarps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
                                                                 const uint16_t* __restrict__ weight, int m, int n,
                                                                 int k, uint16_t* __restrict__ y) {
+  AwaitPrecedingGrid();
   __shared__ float partial[kWarps][kSkinnyMaxRows][kTileCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const int col0 = blockIdx.x * kTileCols;
@@ -74,6 +86,19 @@ __global__ void __launch_bounds__(kWarps * 32) SkinnyGemmKernel(const uint16_t* 
   partial[warp][q][2 * c] = acc[0];
   partial[warp][q][2 * c + 1] = acc[1];
   __syncthreads();
+  if constexpr (kEpilogue == Epilogue::kSiluMul) {
+    if (threadIdx.x < kSkinnyMaxRows * kGateUpBlock) {
+      const int row = threadIdx.x / kGateUpBlock, i = threadIdx.x % kGateUpBlock;
+      if (row < m) {
+        float gate = 0.f, up = 0.f;
+        for (int w = 0; w < kWarps; ++w) gate += partial[w][row][i], up += partial[w][row][kGateUpBlock + i];
+        const int inter = n / 2;
+        y[static_cast<int64_t>(row) * inter + blockIdx.x * kGateUpBlock + i] =
+            SiluTimes(FloatToBf16Bits(gate), FloatToBf16Bits(up));
+      }
+    }
+    return;
+  }
   if (threadIdx.x < kSkinnyMaxRows * kTileCols) {
     const int row = threadIdx.x / kTileCols, col = threadIdx.x % kTileCols;
     if (row < m && col0 + col < n) {
@@ -98,9 +123,25 @@ Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
-  SkinnyGemmKernel<<<grid, kWarps * 32, 0, stream>>>(x, weight, m, n, k, y);
-  const cudaError_t err = cudaGetLastError();
+  cudaError_t err =
+      LaunchDependent(SkinnyGemmKernel<Epilogue::kStore>, grid, kWarps * 32, 0, stream, x, weight, m, n, k, y);
+  if (err == cudaSuccess) err = cudaGetLastError();
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+Status SkinnyLinearSiluMul(const uint16_t* x, const uint16_t* gate_up, int m, int inter, int k, uint16_t* act,
+                           cudaStream_t stream) {
+  if (!SkinnyLinearSupports(x, gate_up, m, k, act) || inter <= 0 || inter % kGateUpBlock != 0) {
+    return InvalidArgument("skinny gate/up + silu_mul: " + std::to_string(m) + "x" + std::to_string(inter) + "x" +
+                           std::to_string(k) +
+                           " needs 1 <= M <= 8, inter % 4 == 0, K % 32 == 0 and 16-byte aligned operands");
+  }
+  const dim3 grid(inter / kGateUpBlock);
+  cudaError_t err = LaunchDependent(SkinnyGemmKernel<Epilogue::kSiluMul>, grid, kWarps * 32, 0, stream, x, gate_up,
+                                    m, 2 * inter, k, act);
+  if (err == cudaSuccess) err = cudaGetLastError();
+  if (err != cudaSuccess) return Internal(std::string("skinny gate/up + silu_mul: ") + cudaGetErrorString(err));
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "kernels/gate_up_layout.h"
 
 namespace vt::kernels::cuda {
 
@@ -24,5 +25,10 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream);
+
+// act[M, inter] = silu(gate) * up of x . gate_up^T, with gate_up [2 inter, K] in the interleaved
+// layout (kernels/gate_up_layout.h): the same bits as SkinnyLinear followed by SiluMul, one kernel.
+Status SkinnyLinearSiluMul(const uint16_t* x, const uint16_t* gate_up, int m, int inter, int k, uint16_t* act,
+                           cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

@@ -26,6 +26,8 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->tensor_core_prefill);
   EXPECT_TRUE(o->cuda_graphs);
   EXPECT_TRUE(o->skinny_dense_gemm);
+  EXPECT_TRUE(o->fused_gate_up);
+  EXPECT_TRUE(o->dependent_launch);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
   EXPECT_EQ(d.attention.split_tokens, o->attention.split_tokens);
@@ -37,7 +39,9 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_ATTN_SPLIT", "256"},
                                    {"VT_ATTN_PREFILL", "decode"},
                                    {"VT_CUDA_GRAPHS", "0"},
-                                   {"VT_DENSE_GEMM", "cublas"}});
+                                   {"VT_DENSE_GEMM", "cublas"},
+                                   {"VT_FUSE_MLP", "0"},
+                                   {"VT_PDL", "0"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
   EXPECT_EQ(o->attention.arm, kernels::cuda::DecodeArm::kWarp);
@@ -45,13 +49,16 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->tensor_core_prefill);
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
+  EXPECT_FALSE(o->fused_gate_up);
+  EXPECT_FALSE(o->dependent_launch);
 }
 
 TEST(RunnerOptions, ABadValueNamesItsSetting) {
   const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}},
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_CUDA_GRAPHS", "yes"}},
-                                                    {{"VT_DENSE_GEMM", "gemv"}}};
+                                                    {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_FUSE_MLP", "on"}},
+                                                    {{"VT_PDL", "2"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;
     SCOPED_TRACE(name + "=" + values.begin()->second);

@@ -71,6 +71,8 @@ struct RunnerSettings {
   std::string split;    // VT_ATTN_SPLIT
   std::string prefill;  // VT_ATTN_PREFILL
   std::string graphs = "1";
+  std::string fuse_mlp;  // VT_FUSE_MLP
+  std::string pdl;       // VT_PDL
   int32_t max_num_seqs = 16;
   int64_t max_model_len = 2048;  // capped by the model's own context
   int64_t max_num_batched_tokens = 512;
@@ -81,7 +83,9 @@ std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettin
   const std::map<std::string, std::string> values = {{"VT_ATTN_DECODE", settings.arm},
                                                      {"VT_ATTN_SPLIT", settings.split},
                                                      {"VT_CUDA_GRAPHS", settings.graphs},
-                                                     {"VT_ATTN_PREFILL", settings.prefill}};
+                                                     {"VT_ATTN_PREFILL", settings.prefill},
+                                                     {"VT_FUSE_MLP", settings.fuse_mlp},
+                                                     {"VT_PDL", settings.pdl}};
   Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
     auto it = values.find(name);
     return it == values.end() ? nullptr : it->second.c_str();
@@ -411,31 +415,53 @@ TEST(CudaEngine, GptqCheckpointsRunTheW4A16GemmAndMatchTheirDequantisedTwin) {
 
 // Decode steps replay graphs captured per batch-size bucket (padded rows included); the eager path
 // runs the same kernels on the unpadded batch. Greedy continuations must agree.
+// Greedy tokens of five fixture prompts, 32 each, decoded together (graph bucket 8, three rows padded).
+std::vector<std::vector<int32_t>> GreedyFive(const LoadedModel& loaded, const RunnerSettings& settings) {
+  std::vector<std::vector<int32_t>> out;
+  const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
+  std::unique_ptr<ModelRunner> runner = CudaRunner(loaded, settings);
+  if (runner == nullptr) return out;
+  LlmEngine engine(std::move(runner), EngineConfig{});
+  SamplingParams params;
+  params.temperature = 0.0f;
+  params.ignore_eos = true;
+  params.max_tokens = 32;
+  std::vector<RequestId> ids;
+  for (size_t i = 0; i < 5; ++i) ids.push_back(engine.AddRequest(prompts[i], params).value());
+  if (!Drain(engine)) return out;
+  for (RequestId id : ids) out.push_back(engine.TakeFinished(id)->output);
+  return out;
+}
+
 TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
-  const nlohmann::json expected = ReadExpected();
-  const auto prompts = expected["prompts"].get<std::vector<std::vector<int32_t>>>();
   Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  auto generate = [&](const char* graphs) {
-    std::vector<std::vector<int32_t>> out;
-    RunnerSettings settings;
-    settings.graphs = graphs;
-    std::unique_ptr<ModelRunner> runner = CudaRunner(*loaded, settings);
-    if (runner == nullptr) return out;
-    LlmEngine engine(std::move(runner), EngineConfig{});
-    SamplingParams params;
-    params.temperature = 0.0f;
-    params.ignore_eos = true;
-    params.max_tokens = 32;
-    std::vector<RequestId> ids;
-    for (size_t i = 0; i < 5; ++i) ids.push_back(engine.AddRequest(prompts[i], params).value());  // bucket 8, 3 padded
-    if (!Drain(engine)) return out;
-    for (RequestId id : ids) out.push_back(engine.TakeFinished(id)->output);
-    return out;
-  };
-  EXPECT_EQ(generate("1"), generate("0"));
+  RunnerSettings graphs, eager;
+  eager.graphs = "0";
+  EXPECT_EQ(GreedyFive(*loaded, graphs), GreedyFive(*loaded, eager));
+}
+
+// The decode MLP's fused gate/up + SiLU·mul kernel and programmatic dependent launches (both on by
+// default) change no token: each off alone, and both off, against the defaults, in graphs and eagerly.
+TEST(CudaEngine, FusedMlpAndDependentLaunchesChangeNoToken) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  Result<LoadedModel> loaded = LoadEmbedded();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const std::vector<std::vector<int32_t>> defaults = GreedyFive(*loaded, RunnerSettings{});
+  ASSERT_EQ(defaults.size(), 5u);
+  for (const char* graphs : {"1", "0"}) {
+    for (const auto& [fuse, pdl] : {std::pair{"0", "1"}, std::pair{"1", "0"}, std::pair{"0", "0"}}) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", VT_FUSE_MLP=" + fuse + ", VT_PDL=" + pdl);
+      RunnerSettings settings;
+      settings.graphs = graphs;
+      settings.fuse_mlp = fuse;
+      settings.pdl = pdl;
+      EXPECT_EQ(GreedyFive(*loaded, settings), defaults);
+    }
+  }
 }
 
 // Sampled decoding end to end: draws happen on the device (or, with logprobs, on the host from

@@ -12,7 +12,9 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/decode_attention_reference.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/skinny_gemm.h"
@@ -105,6 +107,47 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
     cudaFree(dw);
     cudaFree(dy);
   }
+}
+
+// The decode MLP's fused kernel (gate/up GEMM with SiLU·mul in its epilogue, interleaved weights)
+// against the two kernels it replaces, bit for bit at every M, with dependent launches off and on
+// (on: one stream, so each kernel waits for the one before it inside the kernel), and DenseGemm's
+// unfused fallback giving the same bits.
+TEST(SkinnyGemm, FusedGateUpSiluMulGivesTheBitsOfTheGemmThenSiluMul) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int inter = 1028, k = 2048, n = 2 * inter;  // inter % 8 == 4: a last block alone in its vector
+  const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 7), w = RandomBf16(size_t(n) * k, 0.1f, 8);
+  uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dgu = nullptr, *dwant = nullptr, *dgot = nullptr;
+  CheckCuda(cudaMalloc(&dgu, size_t(kSkinnyMaxRows) * n * 2), "alloc");
+  CheckCuda(cudaMalloc(&dwant, size_t(kSkinnyMaxRows) * inter * 2), "alloc");
+  CheckCuda(cudaMalloc(&dgot, size_t(kSkinnyMaxRows) * inter * 2), "alloc");
+  cudaStream_t stream = nullptr;
+  CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  std::unique_ptr<DenseGemm> gemm(DenseGemm::Create().value());
+  for (bool dependent : {false, true}) {
+    SetDependentLaunch(dependent);
+    for (int m = 1; m <= kSkinnyMaxRows; ++m) {
+      SCOPED_TRACE(std::string("dependent launch ") + (dependent ? "on" : "off") + ", m " + std::to_string(m));
+      ASSERT_TRUE(SkinnyLinear(dx, dw, m, n, k, dgu, stream).ok());
+      ASSERT_TRUE(SiluMul(dgu, m, inter, GateUpLayout::kInterleaved, dwant, stream).ok());
+      CheckCuda(cudaMemsetAsync(dgot, 0xff, size_t(kSkinnyMaxRows) * inter * 2, stream), "poison");
+      ASSERT_TRUE(SkinnyLinearSiluMul(dx, dw, m, inter, k, dgot, stream).ok());
+      CheckCuda(cudaStreamSynchronize(stream), "sync");
+      const std::vector<uint16_t> want = Download(dwant, size_t(m) * inter), got = Download(dgot, size_t(kSkinnyMaxRows) * inter);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << "fused bits differ";
+      EXPECT_TRUE(std::all_of(got.begin() + size_t(m) * inter, got.end(), [](uint16_t b) { return b == 0xffff; }))
+          << "rows past M were written";
+      ASSERT_TRUE(gemm->GateUpSiluMul(dx, dw, m, inter, k, /*fuse=*/false, dgu, dgot, stream).ok());
+      CheckCuda(cudaStreamSynchronize(stream), "sync");
+      const std::vector<uint16_t> unfused = Download(dgot, size_t(m) * inter);
+      EXPECT_EQ(unfused, want) << "the unfused fallback differs";
+    }
+  }
+  SetDependentLaunch(false);
+  EXPECT_FALSE(SkinnyLinearSiluMul(dx, dw, 1, 1026, k, dgot, stream).ok());  // inter % 4 != 0
+  cudaStreamDestroy(stream);
+  for (uint16_t* p : {dx, dw, dgu, dwant, dgot}) cudaFree(p);
 }
 
 TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {

@@ -1,0 +1,23 @@
+#include "kernels/cuda/dependent_launch.h"
+
+#include <atomic>
+
+namespace vt::kernels::cuda {
+namespace {
+
+std::atomic<bool> dependent_launch{false};
+
+bool DeviceTakesDependentLaunch() {
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+  return major >= 9;
+}
+
+}  // namespace
+
+void SetDependentLaunch(bool on) { dependent_launch.store(on && DeviceTakesDependentLaunch()); }
+
+bool DependentLaunchOn() { return dependent_launch.load(std::memory_order_relaxed); }
+
+}  // namespace vt::kernels::cuda
