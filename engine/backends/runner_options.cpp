@@ -39,21 +39,23 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                            attention.status().message());
   }
   o.attention = *attention;
-  Result<bool> tc = ParseChoice(lookup, "VT_ATTN_PREFILL", true, "tc", "decode");
-  if (!tc.ok()) return tc.status();
-  o.tensor_core_prefill = *tc;
-  Result<bool> graphs = ParseChoice(lookup, "VT_CUDA_GRAPHS", true, "1", "0");
-  if (!graphs.ok()) return graphs.status();
-  o.cuda_graphs = *graphs;
-  Result<bool> skinny = ParseChoice(lookup, "VT_DENSE_GEMM", true, "auto", "cublas");
-  if (!skinny.ok()) return skinny.status();
-  o.skinny_dense_gemm = *skinny;
-  Result<bool> fused = ParseChoice(lookup, "VT_FUSE_MLP", true, "1", "0");
-  if (!fused.ok()) return fused.status();
-  o.fused_gate_up = *fused;
-  Result<bool> pdl = ParseChoice(lookup, "VT_PDL", true, "1", "0");
-  if (!pdl.ok()) return pdl.status();
-  o.dependent_launch = *pdl;
+  // Each switch: its setting, the field it sets (unset keeps the field's default), on and off.
+  struct Switch {
+    const char* name;
+    bool RunnerOptions::*field;
+    const char* on;
+    const char* off;
+  };
+  static constexpr Switch kSwitches[] = {{"VT_ATTN_PREFILL", &RunnerOptions::tensor_core_prefill, "tc", "decode"},
+                                         {"VT_CUDA_GRAPHS", &RunnerOptions::cuda_graphs, "1", "0"},
+                                         {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
+                                         {"VT_FUSE_MLP", &RunnerOptions::fused_gate_up, "1", "0"},
+                                         {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"}};
+  for (const Switch& sw : kSwitches) {
+    Result<bool> value = ParseChoice(lookup, sw.name, o.*sw.field, sw.on, sw.off);
+    if (!value.ok()) return value.status();
+    o.*sw.field = *value;
+  }
   return o;
 }
 
