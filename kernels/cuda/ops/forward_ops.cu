@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/rms_norm.cuh"
 #include "kernels/cuda/ops/silu_times.cuh"
 #include "kernels/device_alignment.h"
 
@@ -43,7 +44,7 @@ __global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t*
 
 // Block-wide sum of one float per thread; every thread gets the result.
 __device__ float BlockSum(float v, float* scratch) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  v = WarpSum(v);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
@@ -51,17 +52,6 @@ __device__ float BlockSum(float v, float* scratch) {
   for (int w = 0; w < (blockDim.x + 31) / 32; ++w) total += scratch[w];
   __syncthreads();
   return total;
-}
-
-// As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
-__device__ __forceinline__ uint16_t NormScale(float r, float inv_rms, uint16_t weight) {
-  return FloatToBf16Bits(RoundToBf16(r * inv_rms) * Bf16BitsToFloat(weight));
-}
-
-// The residual add in HF's bf16 stream: the sum is stored rounded and used rounded.
-__device__ __forceinline__ float AddRounded(uint16_t residual, uint16_t x, uint16_t* stored) {
-  *stored = FloatToBf16Bits(Bf16BitsToFloat(residual) + Bf16BitsToFloat(x));
-  return Bf16BitsToFloat(*stored);
 }
 
 // One CTA per row with dim / 8 threads (dim % 8 == 0, dim <= 8 * 1024, 16-byte aligned rows): each

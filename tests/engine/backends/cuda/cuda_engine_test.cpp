@@ -71,7 +71,8 @@ struct RunnerSettings {
   std::string split;    // VT_ATTN_SPLIT
   std::string prefill;  // VT_ATTN_PREFILL
   std::string graphs = "1";
-  std::string fuse_mlp;  // VT_FUSE_MLP
+  std::string fuse_mlp;   // VT_FUSE_MLP
+  std::string fuse_norm;  // VT_FUSE_NORM
   std::string pdl;       // VT_PDL
   int32_t max_num_seqs = 16;
   int64_t max_model_len = 2048;  // capped by the model's own context
@@ -85,6 +86,7 @@ std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettin
                                                      {"VT_CUDA_GRAPHS", settings.graphs},
                                                      {"VT_ATTN_PREFILL", settings.prefill},
                                                      {"VT_FUSE_MLP", settings.fuse_mlp},
+                                                     {"VT_FUSE_NORM", settings.fuse_norm},
                                                      {"VT_PDL", settings.pdl}};
   Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
     auto it = values.find(name);
@@ -443,9 +445,10 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   EXPECT_EQ(GreedyFive(*loaded, graphs), GreedyFive(*loaded, eager));
 }
 
-// The decode MLP's fused gate/up + SiLU·mul kernel and programmatic dependent launches (both on by
-// default) change no token: each off alone, and both off, against the defaults, in graphs and eagerly.
-TEST(CudaEngine, FusedMlpAndDependentLaunchesChangeNoToken) {
+// The decode step's fusions (residual add + RMSNorm in the GEMMs' prologue, SiLU·mul in the gate/up
+// GEMM's epilogue) and programmatic dependent launches, all on by default, change no token: each
+// off alone, and all off, against the defaults, in graphs and eagerly.
+TEST(CudaEngine, FusionsAndDependentLaunchesChangeNoToken) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
   Result<LoadedModel> loaded = LoadEmbedded();
@@ -453,12 +456,17 @@ TEST(CudaEngine, FusedMlpAndDependentLaunchesChangeNoToken) {
   const std::vector<std::vector<int32_t>> defaults = GreedyFive(*loaded, RunnerSettings{});
   ASSERT_EQ(defaults.size(), 5u);
   for (const char* graphs : {"1", "0"}) {
-    for (const auto& [fuse, pdl] : {std::pair{"0", "1"}, std::pair{"1", "0"}, std::pair{"0", "0"}}) {
-      SCOPED_TRACE(std::string("graphs ") + graphs + ", VT_FUSE_MLP=" + fuse + ", VT_PDL=" + pdl);
+    struct Off {
+      const char *mlp, *norm, *pdl;
+    };
+    for (const Off off : {Off{"0", "1", "1"}, Off{"1", "0", "1"}, Off{"1", "1", "0"}, Off{"0", "0", "0"}}) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", VT_FUSE_MLP=" + off.mlp + ", VT_FUSE_NORM=" + off.norm +
+                   ", VT_PDL=" + off.pdl);
       RunnerSettings settings;
       settings.graphs = graphs;
-      settings.fuse_mlp = fuse;
-      settings.pdl = pdl;
+      settings.fuse_mlp = off.mlp;
+      settings.fuse_norm = off.norm;
+      settings.pdl = off.pdl;
       EXPECT_EQ(GreedyFive(*loaded, settings), defaults);
     }
   }

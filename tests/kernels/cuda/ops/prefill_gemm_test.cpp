@@ -150,6 +150,61 @@ TEST(SkinnyGemm, FusedGateUpSiluMulGivesTheBitsOfTheGemmThenSiluMul) {
   for (uint16_t* p : {dx, dw, dgu, dwant, dgot}) cudaFree(p);
 }
 
+// The residual add + RMSNorm fused into the skinny GEMM's start against AddRmsNorm followed by the
+// GEMM, bit for bit: every M, K from the row kernel's one virtual warp per warp (2048) to virtual
+// warps that leave lanes idle (2560: 320 virtual threads) and two per warp (4096), with and without
+// the delta, both epilogues, dependent launches off and on; the residual it stores is AddRmsNorm's.
+TEST(SkinnyGemm, FusedNormGivesTheBitsOfAddRmsNormThenTheGemm) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const float eps = 1e-6f;
+  cudaStream_t stream = nullptr;
+  CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  for (int k : {2048, 2560, 4096}) {
+    const int inter = 132, n = 2 * inter;
+    const size_t rows = size_t(kSkinnyMaxRows) * k;
+    const Bf16Data residual = RandomBf16(rows, 1.f, 11), delta = RandomBf16(rows, 0.5f, 12),
+                   norm_w = RandomBf16(size_t(k), 1.f, 13), w = RandomBf16(size_t(n) * k, 0.1f, 14);
+    uint16_t *dres = Upload(residual.bits), *ddelta = Upload(delta.bits), *dnorm = Upload(norm_w.bits),
+             *dw = Upload(w.bits), *dwork = nullptr, *dnormed = nullptr, *dout_res = nullptr, *dwant = nullptr,
+             *dgot = nullptr;
+    for (uint16_t** p : {&dwork, &dnormed, &dout_res}) CheckCuda(cudaMalloc(p, rows * 2), "alloc");
+    for (uint16_t** p : {&dwant, &dgot}) CheckCuda(cudaMalloc(p, size_t(kSkinnyMaxRows) * n * 2), "alloc");
+    for (bool dependent : {false, true}) {
+      SetDependentLaunch(dependent);
+      for (bool with_delta : {true, false}) {
+        for (bool silu : {false, true}) {
+          for (int m = 1; m <= kSkinnyMaxRows; ++m) {
+            SCOPED_TRACE("k " + std::to_string(k) + ", m " + std::to_string(m) + (with_delta ? ", delta" : "") +
+                         (silu ? ", silu_mul" : "") + (dependent ? ", dependent launch" : ""));
+            const uint16_t* d = with_delta ? ddelta : nullptr;
+            const int out_cols = silu ? inter : n;
+            CheckCuda(cudaMemcpyAsync(dwork, dres, rows * 2, cudaMemcpyDeviceToDevice, stream), "copy");
+            ASSERT_TRUE(AddRmsNorm(d, dwork, dnorm, m, k, eps, dnormed, stream).ok());
+            ASSERT_TRUE((silu ? SkinnyLinearSiluMul(dnormed, dw, m, inter, k, dwant, stream)
+                              : SkinnyLinear(dnormed, dw, m, n, k, dwant, stream))
+                            .ok());
+            CheckCuda(cudaMemsetAsync(dgot, 0xff, size_t(kSkinnyMaxRows) * n * 2, stream), "poison");
+            const SkinnyNormedInput in{dres, d, dnorm, eps, dout_res};
+            ASSERT_TRUE((silu ? SkinnyNormedLinearSiluMul(in, dw, m, inter, k, dgot, stream)
+                              : SkinnyNormedLinear(in, dw, m, n, k, dgot, stream))
+                            .ok());
+            CheckCuda(cudaStreamSynchronize(stream), "sync");
+            EXPECT_EQ(Download(dgot, size_t(m) * out_cols), Download(dwant, size_t(m) * out_cols)) << "GEMM output";
+            EXPECT_EQ(Download(dout_res, size_t(m) * k), Download(dwork, size_t(m) * k)) << "stored residual";
+            const std::vector<uint16_t> past = Download(dgot, size_t(kSkinnyMaxRows) * out_cols);
+            EXPECT_TRUE(std::all_of(past.begin() + size_t(m) * out_cols, past.end(), [](uint16_t b) { return b == 0xffff; }))
+                << "rows past M were written";
+          }
+        }
+      }
+    }
+    SetDependentLaunch(false);
+    for (uint16_t* p : {dres, ddelta, dnorm, dw, dwork, dnormed, dout_res, dwant, dgot}) cudaFree(p);
+  }
+  cudaStreamDestroy(stream);
+}
+
 TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
