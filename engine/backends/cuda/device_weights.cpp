@@ -278,15 +278,17 @@ Result<DeviceWeights> Bind(const ModelConfig& config, const ModelWeights& w, Upl
     if (!qkv.ok()) return qkv.status();
     Result<DeviceMatrix> o = Group(up, q, i, 3, {&l.o_proj});
     if (!o.ok()) return o.status();
-    Result<DeviceMatrix> gate_up = Group(up, q, i, 4, {&l.gate_proj, &l.up_proj}, /*gate_up=*/true);
+    // Interleaved where the rows pair up in blocks (every real model); concatenated otherwise.
+    const bool interleave = l.gate_proj.rows % kernels::kGateUpBlock == 0;
+    Result<DeviceMatrix> gate_up = Group(up, q, i, 4, {&l.gate_proj, &l.up_proj}, interleave);
     if (!gate_up.ok()) return gate_up.status();
     Result<DeviceMatrix> down = Group(up, q, i, 6, {&l.down_proj});
     if (!down.ok()) return down.status();
     dl.qkv = *qkv;
     dl.o_proj = *o;
     dl.gate_up = *gate_up;
-    dl.gate_up_layout =
-        gate_up->dense != nullptr ? kernels::GateUpLayout::kInterleaved : kernels::GateUpLayout::kConcatenated;
+    dl.gate_up_layout = gate_up->dense != nullptr && interleave ? kernels::GateUpLayout::kInterleaved
+                                                                : kernels::GateUpLayout::kConcatenated;
     dl.down_proj = *down;
     dl.qkv_bias = up.Vectors({&l.q_bias, &l.k_bias, &l.v_bias});
     dl.q_norm = up.Vectors({&l.q_norm});

@@ -1,5 +1,6 @@
 #include "kernels/cuda/ops/skinny_gemm.h"
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
@@ -173,14 +174,35 @@ __global__ void __launch_bounds__(kWarps * 32) SkinnyGemmKernel(const uint16_t* 
   }
 }
 
-// The normed kernels' dynamic shared memory (their M input rows) may pass the 48 KiB default:
-// raised once per kernel to what the largest M and K take.
+// The normed kernels' dynamic shared memory (their M input rows) may pass the 48 KiB default: each
+// kernel is raised once to what the largest M and K take or, where the device offers less (101 KiB a
+// block on sm_86/89), to what it offers; SkinnyNormSupports refuses rows that do not fit.
+struct NormedSmem {
+  size_t limit = 0;  // dynamic bytes a launch may take
+  cudaError_t status = cudaSuccess;
+};
+
 template <Epilogue kEpilogue>
-cudaError_t NormedSharedMemory() {
-  static const cudaError_t status =
-      cudaFuncSetAttribute(SkinnyGemmKernel<kEpilogue, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           kSkinnyMaxRows * kSkinnyNormMaxK * 2);
-  return status;
+NormedSmem NormedSharedMemoryOf() {
+  NormedSmem s;
+  int device = 0, optin = 0;
+  cudaFuncAttributes attributes{};
+  s.status = cudaGetDevice(&device);
+  if (s.status == cudaSuccess) s.status = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (s.status == cudaSuccess) s.status = cudaFuncGetAttributes(&attributes, SkinnyGemmKernel<kEpilogue, true>);
+  if (s.status != cudaSuccess) return s;
+  const size_t offered = size_t(optin) > attributes.sharedSizeBytes ? size_t(optin) - attributes.sharedSizeBytes : 0;
+  s.limit = std::min(offered, size_t(kSkinnyMaxRows) * kSkinnyNormMaxK * 2);
+  s.status = cudaFuncSetAttribute(SkinnyGemmKernel<kEpilogue, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(s.limit));
+  if (s.status != cudaSuccess) s.limit = 0;
+  return s;
+}
+
+template <Epilogue kEpilogue>
+const NormedSmem& NormedSharedMemory() {
+  static const NormedSmem smem = NormedSharedMemoryOf<kEpilogue>();
+  return smem;
 }
 
 template <Epilogue kEpilogue>
@@ -191,7 +213,7 @@ Status LaunchNormed(const SkinnyNormedInput& in, const uint16_t* weight, int m, 
                            std::to_string(k) + " needs 1 <= M <= 8, K % 32 == 0, K <= " +
                            std::to_string(kSkinnyNormMaxK) + " and 16-byte aligned operands");
   }
-  cudaError_t err = NormedSharedMemory<kEpilogue>();
+  cudaError_t err = NormedSharedMemory<kEpilogue>().status;
   if (err == cudaSuccess) {
     err = LaunchDependent(SkinnyGemmKernel<kEpilogue, true>, ctas, kWarps * 32, size_t(m) * k * 2, stream, nullptr,
                           weight, m, n, k, y, in);
@@ -204,9 +226,11 @@ Status LaunchNormed(const SkinnyNormedInput& in, const uint16_t* weight, int m, 
 }  // namespace
 
 bool SkinnyNormSupports(const SkinnyNormedInput& in, const uint16_t* weight, int m, int k, const uint16_t* y) {
+  const size_t rows_bytes = size_t(m) * k * 2;
   return SkinnyLinearSupports(in.residual, weight, m, k, y) && k <= kSkinnyNormMaxK && in.weight != nullptr &&
          in.residual_out != nullptr && VectorAligned(in.delta) && VectorAligned(in.weight) &&
-         VectorAligned(in.residual_out);
+         VectorAligned(in.residual_out) && rows_bytes <= NormedSharedMemory<Epilogue::kStore>().limit &&
+         rows_bytes <= NormedSharedMemory<Epilogue::kSiluMul>().limit;
 }
 
 Status SkinnyNormedLinear(const SkinnyNormedInput& in, const uint16_t* weight, int m, int n, int k, uint16_t* y,

@@ -151,8 +151,8 @@ TEST(SkinnyGemm, FusedGateUpSiluMulGivesTheBitsOfTheGemmThenSiluMul) {
 }
 
 // The residual add + RMSNorm fused into the skinny GEMM's start against AddRmsNorm followed by the
-// GEMM, bit for bit: every M, K from the row kernel's one virtual warp per warp (2048) to virtual
-// warps that leave lanes idle (2560: 320 virtual threads) and two per warp (4096), with and without
+// GEMM, bit for bit: every M, K with a last virtual warp that leaves lanes idle (896: 112 virtual
+// threads), one virtual warp per warp (2048), some warps with two (2560) and all (4096), with and without
 // the delta, both epilogues, dependent launches off and on; the residual it stores is AddRmsNorm's.
 TEST(SkinnyGemm, FusedNormGivesTheBitsOfAddRmsNormThenTheGemm) {
   SkipWithoutGpu();
@@ -160,7 +160,7 @@ TEST(SkinnyGemm, FusedNormGivesTheBitsOfAddRmsNormThenTheGemm) {
   const float eps = 1e-6f;
   cudaStream_t stream = nullptr;
   CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  for (int k : {2048, 2560, 4096}) {
+  for (int k : {896, 2048, 2560, 4096}) {
     const int inter = 132, n = 2 * inter;
     const size_t rows = size_t(kSkinnyMaxRows) * k;
     const Bf16Data residual = RandomBf16(rows, 1.f, 11), delta = RandomBf16(rows, 0.5f, 12),
