@@ -18,8 +18,6 @@ struct RunnerOptions {
   bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode
   bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
   bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
-  bool fused_gate_up = true;        // VT_FUSE_MLP=1|0: SiLU·mul in the skinny gate/up GEMM's epilogue
-  bool fused_norm = true;           // VT_FUSE_NORM=1|0: residual add + RMSNorm in the skinny GEMMs' prologue
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
 };
 

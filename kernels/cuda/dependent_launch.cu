@@ -16,7 +16,10 @@ bool DeviceTakesDependentLaunch() {
 
 }  // namespace
 
-void SetDependentLaunch(bool on) { dependent_launch.store(on && DeviceTakesDependentLaunch()); }
+void SetDependentLaunch(bool on) {
+  static const bool device_takes_it = DeviceTakesDependentLaunch();  // asked of the first caller's device
+  dependent_launch.store(on && device_takes_it, std::memory_order_relaxed);
+}
 
 bool DependentLaunchOn() { return dependent_launch.load(std::memory_order_relaxed); }
 

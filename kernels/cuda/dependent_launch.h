@@ -6,8 +6,9 @@
 // that kernel has finished and its writes are visible, and then lets the kernel after it launch in
 // turn. Only the launch overlaps, never the work, so results are the same bits either way.
 //
-// The switch is process-wide: every kernel of a forward shares it, and the CUDA runner sets it once
-// from VT_PDL (kernel tests and benchmarks leave it off unless they ask).
+// The switch is process-wide (every kernel of a forward reads it at launch or capture); the CUDA
+// runner sets it before each step from VT_PDL and the step's size, kernel tests and benchmarks leave
+// it off unless they ask.
 #pragma once
 
 #include <cuda_runtime.h>

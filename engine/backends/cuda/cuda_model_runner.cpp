@@ -3,7 +3,6 @@
 #include <string>
 
 #include "engine/backends/cuda/cuda_runner.h"
-#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/device_probe.h"
 
 namespace vt {
@@ -35,7 +34,6 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   VT_RETURN_IF_ERROR(CheckSupported());
   attention_overrides_ = options_.tuning.attention;
   tensor_core_prefill_ = options_.tuning.tensor_core_prefill;
-  kc::SetDependentLaunch(options_.tuning.dependent_launch);
   VT_RETURN_IF_ERROR(CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create(options_.tuning.skinny_dense_gemm);
   if (!gemm.ok()) return gemm.status();

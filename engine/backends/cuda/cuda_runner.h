@@ -64,7 +64,6 @@ class CudaModelRunner final : public ModelRunner {
   Status Enqueue(const std::vector<ForwardSeq>& batch, const StagedStep& staged);
   Status EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step);
   Status Layer(int layer, const StagedStep& step);
-  bool FusesNorms(const DeviceLayer& w, int tokens) const;
   // The decode arms' plan for the step's decode-way rows: made once per step, used by every layer.
   Status PlanAttention(const StagedStep& step);
   Status Attention(int layer, const StagedStep& step);
@@ -93,8 +92,7 @@ class CudaModelRunner final : public ModelRunner {
 
   // Activations, per-step inputs and the attention workspace: one allocation.
   DeviceBuffer work_;
-  // residual_next_: where a decode step's fused norms put the residual between a layer's two halves.
-  uint16_t *residual_ = nullptr, *residual_next_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
+  uint16_t *residual_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
            *delta_ = nullptr, *gate_up_ = nullptr, *act_ = nullptr, *last_rows_ = nullptr, *logits_dev_ = nullptr;
   float* inv_freq_ = nullptr;
   void* attention_ws_ = nullptr;

@@ -1,19 +1,20 @@
 // The layer plan on the device: embedding, per layer RMSNorm → fused QKV GEMM → rope and KV
-// write → attention → o_proj → RMSNorm → gate/up GEMM → SiLU·mul → down GEMM, then the head. In
-// decode steps each RMSNorm (with its residual add) is the prologue of the GEMM after it and
-// SiLU·mul the gate/up GEMM's epilogue: six kernels a layer instead of nine.
+// write → attention → o_proj → RMSNorm → gate/up GEMM → SiLU·mul → down GEMM, then the head.
 #include "engine/backends/cuda/cuda_runner.h"
 
 #include <cmath>
 
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt::cuda_backend {
+
+// The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
+constexpr int kDependentLaunchMaxRows = 4;
 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
@@ -104,35 +105,15 @@ Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step) 
   return kc::RunPrefillAttention(att, step_plan_, attention_ws_, stream_);
 }
 
-// Whether layer `w` of a step of `tokens` rows takes the fused norms: a decode-sized step whose
-// q/k/v and gate/up weights are dense goes to the skinny GEMMs with the residual add and RMSNorm in
-// their prologue. The residual then moves to residual_next_ for the layer's second half and back, so
-// a layer leaves it in residual_ either way.
-bool CudaModelRunner::FusesNorms(const DeviceLayer& w, int tokens) const {
-  const int h = int(config_.hidden_size);
-  const kc::SkinnyNormedInput probe{residual_, delta_, w.input_norm, 0.f, residual_next_};
-  return options_.tuning.fused_norm && options_.tuning.skinny_dense_gemm && w.qkv.dense != nullptr &&
-         w.gate_up.dense != nullptr && kc::SkinnyNormSupports(probe, w.qkv.dense, tokens, h, qkv_) &&
-         kc::SkinnyNormSupports(probe, w.gate_up.dense, tokens, h, act_) &&
-         kc::SkinnyNormSupports(probe, w.gate_up.dense, tokens, h, gate_up_);
-}
-
 Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   const int tokens = step.tokens;
   const ModelConfig& c = config_;
   const DeviceLayer& w = weights_.layers[size_t(layer)];
   const int h = int(c.hidden_size), inter = int(c.intermediate_size);
   const float eps = c.rms_norm_eps;
-  const bool fused = FusesNorms(w, tokens);
   // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
-  const uint16_t* mlp_out = layer == 0 ? nullptr : delta_;
-  if (fused) {
-    const kc::SkinnyNormedInput in{residual_, mlp_out, w.input_norm, eps, residual_next_};
-    VT_RETURN_IF_ERROR(kc::SkinnyNormedLinear(in, w.qkv.dense, tokens, w.qkv.n, h, qkv_, stream_));
-  } else {
-    VT_RETURN_IF_ERROR(kc::AddRmsNorm(mlp_out, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
-    VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
-  }
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
 
   kc::QkvPrepareParams prep;
   prep.qkv = qkv_;
@@ -155,25 +136,9 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   VT_RETURN_IF_ERROR(Attention(layer, step));
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
-  const bool interleaved = w.gate_up_layout == kernels::GateUpLayout::kInterleaved;
-  if (fused) {
-    const kc::SkinnyNormedInput in{residual_next_, delta_, w.post_attention_norm, eps, residual_};
-    if (interleaved && options_.tuning.fused_gate_up) {
-      VT_RETURN_IF_ERROR(kc::SkinnyNormedLinearSiluMul(in, w.gate_up.dense, tokens, inter, h, act_, stream_));
-    } else {
-      VT_RETURN_IF_ERROR(kc::SkinnyNormedLinear(in, w.gate_up.dense, tokens, 2 * inter, h, gate_up_, stream_));
-      VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, w.gate_up_layout, act_, stream_));
-    }
-  } else {
-    VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
-    if (interleaved) {
-      VT_RETURN_IF_ERROR(gemm_->GateUpSiluMul(normed_, w.gate_up.dense, tokens, inter, h,
-                                              options_.tuning.fused_gate_up, gate_up_, act_, stream_));
-    } else {
-      VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
-      VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, w.gate_up_layout, act_, stream_));
-    }
-  }
+  VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
+  VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
   return Linear(act_, w.down_proj, tokens, delta_);
 }
 
@@ -183,6 +148,10 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 // gathered first.
 Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step) {
   const int tokens = step.tokens;
+  // Dependent launches where they won their A/B on an H200 (docs/BENCHMARKS.md): steps of up to four
+  // rows, whose kernels are short enough for launch latency to show (+0.7-4.7% tok/s); at eight rows
+  // they cost 1-2% and at 64 nothing either way. A graph keeps what its capture saw.
+  kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows);
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
   VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));

@@ -36,17 +36,6 @@ class Uploader {
     Align();
     return start;
   }
-  // Appends gate and up ([inter, cols] each) as one [2 inter, cols] bf16 matrix whose rows alternate
-  // in blocks of kGateUpBlock (kernels/gate_up_layout.h), converted and interleaved on the host a
-  // slab at a time.
-  const uint16_t* DenseGateUp(const WeightMatrix& gate, const WeightMatrix& up) {
-    const auto* start = reinterpret_cast<const uint16_t*>(Cursor());
-    const int64_t rows = gate.rows, cols = gate.cols;
-    if (base_ != nullptr && status_.ok()) status_ = GateUpUpload(gate, up);
-    offset_ += static_cast<size_t>(2 * rows * cols) * 2;
-    Align();
-    return start;
-  }
   // Appends the vectors one after another as bf16; null when the first is empty (absent).
   const uint16_t* Vectors(std::initializer_list<const std::vector<float>*> parts) {
     if ((*parts.begin())->empty()) return nullptr;
@@ -107,47 +96,6 @@ class Uploader {
       }
     }
     offset_ += static_cast<size_t>(n) * 2;
-  }
-
-  Status GateUpUpload(const WeightMatrix& gate, const WeightMatrix& up) {
-    if (up.rows != gate.rows || up.cols != gate.cols || gate.rows % kernels::kGateUpBlock != 0) {
-      return Internal("gate and up projections of different shapes, or rows not a multiple of 4");
-    }
-    if (residency_ != nullptr) {
-      VT_RETURN_IF_ERROR(residency_->Acquire(gate));
-      if (Status s = residency_->Acquire(up); !s.ok()) {
-        residency_->Release(gate);
-        return s;
-      }
-    }
-    const int64_t cols = gate.cols, block = kernels::kGateUpBlock;
-    const int64_t slab = std::max<int64_t>(block, (int64_t(4) << 20) / cols / block * block);  // rows of each
-    Status status;
-    for (int64_t first = 0; first < gate.rows && status.ok(); first += slab) {
-      const int64_t count = std::min(slab, gate.rows - first);
-      staging_.resize(static_cast<size_t>(2 * count * cols));
-      uint16_t* out = staging_.data();
-      for (int64_t b = first; b < first + count; b += block) {
-        for (const WeightMatrix* m : {&gate, &up}) {
-          if (m->dtype == DType::kBF16) {
-            std::memcpy(out, m->Row(b), static_cast<size_t>(block * cols) * 2);
-            out += block * cols;
-            continue;
-          }
-          for (int64_t i = b * cols; i < (b + block) * cols; ++i) {
-            *out++ = FloatToBf16(kernels::cpu::LoadAsFloat(m->dtype, m->data, i)).bits;
-          }
-        }
-      }
-      status = CudaCheck(cudaMemcpy(base_ + offset_ + size_t(2 * first * cols) * 2, staging_.data(),
-                                    staging_.size() * 2, cudaMemcpyHostToDevice),
-                         "uploading weights");
-    }
-    if (residency_ != nullptr) {
-      residency_->Release(up);
-      residency_->Release(gate);
-    }
-    return status;
   }
 
   unsigned char* base_;
@@ -211,9 +159,8 @@ class QuantisedSource {
 };
 
 // A projection group as int4 when the model has it so, dense bf16 otherwise.
-// `gate_up`: a dense [gate, up] pair is laid out interleaved (kernels/gate_up_layout.h).
 Result<DeviceMatrix> Group(Uploader& up, const QuantisedSource* quantised, int64_t layer, int first,
-                           std::initializer_list<const WeightMatrix*> dense, bool gate_up = false) {
+                           std::initializer_list<const WeightMatrix*> dense) {
   const int k = int((*dense.begin())->cols);
   int n = 0;
   for (const WeightMatrix* part : dense) n += int(part->rows);
@@ -256,7 +203,7 @@ Result<DeviceMatrix> Group(Uploader& up, const QuantisedSource* quantised, int64
     parts[i] = &dequantised.back();
   }
   WeightResidency* residency = owned.empty() ? nullptr : up.set_residency(nullptr);
-  m.dense = gate_up ? up.DenseGateUp(*parts[0], *parts[1]) : up.Dense(parts);
+  m.dense = up.Dense(parts);
   if (!owned.empty()) up.set_residency(residency);
   return m;
 }
@@ -278,17 +225,13 @@ Result<DeviceWeights> Bind(const ModelConfig& config, const ModelWeights& w, Upl
     if (!qkv.ok()) return qkv.status();
     Result<DeviceMatrix> o = Group(up, q, i, 3, {&l.o_proj});
     if (!o.ok()) return o.status();
-    // Interleaved where the rows pair up in blocks (every real model); concatenated otherwise.
-    const bool interleave = l.gate_proj.rows % kernels::kGateUpBlock == 0;
-    Result<DeviceMatrix> gate_up = Group(up, q, i, 4, {&l.gate_proj, &l.up_proj}, interleave);
+    Result<DeviceMatrix> gate_up = Group(up, q, i, 4, {&l.gate_proj, &l.up_proj});
     if (!gate_up.ok()) return gate_up.status();
     Result<DeviceMatrix> down = Group(up, q, i, 6, {&l.down_proj});
     if (!down.ok()) return down.status();
     dl.qkv = *qkv;
     dl.o_proj = *o;
     dl.gate_up = *gate_up;
-    dl.gate_up_layout = gate_up->dense != nullptr && interleave ? kernels::GateUpLayout::kInterleaved
-                                                                : kernels::GateUpLayout::kConcatenated;
     dl.down_proj = *down;
     dl.qkv_bias = up.Vectors({&l.q_bias, &l.k_bias, &l.v_bias});
     dl.q_norm = up.Vectors({&l.q_norm});

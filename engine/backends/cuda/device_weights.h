@@ -1,6 +1,6 @@
 // A decoder's weights on the GPU in the layout the CUDA forward reads: the q/k/v projections fused
-// into one [q + 2 kv, hidden] matrix and gate/up into one [2 inter, hidden] matrix (dense: rows
-// interleaved, kernels/gate_up_layout.h), so each is one GEMM whose input is read once. Dense weights are bf16 (fp32/fp16 checkpoints converted); GPTQ
+// into one [q + 2 kv, hidden] matrix and gate/up into one [2 inter, hidden] matrix, so each is one
+// GEMM whose input is read once. Dense weights are bf16 (fp32/fp16 checkpoints converted); GPTQ
 // checkpoints keep their decoder projections int4 in the W4A16 tile layout.
 #pragma once
 
@@ -13,7 +13,6 @@
 #include "engine/backends/cuda/device_buffer.h"
 #include "engine/loader/tensor_store.h"
 #include "engine/loader/model_weights.h"
-#include "kernels/gate_up_layout.h"
 
 namespace vt {
 
@@ -29,8 +28,7 @@ struct DeviceLayer {
   DeviceMatrix qkv;                      // n = q + 2 kv
   const uint16_t* qkv_bias = nullptr;    // [q + 2 kv] or null
   DeviceMatrix o_proj;
-  DeviceMatrix gate_up;                  // n = 2 inter, in gate_up_layout
-  kernels::GateUpLayout gate_up_layout = kernels::GateUpLayout::kConcatenated;
+  DeviceMatrix gate_up;                  // n = 2 inter: gate columns, then up
   DeviceMatrix down_proj;
   const uint16_t* q_norm = nullptr;      // [head_dim] or null
   const uint16_t* k_norm = nullptr;

@@ -10,7 +10,6 @@
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/ops/prefill_tc.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt::cuda_backend {
@@ -64,8 +63,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   const size_t inputs_bytes = inputs_->layout().bytes;
 
   Arena a;
-  const size_t residual_at = a.Reserve(t * h * 2), residual_next_at = a.Reserve(size_t(kc::kSkinnyMaxRows) * h * 2),
-               normed_at = a.Reserve(t * h * 2), qkv_at = a.Reserve(t * qkv * 2),
+  const size_t residual_at = a.Reserve(t * h * 2), normed_at = a.Reserve(t * h * 2), qkv_at = a.Reserve(t * qkv * 2),
                q_at = a.Reserve(t * c.q_size() * 2), attn_at = a.Reserve(t * c.q_size() * 2),
                delta_at = a.Reserve(t * h * 2), gate_up_at = a.Reserve(t * 2 * inter * 2),
                act_at = a.Reserve(t * inter * 2), last_at = a.Reserve(size_t(max_seqs_) * h * 2),
@@ -83,7 +81,6 @@ Status CudaModelRunner::AllocateWorkspaces() {
   auto* base = work_.as<unsigned char>();
   auto bf16_at = [&](size_t at) { return reinterpret_cast<uint16_t*>(base + at); };
   residual_ = bf16_at(residual_at);
-  residual_next_ = bf16_at(residual_next_at);
   normed_ = bf16_at(normed_at);
   qkv_ = bf16_at(qkv_at);
   q_ = bf16_at(q_at);

@@ -1,6 +1,5 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
-#include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
@@ -41,15 +40,6 @@ Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n
                     " failed with status " + std::to_string(static_cast<int>(st)));
   }
   return Status::Ok();
-}
-
-Status DenseGemm::GateUpSiluMul(const uint16_t* x, const uint16_t* gate_up, int m, int inter, int k, bool fuse,
-                                uint16_t* gate_up_out, uint16_t* act, cudaStream_t stream) {
-  if (fuse && skinny_ && inter % kGateUpBlock == 0 && SkinnyLinearSupports(x, gate_up, m, k, act)) {
-    return SkinnyLinearSiluMul(x, gate_up, m, inter, k, act, stream);
-  }
-  if (Status s = Linear(x, gate_up, m, 2 * inter, k, gate_up_out, stream); !s.ok()) return s;
-  return SiluMul(gate_up_out, m, inter, GateUpLayout::kInterleaved, act, stream);
 }
 
 }  // namespace vt::kernels::cuda

@@ -24,12 +24,6 @@ class DenseGemm {
 
   Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
 
-  // act[m, inter] = silu(gate) * up of x . gate_up^T for an interleaved [2 inter, k] gate/up weight
-  // (kernels/gate_up_layout.h): one fused kernel where the skinny GEMM takes the shape and `fuse`
-  // is set, else the GEMM into `gate_up_out` [m, 2 inter] and then SiluMul (the same bits).
-  Status GateUpSiluMul(const uint16_t* x, const uint16_t* gate_up, int m, int inter, int k, bool fuse,
-                       uint16_t* gate_up_out, uint16_t* act, cudaStream_t stream);
-
  private:
   DenseGemm() = default;
   cublasHandle_t handle_ = nullptr;

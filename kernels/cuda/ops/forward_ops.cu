@@ -5,8 +5,6 @@
 
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
-#include "kernels/cuda/ops/rms_norm.cuh"
-#include "kernels/cuda/ops/silu_times.cuh"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
@@ -44,7 +42,7 @@ __global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t*
 
 // Block-wide sum of one float per thread; every thread gets the result.
 __device__ float BlockSum(float v, float* scratch) {
-  v = WarpSum(v);
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
@@ -52,6 +50,17 @@ __device__ float BlockSum(float v, float* scratch) {
   for (int w = 0; w < (blockDim.x + 31) / 32; ++w) total += scratch[w];
   __syncthreads();
   return total;
+}
+
+// As HF's bf16 RMSNorm: the normalised value is rounded to bf16 before the weight multiply.
+__device__ __forceinline__ uint16_t NormScale(float r, float inv_rms, uint16_t weight) {
+  return FloatToBf16Bits(RoundToBf16(r * inv_rms) * Bf16BitsToFloat(weight));
+}
+
+// The residual add in HF's bf16 stream: the sum is stored rounded and used rounded.
+__device__ __forceinline__ float AddRounded(uint16_t residual, uint16_t x, uint16_t* stored) {
+  *stored = FloatToBf16Bits(Bf16BitsToFloat(residual) + Bf16BitsToFloat(x));
+  return Bf16BitsToFloat(*stored);
 }
 
 // One CTA per row with dim / 8 threads (dim % 8 == 0, dim <= 8 * 1024, 16-byte aligned rows): each
@@ -119,6 +128,12 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
   }
 }
 
+// As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
+__device__ __forceinline__ uint16_t SiluTimes(uint16_t gate, uint16_t up) {
+  const float g = Bf16BitsToFloat(gate);
+  return FloatToBf16Bits(RoundToBf16(g / (1.f + expf(-g))) * Bf16BitsToFloat(up));
+}
+
 // One thread per output element, or per eight when `vec` (inter % 8 == 0, aligned rows), over the
 // whole [rows, inter] output: a decode step's single row still spreads over many CTAs.
 __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
@@ -138,27 +153,6 @@ __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, in
     *reinterpret_cast<Bf16x8*>(dst) = o;
   } else {
     *dst = SiluTimes(gate[0], gate[inter]);
-  }
-}
-
-// The interleaved layout (kernels/gate_up_layout.h): one thread per block of four gate and four up
-// values, one 16-byte load (inter % 4 == 0, 16-byte aligned rows) or four 2-byte ones.
-__global__ void SiluMulInterleavedKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
-                                         uint16_t* __restrict__ out) {
-  AwaitPrecedingGrid();
-  const int64_t per_row = inter / kGateUpBlock;
-  const int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (item >= per_row * rows) return;
-  const int64_t row = item / per_row, block = item % per_row;
-  const uint16_t* src = gate_up + row * 2 * inter + block * 2 * kGateUpBlock;
-  uint16_t* dst = out + row * inter + block * kGateUpBlock;
-  if (vec) {
-    const Bf16x8 gu = *reinterpret_cast<const Bf16x8*>(src);
-    uint16_t o[kGateUpBlock];
-    for (int i = 0; i < kGateUpBlock; ++i) o[i] = SiluTimes(gu.v[i], gu.v[kGateUpBlock + i]);
-    *reinterpret_cast<uint2*>(dst) = uint2{o[0] | uint32_t(o[1]) << 16, o[2] | uint32_t(o[3]) << 16};
-  } else {
-    for (int i = 0; i < kGateUpBlock; ++i) dst[i] = SiluTimes(src[i], src[kGateUpBlock + i]);
   }
 }
 
@@ -248,15 +242,8 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
   return Launched("rope");
 }
 
-Status SiluMul(const uint16_t* gate_up, int rows, int inter, GateUpLayout layout, uint16_t* out, cudaStream_t stream) {
+Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  if (layout == GateUpLayout::kInterleaved) {
-    if (inter % kGateUpBlock != 0) return InvalidArgument("silu_mul: an interleaved gate/up row needs inter % 4 == 0");
-    const bool vec = VectorAligned(gate_up) && inter % (2 * kGateUpBlock) == 0 && VectorAligned(out);
-    const int64_t items = int64_t(rows) * (inter / kGateUpBlock);
-    return Launched("silu_mul", LaunchDependent(SiluMulInterleavedKernel, unsigned((items + kTileThreads - 1) / kTileThreads),
-                                                kTileThreads, 0, stream, gate_up, rows, inter, vec, out));
-  }
   const bool vec = inter % kVec == 0 && VectorAligned(gate_up) && VectorAligned(out);
   const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
   return Launched("silu_mul", LaunchDependent(SiluMulKernel, unsigned((items + kTileThreads - 1) / kTileThreads),

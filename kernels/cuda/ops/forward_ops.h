@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "kernels/gate_up_layout.h"
 
 namespace vt::kernels::cuda {
 
@@ -28,9 +27,8 @@ Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight,
 Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, int n, int heads, int head_dim,
                  cudaStream_t stream);
 
-// out[r, i] = silu(gate_i) * up_i for the fused gate/up projection's row r, gate_i and up_i where
-// `layout` puts them (kernels/gate_up_layout.h).
-Status SiluMul(const uint16_t* gate_up, int rows, int inter, GateUpLayout layout, uint16_t* out, cudaStream_t stream);
+// out[r, :] = silu(gate_up[r, :inter]) * gate_up[r, inter:], the fused gate/up projection's layout.
+Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream);
 
 // out[r] = argmax over logits[r, :vocab] (float32), the lowest index on ties: greedy sampling on
 // the device, so only token ids cross to the host.

@@ -26,8 +26,6 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->tensor_core_prefill);
   EXPECT_TRUE(o->cuda_graphs);
   EXPECT_TRUE(o->skinny_dense_gemm);
-  EXPECT_TRUE(o->fused_gate_up);
-  EXPECT_TRUE(o->fused_norm);
   EXPECT_TRUE(o->dependent_launch);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
@@ -41,8 +39,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_ATTN_PREFILL", "decode"},
                                    {"VT_CUDA_GRAPHS", "0"},
                                    {"VT_DENSE_GEMM", "cublas"},
-                                   {"VT_FUSE_MLP", "0"},
-                                   {"VT_FUSE_NORM", "0"},
                                    {"VT_PDL", "0"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
@@ -51,8 +47,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->tensor_core_prefill);
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
-  EXPECT_FALSE(o->fused_gate_up);
-  EXPECT_FALSE(o->fused_norm);
   EXPECT_FALSE(o->dependent_launch);
 }
 
@@ -60,7 +54,7 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
   const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}},
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_CUDA_GRAPHS", "yes"}},
-                                                    {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_FUSE_MLP", "on"}}, {{"VT_FUSE_NORM", "yes"}},
+                                                    {{"VT_DENSE_GEMM", "gemv"}}, 
                                                     {{"VT_PDL", "2"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;

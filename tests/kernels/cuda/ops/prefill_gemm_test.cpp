@@ -109,100 +109,45 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   }
 }
 
-// The decode MLP's fused kernel (gate/up GEMM with SiLU·mul in its epilogue, interleaved weights)
-// against the two kernels it replaces, bit for bit at every M, with dependent launches off and on
-// (on: one stream, so each kernel waits for the one before it inside the kernel), and DenseGemm's
-// unfused fallback giving the same bits.
-TEST(SkinnyGemm, FusedGateUpSiluMulGivesTheBitsOfTheGemmThenSiluMul) {
+// Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
+// before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
+// with dependent launches on as off; on, each kernel may be launched before the one before it ends
+// and must wait inside for its writes.
+TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  const int inter = 1028, k = 2048, n = 2 * inter;  // inter % 8 == 4: a last block alone in its vector
-  const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 7), w = RandomBf16(size_t(n) * k, 0.1f, 8);
-  uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dgu = nullptr, *dwant = nullptr, *dgot = nullptr;
-  CheckCuda(cudaMalloc(&dgu, size_t(kSkinnyMaxRows) * n * 2), "alloc");
-  CheckCuda(cudaMalloc(&dwant, size_t(kSkinnyMaxRows) * inter * 2), "alloc");
-  CheckCuda(cudaMalloc(&dgot, size_t(kSkinnyMaxRows) * inter * 2), "alloc");
+  const int hidden = 2048, inter = 6144, m = 4;
+  const Bf16Data x = RandomBf16(size_t(m) * hidden, 1.f, 7), norm = RandomBf16(size_t(hidden), 1.f, 8),
+                 gate_up = RandomBf16(size_t(2) * inter * hidden, 0.05f, 9),
+                 down = RandomBf16(size_t(hidden) * inter, 0.05f, 10);
+  uint16_t *dx = Upload(x.bits), *dnorm = Upload(norm.bits), *dgu_w = Upload(gate_up.bits),
+           *ddown_w = Upload(down.bits), *dres = nullptr, *dnormed = nullptr, *dgu = nullptr, *dact = nullptr,
+           *dout = nullptr;
+  CheckCuda(cudaMalloc(&dres, size_t(m) * hidden * 2), "alloc");
+  CheckCuda(cudaMalloc(&dnormed, size_t(m) * hidden * 2), "alloc");
+  CheckCuda(cudaMalloc(&dgu, size_t(m) * 2 * inter * 2), "alloc");
+  CheckCuda(cudaMalloc(&dact, size_t(m) * inter * 2), "alloc");
+  CheckCuda(cudaMalloc(&dout, size_t(m) * hidden * 2), "alloc");
   cudaStream_t stream = nullptr;
   CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  std::unique_ptr<DenseGemm> gemm(DenseGemm::Create().value());
-  for (bool dependent : {false, true}) {
+  auto chain = [&](bool dependent) {
     SetDependentLaunch(dependent);
-    for (int m = 1; m <= kSkinnyMaxRows; ++m) {
-      SCOPED_TRACE(std::string("dependent launch ") + (dependent ? "on" : "off") + ", m " + std::to_string(m));
-      ASSERT_TRUE(SkinnyLinear(dx, dw, m, n, k, dgu, stream).ok());
-      ASSERT_TRUE(SiluMul(dgu, m, inter, GateUpLayout::kInterleaved, dwant, stream).ok());
-      CheckCuda(cudaMemsetAsync(dgot, 0xff, size_t(kSkinnyMaxRows) * inter * 2, stream), "poison");
-      ASSERT_TRUE(SkinnyLinearSiluMul(dx, dw, m, inter, k, dgot, stream).ok());
-      CheckCuda(cudaStreamSynchronize(stream), "sync");
-      const std::vector<uint16_t> want = Download(dwant, size_t(m) * inter), got = Download(dgot, size_t(kSkinnyMaxRows) * inter);
-      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << "fused bits differ";
-      EXPECT_TRUE(std::all_of(got.begin() + size_t(m) * inter, got.end(), [](uint16_t b) { return b == 0xffff; }))
-          << "rows past M were written";
-      ASSERT_TRUE(gemm->GateUpSiluMul(dx, dw, m, inter, k, /*fuse=*/false, dgu, dgot, stream).ok());
-      CheckCuda(cudaStreamSynchronize(stream), "sync");
-      const std::vector<uint16_t> unfused = Download(dgot, size_t(m) * inter);
-      EXPECT_EQ(unfused, want) << "the unfused fallback differs";
+    CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
+    for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
+      EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
+      EXPECT_TRUE(SkinnyLinear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
+      EXPECT_TRUE(SiluMul(dgu, m, inter, dact, stream).ok());
+      EXPECT_TRUE(SkinnyLinear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
     }
-  }
-  SetDependentLaunch(false);
-  EXPECT_FALSE(SkinnyLinearSiluMul(dx, dw, 1, 1026, k, dgot, stream).ok());  // inter % 4 != 0
-  cudaStreamDestroy(stream);
-  for (uint16_t* p : {dx, dw, dgu, dwant, dgot}) cudaFree(p);
-}
-
-// The residual add + RMSNorm fused into the skinny GEMM's start against AddRmsNorm followed by the
-// GEMM, bit for bit: every M, K with a last virtual warp that leaves lanes idle (896: 112 virtual
-// threads), one virtual warp per warp (2048), some warps with two (2560) and all (4096), with and without
-// the delta, both epilogues, dependent launches off and on; the residual it stores is AddRmsNorm's.
-TEST(SkinnyGemm, FusedNormGivesTheBitsOfAddRmsNormThenTheGemm) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  const float eps = 1e-6f;
-  cudaStream_t stream = nullptr;
-  CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  for (int k : {896, 2048, 2560, 4096}) {
-    const int inter = 132, n = 2 * inter;
-    const size_t rows = size_t(kSkinnyMaxRows) * k;
-    const Bf16Data residual = RandomBf16(rows, 1.f, 11), delta = RandomBf16(rows, 0.5f, 12),
-                   norm_w = RandomBf16(size_t(k), 1.f, 13), w = RandomBf16(size_t(n) * k, 0.1f, 14);
-    uint16_t *dres = Upload(residual.bits), *ddelta = Upload(delta.bits), *dnorm = Upload(norm_w.bits),
-             *dw = Upload(w.bits), *dwork = nullptr, *dnormed = nullptr, *dout_res = nullptr, *dwant = nullptr,
-             *dgot = nullptr;
-    for (uint16_t** p : {&dwork, &dnormed, &dout_res}) CheckCuda(cudaMalloc(p, rows * 2), "alloc");
-    for (uint16_t** p : {&dwant, &dgot}) CheckCuda(cudaMalloc(p, size_t(kSkinnyMaxRows) * n * 2), "alloc");
-    for (bool dependent : {false, true}) {
-      SetDependentLaunch(dependent);
-      for (bool with_delta : {true, false}) {
-        for (bool silu : {false, true}) {
-          for (int m = 1; m <= kSkinnyMaxRows; ++m) {
-            SCOPED_TRACE("k " + std::to_string(k) + ", m " + std::to_string(m) + (with_delta ? ", delta" : "") +
-                         (silu ? ", silu_mul" : "") + (dependent ? ", dependent launch" : ""));
-            const uint16_t* d = with_delta ? ddelta : nullptr;
-            const int out_cols = silu ? inter : n;
-            CheckCuda(cudaMemcpyAsync(dwork, dres, rows * 2, cudaMemcpyDeviceToDevice, stream), "copy");
-            ASSERT_TRUE(AddRmsNorm(d, dwork, dnorm, m, k, eps, dnormed, stream).ok());
-            ASSERT_TRUE((silu ? SkinnyLinearSiluMul(dnormed, dw, m, inter, k, dwant, stream)
-                              : SkinnyLinear(dnormed, dw, m, n, k, dwant, stream))
-                            .ok());
-            CheckCuda(cudaMemsetAsync(dgot, 0xff, size_t(kSkinnyMaxRows) * n * 2, stream), "poison");
-            const SkinnyNormedInput in{dres, d, dnorm, eps, dout_res};
-            ASSERT_TRUE((silu ? SkinnyNormedLinearSiluMul(in, dw, m, inter, k, dgot, stream)
-                              : SkinnyNormedLinear(in, dw, m, n, k, dgot, stream))
-                            .ok());
-            CheckCuda(cudaStreamSynchronize(stream), "sync");
-            EXPECT_EQ(Download(dgot, size_t(m) * out_cols), Download(dwant, size_t(m) * out_cols)) << "GEMM output";
-            EXPECT_EQ(Download(dout_res, size_t(m) * k), Download(dwork, size_t(m) * k)) << "stored residual";
-            const std::vector<uint16_t> past = Download(dgot, size_t(kSkinnyMaxRows) * out_cols);
-            EXPECT_TRUE(std::all_of(past.begin() + size_t(m) * out_cols, past.end(), [](uint16_t b) { return b == 0xffff; }))
-                << "rows past M were written";
-          }
-        }
-      }
-    }
+    CheckCuda(cudaStreamSynchronize(stream), "sync");
     SetDependentLaunch(false);
-    for (uint16_t* p : {dres, ddelta, dnorm, dw, dwork, dnormed, dout_res, dwant, dgot}) cudaFree(p);
-  }
+    return Download(dout, size_t(m) * hidden);
+  };
+  const std::vector<uint16_t> plain = chain(false);
+  EXPECT_EQ(chain(true), plain);
+  EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [](uint16_t b) { return (b & 0x7fff) != 0; }));
   cudaStreamDestroy(stream);
+  for (uint16_t* p : {dx, dnorm, dgu_w, ddown_w, dres, dnormed, dgu, dact, dout}) cudaFree(p);
 }
 
 TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
