@@ -23,14 +23,15 @@ bool GrammarMatcher::Accept(std::string_view bytes) {
   return true;
 }
 
-void GrammarMatcher::Walk(const TokenVocabulary& vocab, int32_t node, const ParseState& state,
-                          TokenBitmask* allowed) const {
-  for (const auto& [byte, child] : vocab.node(node).children) {
-    ParseState next = state;
-    if (!pushdown_->AcceptByte(next, byte)) continue;
-    for (int32_t id : vocab.node(child).tokens) allowed->Set(id);
-    Walk(vocab, child, next, allowed);
-  }
+void GrammarMatcher::Walk(const TokenVocabulary& vocab, const ParseState& state, TokenBitmask* allowed) const {
+  auto step = [this](const ParseState& from, uint8_t byte, ParseState* to) {
+    *to = from;
+    return pushdown_->AcceptByte(*to, byte);
+  };
+  auto reached = [&](int32_t node, const ParseState&) {
+    for (int32_t id : vocab.tokens_at(node)) allowed->Set(id);
+  };
+  WalkTrie(vocab, state, step, reached);
 }
 
 namespace {
@@ -118,7 +119,7 @@ void GrammarMatcher::AllowedTokens(const TokenVocabulary& vocab, TokenBitmask* a
     FromTable(vocab, *table, allowed);
     return;
   }
-  Walk(vocab, 0, state_, allowed);
+  Walk(vocab, state_, allowed);
 }
 
 }  // namespace vt::grammar

@@ -35,7 +35,7 @@ class GrammarMatcher {
 
  private:
   bool AcceptAll(ParseState& s, std::string_view bytes) const;
-  void Walk(const TokenVocabulary& vocab, int32_t node, const ParseState& state, TokenBitmask* allowed) const;
+  void Walk(const TokenVocabulary& vocab, const ParseState& state, TokenBitmask* allowed) const;
   void FromTable(const TokenVocabulary& vocab, const TokenMaskTable& table, TokenBitmask* allowed) const;
   void DecideUncertain(const TokenVocabulary& vocab, const TokenMaskTable& table, const Stack& stack,
                        TokenBitmask* allowed) const;

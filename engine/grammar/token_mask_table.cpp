@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -123,24 +124,22 @@ class StateGraph {
 };
 
 // Returns the trie nodes it visited.
-int64_t Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t node, int32_t state, TokenBitmask& accepted,
+int64_t Walk(const TokenVocabulary& vocab, StateGraph& graph, int32_t start, TokenBitmask& accepted,
              std::vector<int32_t>& uncertain) {
-  int64_t visits = 0;
-  for (const auto& [byte, child] : vocab.node(node).children) {
-    ++visits;
-    const int32_t next = graph.Next(state, byte);
-    if (next == StateGraph::kDead) continue;
-    const bool sure = graph.Sure(next);
-    for (int32_t id : vocab.node(child).tokens) {
-      if (sure) {
-        accepted.Set(id);
-      } else {
-        uncertain.push_back(id);
-      }
+  auto step = [&graph](int32_t from, uint8_t byte, int32_t* to) {
+    *to = graph.Next(from, byte);
+    return *to != StateGraph::kDead;
+  };
+  auto reached = [&](int32_t node, int32_t state) {
+    const std::span<const int32_t> ids = vocab.tokens_at(node);
+    if (ids.empty()) return;
+    if (graph.Sure(state)) {
+      for (int32_t id : ids) accepted.Set(id);
+    } else {
+      uncertain.insert(uncertain.end(), ids.begin(), ids.end());
     }
-    visits += Walk(vocab, graph, child, next, accepted, uncertain);
-  }
-  return visits;
+  };
+  return WalkTrie(vocab, start, step, reached);
 }
 
 // One position's entry: its walk over the vocabulary, kept in the smaller of the two forms.
@@ -148,7 +147,7 @@ int64_t FillEntry(const Pushdown& pushdown, const TokenVocabulary& vocab, StateG
                   TokenBitmask& accepted, TokenMaskTable::Entry& entry) {
   accepted.Reset(vocab.size());
   graph.StartOverIfLarge();
-  const int64_t visits = Walk(vocab, graph, 0, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
+  const int64_t visits = Walk(vocab, graph, graph.Intern(pushdown.StartAt(p)), accepted, entry.uncertain);
   // Ids take 4 bytes against a bit each.
   if (accepted.Count() * 32 > vocab.size()) {
     entry.accepted_bits = accepted;

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace vt::grammar {
 
 TokenVocabulary::TokenVocabulary(const std::vector<std::string>& token_bytes)
     : bytes_(token_bytes), size_(static_cast<int64_t>(token_bytes.size())) {
-  // Built with ordered maps, then frozen into sorted vectors.
+  // Built with ordered maps, then laid out in preorder.
   std::vector<std::map<uint8_t, int32_t>> children(1);
   std::vector<std::vector<int32_t>> tokens(1);
   for (size_t id = 0; id < token_bytes.size(); ++id) {
@@ -29,11 +30,39 @@ TokenVocabulary::TokenVocabulary(const std::vector<std::string>& token_bytes)
     }
     tokens[size_t(at)].push_back(static_cast<int32_t>(id));
   }
-  nodes_.resize(children.size());
-  for (size_t i = 0; i < children.size(); ++i) {
-    nodes_[i].children.assign(children[i].begin(), children[i].end());
-    nodes_[i].tokens = std::move(tokens[i]);
+  const size_t n = children.size();
+  byte_.reserve(n);
+  depth_.reserve(n);
+  subtree_end_.assign(n, 0);
+  token_begin_.reserve(n + 1);
+  // An explicit stack (a token may be hundreds of bytes): each entry is a built node and the next of
+  // its children to lay out.
+  struct Open {
+    int32_t old_id, new_id;
+    std::map<uint8_t, int32_t>::const_iterator next_child;
+  };
+  std::vector<Open> open;
+  auto lay_out = [&](int32_t old_id, uint8_t byte, int32_t depth) {
+    const auto new_id = static_cast<int32_t>(byte_.size());
+    byte_.push_back(byte);
+    depth_.push_back(depth);
+    max_depth_ = std::max(max_depth_, depth);
+    token_begin_.push_back(static_cast<int32_t>(token_ids_.size()));
+    token_ids_.insert(token_ids_.end(), tokens[size_t(old_id)].begin(), tokens[size_t(old_id)].end());
+    open.push_back({old_id, new_id, children[size_t(old_id)].begin()});
+  };
+  lay_out(0, 0, 0);
+  while (!open.empty()) {
+    Open& top = open.back();
+    if (top.next_child == children[size_t(top.old_id)].end()) {
+      subtree_end_[size_t(top.new_id)] = static_cast<int32_t>(byte_.size());
+      open.pop_back();
+      continue;
+    }
+    const auto [byte, child] = *top.next_child++;
+    lay_out(child, byte, depth_[size_t(top.new_id)] + 1);
   }
+  token_begin_.push_back(static_cast<int32_t>(token_ids_.size()));
 }
 
 }  // namespace vt::grammar

@@ -213,6 +213,38 @@ TEST(TokenMaskTable, LeavesOnlyBoundaryCrossingTokensUncertain) {
   }
 }
 
+// The flat trie: each node's tokens are spelled by the bytes on its path, every token with bytes
+// sits at exactly one node, and subtree_end(i) is where node i's descendants stop (the next node
+// no deeper than i), so a walk that skips a refused subtree skips exactly it.
+TEST(TokenVocabulary, PreorderNodesSpellTheirTokensAndSubtreesAreContiguous) {
+  const std::vector<std::string> tokens = AwkwardTokens();
+  const TokenVocabulary vocab(tokens);
+  ASSERT_GT(vocab.nodes(), 1);
+  EXPECT_EQ(vocab.depth(0), 0);
+  EXPECT_EQ(vocab.subtree_end(0), vocab.nodes());
+  std::vector<std::string> path(size_t(vocab.max_depth()) + 1);
+  std::vector<int> seen(tokens.size(), 0);
+  for (int32_t i = 1; i < vocab.nodes(); ++i) {
+    const int32_t d = vocab.depth(i);
+    ASSERT_GE(d, 1);
+    ASSERT_LE(d, vocab.depth(i - 1) + 1) << "node " << i << " skips a level";
+    path[size_t(d)] = path[size_t(d) - 1] + char(vocab.byte(i));
+    for (int32_t id : vocab.tokens_at(i)) {
+      EXPECT_EQ(tokens[size_t(id)], path[size_t(d)]) << "token " << id << " at node " << i;
+      ++seen[size_t(id)];
+    }
+    const int32_t end = vocab.subtree_end(i);
+    ASSERT_GT(end, i);
+    for (int32_t j = i + 1; j < end; ++j) {
+      ASSERT_GT(vocab.depth(j), d) << "node " << j << " inside " << i;
+    }
+    if (end < vocab.nodes()) {
+      EXPECT_LE(vocab.depth(end), d) << "subtree of " << i << " stops early";
+    }
+  }
+  for (size_t id = 0; id < tokens.size(); ++id) EXPECT_EQ(seen[id], tokens[id].empty() ? 0 : 1) << "token " << id;
+}
+
 // A schema whose table would take too long to build (long bounded strings: each character position
 // walks the vocabulary) is refused with an error naming the bound, not built for minutes.
 TEST(TokenMaskTable, AGrammarOverItsWalkBudgetIsAnErrorNamingIt) {
