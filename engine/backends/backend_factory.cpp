@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "engine/backends/cpu/cpu_model_runner.h"
+#include "engine/backends/cpu/cpu_tensor_parallel.h"
 #include "engine/backends/cpu/kv_cache_storage.h"
+#include "engine/parallel/tensor_parallel.h"
 #ifdef VT_HAVE_CUDA_RUNNER
 #include "engine/backends/cuda/cuda_model_runner.h"
 #endif
@@ -18,6 +20,10 @@ Status ValidateBackendOptions(const BackendOptions& o) {
     return InvalidArgument("--gpu-memory-utilization " + std::to_string(o.gpu_memory_utilization) +
                            ": expected a fraction in (0, 1]");
   }
+  if (o.tensor_parallel_size < 1 || o.tensor_parallel_size > 64) {
+    return InvalidArgument("--tensor-parallel-size " + std::to_string(o.tensor_parallel_size) +
+                           ": expected 1 to 64 ranks");
+  }
 #ifndef VT_HAVE_CUDA_RUNNER
   if (o.backend == "cuda") {
     return Unimplemented("--backend cuda: this vt was built without CUDA (VT_CUDA=OFF or no nvcc at build time)");
@@ -29,8 +35,15 @@ Status ValidateBackendOptions(const BackendOptions& o) {
 Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const BackendOptions& options,
                                                 EngineConfig config, const KvDemand& demand) {
   VT_RETURN_IF_ERROR(ValidateBackendOptions(options));
+  const int tp = options.tensor_parallel_size;
+  if (tp > 1) VT_RETURN_IF_ERROR(CheckTensorParallel(loaded.config, tp));
 #ifdef VT_HAVE_CUDA_RUNNER
   if (options.backend == "cuda") {
+    if (tp > 1) {
+      return Unimplemented("--tensor-parallel-size " + std::to_string(tp) +
+                           " --backend cuda: the CUDA backend's sharded runner is not built yet (issue #19; "
+                           "the CPU backend runs tensor parallelism as its reference)");
+    }
     const SchedulerConfig& s = config.scheduler;
     CudaRunnerOptions cuda;
     cuda.gpu_memory_utilization = options.gpu_memory_utilization;
@@ -47,8 +60,11 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
   const uint64_t block_bytes = KvCacheStorage::BytesPerToken(loaded.config) * uint64_t(config.block_size);
   Result<int32_t> blocks = KvPoolBlocks(demand, block_bytes, options.host_kv_bytes);
   if (!blocks.ok()) return blocks.status();
+  // A rank's block holds its share of the KV heads, so the whole model's block count fits the same memory.
   Result<std::unique_ptr<ModelRunner>> runner =
-      CreateCpuModelRunner(std::move(loaded), options.tuning.num_threads, *blocks, config.block_size);
+      tp > 1 ? CreateCpuTensorParallelRunner(std::move(loaded), tp, options.tuning.num_threads, *blocks,
+                                             config.block_size)
+             : CreateCpuModelRunner(std::move(loaded), options.tuning.num_threads, *blocks, config.block_size);
   if (!runner.ok()) return runner.status();
   return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
 }

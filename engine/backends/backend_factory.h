@@ -23,6 +23,9 @@ struct BackendOptions {
   // cpu: the most host memory the KV pool may take.
   uint64_t host_kv_bytes = kDefaultHostKvBytes;
   RunnerOptions tuning;  // the parsed VT_* settings
+  // Ranks of tensor parallelism (--tensor-parallel-size): the CPU backend runs them as threads of
+  // this process (the sharded reference); the CUDA backend's sharded runner is not built yet.
+  int tensor_parallel_size = 1;
 };
 
 Status ValidateBackendOptions(const BackendOptions& options);

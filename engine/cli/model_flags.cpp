@@ -17,6 +17,10 @@ void AddModelFlags(CLI::App* app, SessionSpec* spec) {
   app->add_option("--backend", spec->backend.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   app->add_option("--gpu-memory-utilization", spec->backend.gpu_memory_utilization,
                   "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
+  app->add_option("--tensor-parallel-size", spec->backend.tensor_parallel_size,
+                  "ranks of tensor parallelism (Megatron-style shards); cpu: threads of this process, the "
+                  "sharded reference; cuda: not built yet")
+      ->capture_default_str();
 }
 
 Status ResolveModelFlags(SessionSpec* spec) {

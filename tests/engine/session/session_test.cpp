@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "engine/exec/step_loop.h"
 #include "engine/session/session.h"
@@ -81,6 +83,60 @@ TEST(Session, ErrorsNameWhatIsWrong) {
   spec.backend.backend = "cpu";
   spec.load_format = "lazy";
   EXPECT_FALSE(OpenSession(spec).ok());
+}
+
+// Greedy tokens of three prompts decoded together by a session of `tp` ranks (the engine's real path:
+// OpenSession, the backend factory, the scheduler, the sampler).
+std::vector<std::vector<int32_t>> GreedyOnRanks(int tp) {
+  SessionSpec spec;
+  spec.model = kModel;
+  spec.backend.tensor_parallel_size = tp;
+  spec.backend.tuning.num_threads = 2;
+  Result<Session> session = OpenSession(spec);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  std::vector<std::vector<int32_t>> out;
+  if (!session.ok()) return out;
+  SamplingParams params;
+  params.temperature = 0.0f;
+  params.max_tokens = 24;
+  params.ignore_eos = true;
+  std::vector<RequestId> ids;
+  for (const char* prompt : {"The meaning of life is", "Once upon a time", "A fortune:"}) {
+    ids.push_back(session->engine->AddRequest(session->tokenizer->Encode(prompt, true), params).value());
+  }
+  EXPECT_TRUE(RunSteps(*session->engine, [](const StepResult&) { return true; }).ok());
+  for (RequestId id : ids) out.push_back(session->engine->TakeFinished(id)->output);
+  return out;
+}
+
+// --tensor-parallel-size 2 on the CPU backend: two ranks, each a shard of the weights with its own
+// KV cache of one KV head and its own threads, driven in step by the engine, decode greedily what one
+// rank decodes (the row-parallel sums differ from one rank's only in their order: the embedded
+// model's margins are far above that).
+TEST(Session, TwoTensorParallelRanksDecodeWhatOneRankDecodes) {
+  const std::vector<std::vector<int32_t>> one = GreedyOnRanks(1);
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(GreedyOnRanks(2), one);
+}
+
+TEST(Session, TensorParallelSizesItCannotRunAreNamed) {
+  SessionSpec spec;
+  spec.model = kModel;
+  spec.backend.tensor_parallel_size = 3;  // the embedded model has 4 heads
+  Result<Session> three = OpenSession(spec);
+  ASSERT_FALSE(three.ok());
+  EXPECT_NE(three.status().message().find("does not divide num_attention_heads (4)"), std::string::npos)
+      << three.status().message();
+  spec.backend.tensor_parallel_size = 0;
+  Result<Session> zero = OpenSession(spec);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("--tensor-parallel-size 0"), std::string::npos) << zero.status().message();
+  // The CUDA backend names what it lacks (no CUDA in this build, or its sharded runner).
+  spec.backend.tensor_parallel_size = 2;
+  spec.backend.backend = "cuda";
+  Result<Session> cuda = OpenSession(spec);
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_NE(cuda.status().message().find("--backend cuda"), std::string::npos) << cuda.status().message();
 }
 
 }  // namespace
