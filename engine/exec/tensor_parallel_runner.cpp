@@ -1,6 +1,8 @@
 #include "engine/exec/tensor_parallel_runner.h"
 
 #include <algorithm>
+#include <exception>
+#include <string>
 #include <utility>
 
 namespace vt {
@@ -14,7 +16,12 @@ TensorParallelRunner::RankThread::RankThread() {
       has_step_ = false;
       std::function<Status()> step = std::move(step_);
       lock.unlock();
-      Status result = step();
+      Status result;
+      try {
+        result = step();
+      } catch (const std::exception& e) {  // a thread must not end the process; the step fails instead
+        result = Internal(std::string("tensor-parallel rank: ") + e.what());
+      }
       lock.lock();
       result_ = std::move(result);
       done_ = true;
@@ -82,12 +89,16 @@ uint64_t TensorParallelRunner::weight_bytes() const {
 }
 
 // Every rank takes the same batch (the same block ids into its own pool); all must run, since each
-// waits for the others in its collectives, and a rank's error is the step's error.
+// waits for the others in its collectives, and a rank's error is the step's error. A rank that failed
+// alone before a collective would leave the others waiting in it (host barriers cannot be aborted):
+// the CPU ranks' errors all come before their first collective and depend only on the batch, the
+// same on every rank, so they fail together; a device backend's ranks will need an abort.
 Status TensorParallelRunner::Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) {
   for (size_t r = 1; r < ranks_.size(); ++r) {
     threads_[r - 1]->Start([this, r, &batch] { return ranks_[r]->Forward(batch, &scratch_logits_[r - 1]); });
   }
   Status first = ranks_[0]->Forward(batch, logits);
+  if (!first.ok()) first = Status(first.code(), "rank 0: " + first.message());
   for (size_t r = 1; r < ranks_.size(); ++r) {
     Status s = threads_[r - 1]->Wait();
     if (first.ok() && !s.ok()) first = Status(s.code(), "rank " + std::to_string(r) + ": " + s.message());
