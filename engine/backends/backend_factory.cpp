@@ -8,6 +8,7 @@
 #include "engine/parallel/tensor_parallel.h"
 #ifdef VT_HAVE_CUDA_RUNNER
 #include "engine/backends/cuda/cuda_model_runner.h"
+#include "engine/backends/cuda/cuda_tensor_parallel.h"
 #endif
 
 namespace vt {
@@ -39,11 +40,7 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
   if (tp > 1) VT_RETURN_IF_ERROR(CheckTensorParallel(loaded.config, tp));
 #ifdef VT_HAVE_CUDA_RUNNER
   if (options.backend == "cuda") {
-    if (tp > 1) {
-      return Unimplemented("--tensor-parallel-size " + std::to_string(tp) +
-                           " --backend cuda: the CUDA backend's sharded runner is not built yet (issue #19; "
-                           "the CPU backend runs tensor parallelism as its reference)");
-    }
+
     const SchedulerConfig& s = config.scheduler;
     CudaRunnerOptions cuda;
     cuda.gpu_memory_utilization = options.gpu_memory_utilization;
@@ -52,7 +49,13 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
     cuda.max_model_len = ResolveMaxModelLen(s.max_model_len, loaded.config);
     cuda.max_num_batched_tokens = s.max_num_batched_tokens;
     cuda.tuning = options.tuning;
-    Result<std::unique_ptr<ModelRunner>> runner = CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);
+    Result<std::unique_ptr<ModelRunner>> runner =
+        tp > 1 ? CreateCudaTensorParallelRunner(loaded, tp, cuda)
+               : CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);
+    if (!runner.ok() && tp > 1) {
+      return Status(runner.status().code(),
+                    "--backend cuda --tensor-parallel-size " + std::to_string(tp) + ": " + runner.status().message());
+    }
     if (!runner.ok()) return runner.status();
     return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
   }

@@ -24,7 +24,7 @@ struct BackendOptions {
   uint64_t host_kv_bytes = kDefaultHostKvBytes;
   RunnerOptions tuning;  // the parsed VT_* settings
   // Ranks of tensor parallelism (--tensor-parallel-size): the CPU backend runs them as threads of
-  // this process (the sharded reference); the CUDA backend's sharded runner is not built yet.
+  // this process (the sharded reference); the CUDA backend as one GPU per rank over NCCL.
   int tensor_parallel_size = 1;
 };
 

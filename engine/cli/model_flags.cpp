@@ -19,7 +19,7 @@ void AddModelFlags(CLI::App* app, SessionSpec* spec) {
                   "cuda: fraction of the GPU's memory vt may hold; the KV pool gets what weights leave");
   app->add_option("--tensor-parallel-size", spec->backend.tensor_parallel_size,
                   "ranks of tensor parallelism (Megatron-style shards); cpu: threads of this process, the "
-                  "sharded reference; cuda: not built yet")
+                  "sharded reference; cuda: one GPU per rank over NCCL")
       ->capture_default_str();
 }
 

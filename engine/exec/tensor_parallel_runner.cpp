@@ -54,7 +54,8 @@ Status TensorParallelRunner::RankThread::Wait() {
 }
 
 Result<std::unique_ptr<TensorParallelRunner>> TensorParallelRunner::Create(
-    ModelConfig whole, std::vector<std::unique_ptr<ModelRunner>> ranks, std::shared_ptr<void> keep_alive) {
+    ModelConfig whole, std::vector<std::unique_ptr<ModelRunner>> ranks, std::shared_ptr<void> keep_alive,
+    Bandwidth bandwidth) {
   if (ranks.empty()) return InvalidArgument("tensor parallelism: no ranks");
   for (const auto& r : ranks) {
     if (r == nullptr) return InvalidArgument("tensor parallelism: a rank without a runner");
@@ -66,12 +67,12 @@ Result<std::unique_ptr<TensorParallelRunner>> TensorParallelRunner::Create(
     }
   }
   return std::unique_ptr<TensorParallelRunner>(
-      new TensorParallelRunner(std::move(whole), std::move(ranks), std::move(keep_alive)));
+      new TensorParallelRunner(std::move(whole), std::move(ranks), std::move(keep_alive), bandwidth));
 }
 
 TensorParallelRunner::TensorParallelRunner(ModelConfig whole, std::vector<std::unique_ptr<ModelRunner>> ranks,
-                                           std::shared_ptr<void> keep_alive)
-    : whole_(std::move(whole)), ranks_(std::move(ranks)), keep_alive_(std::move(keep_alive)) {
+                                           std::shared_ptr<void> keep_alive, Bandwidth bandwidth)
+    : whole_(std::move(whole)), bandwidth_(bandwidth), ranks_(std::move(ranks)), keep_alive_(std::move(keep_alive)) {
   for (size_t r = 1; r < ranks_.size(); ++r) threads_.push_back(std::make_unique<RankThread>());
   scratch_logits_.resize(ranks_.size() - 1);
 }
@@ -80,6 +81,13 @@ TensorParallelRunner::TensorParallelRunner(ModelConfig whole, std::vector<std::u
 TensorParallelRunner::~TensorParallelRunner() {
   threads_.clear();
   ranks_.clear();
+}
+
+// Rank 0's, times the ranks where each has its own memory (identical devices assumed).
+Result<double> TensorParallelRunner::MeasureCopyBandwidth() {
+  Result<double> one = ranks_[0]->MeasureCopyBandwidth();
+  if (!one.ok() || bandwidth_ == Bandwidth::kShared) return one;
+  return *one * static_cast<double>(ranks_.size());
 }
 
 uint64_t TensorParallelRunner::weight_bytes() const {

@@ -23,11 +23,16 @@ namespace vt {
 
 class TensorParallelRunner final : public ModelRunner {
  public:
+  // Whether the ranks' memory bandwidths add up (one GPU each) or are one memory they share (CPU
+  // threads): the copy bandwidth a weights roofline divides by.
+  enum class Bandwidth { kShared, kPerRank };
+
   // `ranks[r]` computes rank r of the model `whole` (ShardModel's slices); `keep_alive` holds what the
   // ranks use and do not own (their collectives), released after them.
   static Result<std::unique_ptr<TensorParallelRunner>> Create(ModelConfig whole,
                                                               std::vector<std::unique_ptr<ModelRunner>> ranks,
-                                                              std::shared_ptr<void> keep_alive = nullptr);
+                                                              std::shared_ptr<void> keep_alive = nullptr,
+                                                              Bandwidth bandwidth = Bandwidth::kShared);
   ~TensorParallelRunner() override;
 
   const ModelConfig& config() const override { return whole_; }
@@ -42,7 +47,7 @@ class TensorParallelRunner final : public ModelRunner {
   int tensor_parallel_size() const { return static_cast<int>(ranks_.size()); }
 
   Status Forward(const std::vector<ForwardSeq>& batch, std::vector<float>* logits) override;
-  Result<double> MeasureCopyBandwidth() override { return ranks_[0]->MeasureCopyBandwidth(); }
+  Result<double> MeasureCopyBandwidth() override;
   Result<double> MeasureMatmulPeak() override { return ranks_[0]->MeasureMatmulPeak(); }
 
  private:
@@ -64,9 +69,10 @@ class TensorParallelRunner final : public ModelRunner {
   };
 
   TensorParallelRunner(ModelConfig whole, std::vector<std::unique_ptr<ModelRunner>> ranks,
-                       std::shared_ptr<void> keep_alive);
+                       std::shared_ptr<void> keep_alive, Bandwidth bandwidth);
 
   ModelConfig whole_;
+  Bandwidth bandwidth_;
   std::vector<std::unique_ptr<ModelRunner>> ranks_;
   std::shared_ptr<void> keep_alive_;  // released after the ranks (~TensorParallelRunner)
   std::vector<std::unique_ptr<RankThread>> threads_;  // ranks 1..size-1

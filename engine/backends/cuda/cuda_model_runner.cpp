@@ -29,6 +29,7 @@ Status CudaModelRunner::CheckSupported() const {
 }
 
 Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<const TensorStore>& store) {
+  VT_RETURN_IF_ERROR(UseRankDevice());
   const kc::DeviceProbe probe = kc::ProbeDevice();
   if (!probe.available) return Unavailable("--backend cuda: " + probe.reason);
   VT_RETURN_IF_ERROR(CheckSupported());

@@ -14,8 +14,13 @@
 #include "engine/exec/model_runner.h"
 #include "engine/loader/tensor_store.h"
 #include "engine/loader/model_weights.h"
+#include "engine/parallel/tensor_parallel.h"
 
 namespace vt {
+
+namespace cuda_backend {
+class NcclGroup;
+}
 
 struct CudaRunnerOptions {
   double gpu_memory_utilization = 0.9;  // of the device's total memory, counting what others hold
@@ -24,6 +29,11 @@ struct CudaRunnerOptions {
   int64_t max_model_len = 4096;
   int64_t max_num_batched_tokens = 512;  // the largest step the activations are sized for
   RunnerOptions tuning;                  // arms, split, prefill kernel, graphs, GEMM choice
+  // Tensor parallelism: rank `tp_rank` of `tp_group`, on device `tp_rank`, computing ShardModel's
+  // slice `tp_shard` (the config and weights given are that rank's). Null for a runner on its own.
+  cuda_backend::NcclGroup* tp_group = nullptr;
+  int tp_rank = 0;
+  TensorParallelShard tp_shard;
 };
 
 // Errors: Unavailable without a usable GPU, Unimplemented for shapes the kernels do not cover,

@@ -70,6 +70,13 @@ class CudaModelRunner final : public ModelRunner {
   Status DecodeQueryAttention(int layer, const StagedStep& step);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
+  // Tensor parallelism (options_.tp_group set): this rank's device made current on the calling
+  // thread; the sum over the ranks of a row-parallel output; the head's vocabulary slices of `rows`
+  // rows gathered whole into logits_dev_. Each is nothing for a runner on its own.
+  bool sharded() const { return options_.tp_group != nullptr; }
+  Status UseRankDevice() const;
+  Status SumOverRanks(uint16_t* data, size_t count);
+  Status HeadLogits(const uint16_t* x, int rows);
   size_t W4A16WorkspaceBytes() const;
   int GraphBucket(int tokens) const;
 
@@ -92,6 +99,8 @@ class CudaModelRunner final : public ModelRunner {
 
   // Activations, per-step inputs and the attention workspace: one allocation.
   DeviceBuffer work_;
+  // Tensor parallelism: this rank's [max_seqs, vocab slice] head rows, and every rank's after the gather.
+  uint16_t *shard_logits_ = nullptr, *gathered_logits_ = nullptr;
   uint16_t *residual_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
            *delta_ = nullptr, *gate_up_ = nullptr, *act_ = nullptr, *last_rows_ = nullptr, *logits_dev_ = nullptr;
   float* inv_freq_ = nullptr;

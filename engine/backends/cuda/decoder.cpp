@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "engine/backends/cuda/nccl_group.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/forward_ops.h"
@@ -136,10 +137,12 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   VT_RETURN_IF_ERROR(Attention(layer, step));
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
+  VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
   VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  return Linear(act_, w.down_proj, tokens, delta_);
+  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_));
+  return SumOverRanks(delta_, size_t(tokens) * h);
 }
 
 // The whole forward for `tokens` staged rows, ending in bf16 logits and their argmax for the
@@ -154,7 +157,14 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
   kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows);
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
-  VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
+  if (sharded()) {  // each rank holds a slice of the vocabulary's rows; the others' ids give zeros
+    const TensorParallelShard& shard = options_.tp_shard;
+    VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, int(shard.vocab_count), h,
+                                           residual_, stream_, int(shard.vocab_begin)));
+    VT_RETURN_IF_ERROR(SumOverRanks(residual_, size_t(tokens) * h));
+  } else {
+    VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
+  }
   VT_RETURN_IF_ERROR(PlanAttention(step));
   for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, step));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));
@@ -176,8 +186,37 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
     head_input = last_rows_;
   }
   if (rows == 0) return Status::Ok();
-  VT_RETURN_IF_ERROR(gemm_->Linear(head_input, weights_.lm_head, rows, vocab, h, logits_dev_, stream_));
+  VT_RETURN_IF_ERROR(HeadLogits(head_input, rows));
   return kc::ArgmaxRowsBf16(logits_dev_, rows, vocab, argmax_dev_, stream_);
+}
+
+Status CudaModelRunner::HeadLogits(const uint16_t* x, int rows) {
+  const int h = int(config_.hidden_size), vocab = int(config_.vocab_size);
+  if (!sharded()) return gemm_->Linear(x, weights_.lm_head, rows, vocab, h, logits_dev_, stream_);
+  // Rank r's [rows, slice] block lands at gathered_logits_ + r * rows * slice; each block becomes
+  // columns [r * slice, (r + 1) * slice) of the [rows, vocab] logits (CheckTensorParallel: slices are equal).
+  const int slice = int(options_.tp_shard.vocab_count), ranks = options_.tp_group->size();
+  VT_RETURN_IF_ERROR(gemm_->Linear(x, weights_.lm_head, rows, slice, h, shard_logits_, stream_));
+  VT_RETURN_IF_ERROR(options_.tp_group->AllGather(options_.tp_rank, shard_logits_, gathered_logits_,
+                                                  size_t(rows) * slice, ncclBfloat16, stream_));
+  for (int r = 0; r < ranks; ++r) {
+    VT_RETURN_IF_ERROR(CudaCheck(
+        cudaMemcpy2DAsync(logits_dev_ + size_t(r) * slice, size_t(vocab) * 2,
+                          gathered_logits_ + size_t(r) * rows * slice, size_t(slice) * 2, size_t(slice) * 2,
+                          size_t(rows), cudaMemcpyDeviceToDevice, stream_),
+        "placing a rank's logits"));
+  }
+  return Status::Ok();
+}
+
+Status CudaModelRunner::UseRankDevice() const {
+  if (!sharded()) return Status::Ok();
+  return CudaCheck(cudaSetDevice(options_.tp_rank), "selecting a tensor-parallel rank's GPU");
+}
+
+Status CudaModelRunner::SumOverRanks(uint16_t* data, size_t count) {
+  if (!sharded()) return Status::Ok();
+  return options_.tp_group->AllReduceSum(options_.tp_rank, data, count, ncclBfloat16, stream_);
 }
 
 }  // namespace vt::cuda_backend

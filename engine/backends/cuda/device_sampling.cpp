@@ -9,6 +9,7 @@
 namespace vt::cuda_backend {
 
 Status CudaModelRunner::Run(const std::vector<ForwardSeq>& batch, StagedStep* staged) {
+  VT_RETURN_IF_ERROR(UseRankDevice());  // a tensor-parallel rank may be driven from any thread
   VT_RETURN_IF_ERROR(inputs_->Stage(batch, staged));
   if (staged->tokens == 0) return Status::Ok();
   Status launched = Enqueue(batch, *staged);

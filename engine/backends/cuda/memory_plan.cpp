@@ -72,6 +72,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                argmax_at = a.Reserve(size_t(max_seqs_) * 4),
                sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling)),
                masks_at = a.Reserve(GrammarMaskBytes()),
+               shard_logits_at = a.Reserve(sharded() ? size_t(max_seqs_) * size_t(options_.tp_shard.vocab_count) * 2 : 0),
+               gathered_at = a.Reserve(sharded() ? size_t(max_seqs_) * vocab * 2 : 0),
                adjusted_at = a.Reserve(size_t(max_seqs_) * vocab * 4), adjust_at = a.Reserve(AdjustStagingBytes());
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
@@ -90,6 +92,10 @@ Status CudaModelRunner::AllocateWorkspaces() {
   act_ = bf16_at(act_at);
   last_rows_ = bf16_at(last_at);
   logits_dev_ = bf16_at(logits_at);
+  if (sharded()) {
+    shard_logits_ = bf16_at(shard_logits_at);
+    gathered_logits_ = bf16_at(gathered_at);
+  }
   inv_freq_ = reinterpret_cast<float*>(base + freq_at);
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);

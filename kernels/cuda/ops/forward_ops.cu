@@ -24,10 +24,10 @@ struct alignas(16) Bf16x8 {
 };
 
 // Grid (rows, column tiles of 256 threads): each thread copies one element, or eight when `vec`.
-__global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t* __restrict__ table, int vocab,
-                                int hidden, bool vec, uint16_t* __restrict__ out) {
+__global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t* __restrict__ table, int first_id,
+                                int vocab, int hidden, bool vec, uint16_t* __restrict__ out) {
   const int row = blockIdx.x;
-  const int id = ids[row];
+  const int id = ids[row] - first_id;
   const bool valid = id >= 0 && id < vocab;
   const int c = (blockIdx.y * blockDim.x + threadIdx.x) * (vec ? kVec : 1);
   if (c >= hidden) return;
@@ -209,13 +209,13 @@ constexpr int kArgmaxThreads = 1024;
 }  // namespace
 
 Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, int first_id) {
   if (n == 0) return Status::Ok();
   const bool vec = hidden % kVec == 0 && VectorAligned(table) && VectorAligned(out);
   const int per_row = vec ? hidden / kVec : hidden;
   const dim3 grid(n, (per_row + kTileThreads - 1) / kTileThreads);
   // A plain launch: the step's first kernel follows the copy of its inputs, not a kernel.
-  EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, vocab, hidden, vec, out);
+  EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, first_id, vocab, hidden, vec, out);
   return Launched("embedding");
 }
 

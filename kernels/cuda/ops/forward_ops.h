@@ -12,9 +12,10 @@
 
 namespace vt::kernels::cuda {
 
-// out[i, :] = table[ids[i], :]; ids outside [0, vocab) give zero rows.
+// out[i, :] = table[ids[i] - first_id, :]; ids outside [first_id, first_id + vocab) give zero rows
+// (a tensor-parallel rank holds the vocabulary rows from first_id, and the ranks' rows are summed).
 Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
-                       cudaStream_t stream);
+                       cudaStream_t stream, int first_id = 0);
 
 // Fused residual add and RMSNorm, as HF Llama/Qwen layers chain them: when `x` is given,
 // residual += x first (in place, rounded to bf16 like HF's bf16 residual stream); then

@@ -31,6 +31,7 @@
 
 #include "engine/backends/cpu/cpu_model_runner.h"
 #include "engine/backends/cuda/cuda_model_runner.h"
+#include "engine/backends/cuda/cuda_tensor_parallel.h"
 #include "engine/exec/llm_engine.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/json_schema_grammar.h"
@@ -458,6 +459,46 @@ TEST(CudaEngine, DependentLaunchesChangeNoToken) {
     ASSERT_EQ(tokens.size(), 3u);
     EXPECT_EQ(Greedy(*loaded, off, 3), tokens);
   }
+}
+
+// The tensor-parallel path (a CudaModelRunner per rank over ShardModel's slices, NCCL between them,
+// driven in step by TensorParallelRunner): one rank gives the plain runner's tokens exactly (its
+// all-reduces and gather are copies); two ranks, where two GPUs are visible, reproduce transformers'
+// greedy tokens as far as the fixtures' margins allow (bf16 partial sums add in another order).
+TEST(CudaEngine, TensorParallelRanksDecodeAsTheWholeModel) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  Result<LoadedModel> loaded = LoadEmbedded();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const std::vector<std::vector<int32_t>> plain = Greedy(*loaded, RunnerSettings{}, 3);
+  ASSERT_EQ(plain.size(), 3u);
+  CudaRunnerOptions o;
+  o.gpu_memory_utilization = 0.4;
+  o.max_num_seqs = 16;
+  o.max_model_len = std::min<int64_t>(loaded->config.max_position_embeddings, 2048);
+  o.max_num_batched_tokens = 512;
+  Result<std::unique_ptr<ModelRunner>> one = CreateCudaTensorParallelRunner(*loaded, 1, o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  {
+    LlmEngine engine(std::move(*one), EngineConfig{});
+    const auto prompts = ReadExpected()["prompts"].get<std::vector<std::vector<int32_t>>>();
+    SamplingParams params;
+    params.temperature = 0.0f;
+    params.ignore_eos = true;
+    params.max_tokens = 32;
+    std::vector<RequestId> ids;
+    for (size_t i = 0; i < 3; ++i) ids.push_back(engine.AddRequest(prompts[i], params).value());
+    ASSERT_TRUE(Drain(engine));
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(engine.TakeFinished(ids[i])->output, plain[i]) << "prompt " << i;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 2) {
+    GTEST_SKIP() << "one rank passed; two ranks need 2 GPUs, " << devices << " visible";
+  }
+  Result<std::unique_ptr<ModelRunner>> two = CreateCudaTensorParallelRunner(*loaded, 2, o);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  LlmEngine engine(std::move(*two), EngineConfig{});
+  testing::ExpectFixtureGreedy(engine, ReadExpected(), kMarginFloor, "two tensor-parallel ranks");
 }
 
 // Sampled decoding end to end: draws happen on the device (or, with logprobs, on the host from

@@ -1,0 +1,60 @@
+#include "engine/backends/cuda/cuda_tensor_parallel.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "engine/backends/cuda/nccl_group.h"
+#include "engine/exec/tensor_parallel_runner.h"
+#include "engine/parallel/tensor_parallel.h"
+
+namespace vt {
+
+Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const LoadedModel& loaded, int size,
+                                                                    const CudaRunnerOptions& options) {
+  VT_RETURN_IF_ERROR(CheckTensorParallel(loaded.config, size));
+  Result<std::unique_ptr<cuda_backend::NcclGroup>> made = cuda_backend::NcclGroup::Create(size);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<cuda_backend::NcclGroup> group(std::move(*made));
+  // Every rank starts at once: each one's start-up runs forwards (graph warm-ups and captures) whose
+  // collectives wait for the other ranks'.
+  std::vector<std::unique_ptr<ModelRunner>> ranks(static_cast<size_t>(size));
+  std::vector<Status> failures(static_cast<size_t>(size));
+  std::vector<std::thread> starting;
+  for (int rank = 0; rank < size; ++rank) {
+    starting.emplace_back([&, rank] {
+      const size_t r = static_cast<size_t>(rank);
+      if (cudaSetDevice(rank) != cudaSuccess) {
+        failures[r] = Unavailable("tensor-parallel rank " + std::to_string(rank) + ": its GPU cannot be selected");
+        return;
+      }
+      Result<ShardedModel> shard = ShardModel(loaded.config, loaded.weights, rank, size);
+      if (!shard.ok()) {
+        failures[r] = shard.status();
+        return;
+      }
+      CudaRunnerOptions mine = options;
+      mine.tp_group = group.get();
+      mine.tp_rank = rank;
+      mine.tp_shard = shard->shard;
+      Result<std::unique_ptr<ModelRunner>> runner =
+          CreateCudaModelRunner(shard->config, shard->weights, /*store=*/nullptr, mine);
+      if (!runner.ok()) {
+        failures[r] = Status(runner.status().code(), "rank " + std::to_string(rank) + ": " + runner.status().message());
+        return;
+      }
+      ranks[r] = std::move(*runner);
+    });
+  }
+  for (std::thread& t : starting) t.join();
+  for (const Status& s : failures) VT_RETURN_IF_ERROR(s);
+  Result<std::unique_ptr<TensorParallelRunner>> runner = TensorParallelRunner::Create(
+      loaded.config, std::move(ranks), std::move(group), TensorParallelRunner::Bandwidth::kPerRank);
+  if (!runner.ok()) return runner.status();
+  return std::unique_ptr<ModelRunner>(std::move(*runner));
+}
+
+}  // namespace vt
