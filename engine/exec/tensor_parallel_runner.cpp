@@ -59,11 +59,12 @@ Result<std::unique_ptr<TensorParallelRunner>> TensorParallelRunner::Create(
   if (ranks.empty()) return InvalidArgument("tensor parallelism: no ranks");
   for (const auto& r : ranks) {
     if (r == nullptr) return InvalidArgument("tensor parallelism: a rank without a runner");
-    // The engine hands out one set of block ids and one step size for every rank.
-    if (r->num_kv_blocks() != ranks[0]->num_kv_blocks() || r->kv_block_size() != ranks[0]->kv_block_size() ||
+    // The engine hands out one set of block ids and one step size for every rank (each rank's pool is
+    // sized by its own device's free memory: the smallest one counts, see num_kv_blocks).
+    if (r->kv_block_size() != ranks[0]->kv_block_size() ||
         r->max_num_seqs() != ranks[0]->max_num_seqs() ||
         r->max_num_batched_tokens() != ranks[0]->max_num_batched_tokens()) {
-      return Internal("tensor parallelism: the ranks' KV pools or step limits differ");
+      return Internal("tensor parallelism: the ranks' KV block sizes or step limits differ");
     }
   }
   return std::unique_ptr<TensorParallelRunner>(
@@ -88,6 +89,12 @@ Result<double> TensorParallelRunner::MeasureCopyBandwidth() {
   Result<double> one = ranks_[0]->MeasureCopyBandwidth();
   if (!one.ok() || bandwidth_ == Bandwidth::kShared) return one;
   return *one * static_cast<double>(ranks_.size());
+}
+
+int32_t TensorParallelRunner::num_kv_blocks() const {
+  int32_t fewest = ranks_[0]->num_kv_blocks();
+  for (const auto& r : ranks_) fewest = std::min(fewest, r->num_kv_blocks());
+  return fewest;
 }
 
 uint64_t TensorParallelRunner::weight_bytes() const {

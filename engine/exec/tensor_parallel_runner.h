@@ -39,7 +39,7 @@ class TensorParallelRunner final : public ModelRunner {
   std::string backend() const override { return ranks_[0]->backend(); }
   uint64_t weight_bytes() const override;  // summed over the ranks
   int32_t kv_element_bytes() const override { return ranks_[0]->kv_element_bytes(); }
-  int32_t num_kv_blocks() const override { return ranks_[0]->num_kv_blocks(); }
+  int32_t num_kv_blocks() const override;  // the fewest of any rank: those ids are valid in every pool
   int32_t kv_block_size() const override { return ranks_[0]->kv_block_size(); }
   int32_t max_num_seqs() const override { return ranks_[0]->max_num_seqs(); }
   int64_t max_num_batched_tokens() const override { return ranks_[0]->max_num_batched_tokens(); }

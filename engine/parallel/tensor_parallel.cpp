@@ -91,7 +91,10 @@ Result<ShardedModel> ShardModel(const ModelConfig& c, const ModelWeights& w, int
   out.lm_head = Rows(w.lm_head, s.vocab_begin, s.vocab_count);
   out.final_norm = w.final_norm;
   out.weight_bytes = w.weight_bytes / static_cast<uint64_t>(size);
-  out.residency = w.residency;
+  // A rank's slices are read where they lie: its views need the full matrices readable (the caller
+  // loads them so: generated or mapped, never released in between), and its column copies are its own
+  // memory, which a residency's release would drop.
+  out.residency = nullptr;
   for (const LayerWeights& l : w.layers) {
     LayerWeights& o = out.layers.emplace_back();
     o.q_proj = Rows(l.q_proj, q_begin, q_count);

@@ -29,7 +29,10 @@ Result<Session> OpenSession(const SessionSpec& spec) {
     if (!tokenizer.ok()) return tokenizer.status();
     session.tokenizer = *tokenizer;
   }
-  const LoadTarget target = spec.backend.backend == "cpu" ? LoadTarget::kHost : LoadTarget::kDevice;
+  // Tensor-parallel ranks slice the whole matrices (ShardModel), so dummy weights are made up front
+  // then (mapped checkpoints are readable as they are).
+  const bool sliced_dummy = spec.backend.tensor_parallel_size > 1 && *format == LoadFormat::kDummy;
+  const LoadTarget target = spec.backend.backend == "cpu" || sliced_dummy ? LoadTarget::kHost : LoadTarget::kDevice;
   Result<LoadedModel> loaded =
       LoadModel(spec.model, *format, kernels::cpu::DefaultThreadPool(), spec.dummy_seed, target);
   if (!loaded.ok()) return loaded.status();

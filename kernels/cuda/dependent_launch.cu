@@ -1,11 +1,11 @@
 #include "kernels/cuda/dependent_launch.h"
 
-#include <atomic>
 
 namespace vt::kernels::cuda {
 namespace {
 
-std::atomic<bool> dependent_launch{false};
+// Per thread: each thread drives one GPU's step (tensor-parallel ranks capture their graphs at once).
+thread_local bool dependent_launch = false;
 
 bool DeviceTakesDependentLaunch() {
   int device = 0, major = 0;
@@ -18,9 +18,9 @@ bool DeviceTakesDependentLaunch() {
 
 void SetDependentLaunch(bool on) {
   static const bool device_takes_it = DeviceTakesDependentLaunch();  // asked of the first caller's device
-  dependent_launch.store(on && device_takes_it, std::memory_order_relaxed);
+  dependent_launch = on && device_takes_it;
 }
 
-bool DependentLaunchOn() { return dependent_launch.load(std::memory_order_relaxed); }
+bool DependentLaunchOn() { return dependent_launch; }
 
 }  // namespace vt::kernels::cuda

@@ -6,16 +6,16 @@
 // that kernel has finished and its writes are visible, and then lets the kernel after it launch in
 // turn. Only the launch overlaps, never the work, so results are the same bits either way.
 //
-// The switch is process-wide (every kernel of a forward reads it at launch or capture); the CUDA
-// runner sets it before each step from VT_PDL and the step's size, kernel tests and benchmarks leave
-// it off unless they ask.
+// The switch belongs to the calling thread (every kernel a thread launches or captures reads it; a
+// thread drives one GPU's step); the CUDA runner sets it before each step from VT_PDL and the step's
+// size, kernel tests and benchmarks leave it off unless they ask.
 #pragma once
 
 #include <cuda_runtime.h>
 
 namespace vt::kernels::cuda {
 
-// Turns dependent launches on (where the device is sm_90 or newer) or off for the process.
+// Turns dependent launches on (where the device is sm_90 or newer) or off for the calling thread.
 void SetDependentLaunch(bool on);
 bool DependentLaunchOn();
 

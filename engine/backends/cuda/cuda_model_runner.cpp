@@ -9,6 +9,8 @@ namespace vt {
 namespace cuda_backend {
 
 CudaModelRunner::~CudaModelRunner() {
+  // A rank's stream, graphs and handle belong to its GPU, whichever thread ends it (nothing to do if not).
+  static_cast<void>(UseRankDevice());
   if (stream_ != nullptr) cudaStreamSynchronize(stream_);
   for (cudaGraphExec_t g : graphs_) cudaGraphExecDestroy(g);
   gemm_.reset();  // its cuBLAS handle is bound to the stream
@@ -45,10 +47,19 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   weights_ = std::move(*uploaded);
   VT_RETURN_IF_ERROR(AllocateWorkspaces());
   VT_RETURN_IF_ERROR(AllocateKvPool());  // after the workspaces: it takes what they leave
+  return options_.defer_graphs ? Status::Ok() : CaptureDecodeGraphs();
+}
+
+Status CudaModelRunner::CaptureDeferredGraphs() {
+  VT_RETURN_IF_ERROR(UseRankDevice());
   return CaptureDecodeGraphs();
 }
 
 }  // namespace cuda_backend
+
+Status CaptureDeferredGraphs(ModelRunner& cuda_runner) {
+  return static_cast<cuda_backend::CudaModelRunner&>(cuda_runner).CaptureDeferredGraphs();
+}
 
 Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
                                                            const std::shared_ptr<const TensorStore>& store,

@@ -34,6 +34,9 @@ struct CudaRunnerOptions {
   cuda_backend::NcclGroup* tp_group = nullptr;
   int tp_rank = 0;
   TensorParallelShard tp_shard;
+  // Start without capturing the decode graphs (their warm-ups run the ranks' collectives, so every
+  // rank must have started first); CaptureDeferredGraphs captures them.
+  bool defer_graphs = false;
 };
 
 // Errors: Unavailable without a usable GPU, Unimplemented for shapes the kernels do not cover,
@@ -42,5 +45,8 @@ struct CudaRunnerOptions {
 Result<std::unique_ptr<ModelRunner>> CreateCudaModelRunner(const ModelConfig& config, const ModelWeights& weights,
                                                            const std::shared_ptr<const TensorStore>& store,
                                                            const CudaRunnerOptions& options);
+
+// The decode graphs of a runner CreateCudaModelRunner made with defer_graphs.
+Status CaptureDeferredGraphs(ModelRunner& cuda_runner);
 
 }  // namespace vt

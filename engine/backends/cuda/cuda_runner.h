@@ -35,6 +35,7 @@ class CudaModelRunner final : public ModelRunner {
   ~CudaModelRunner() override;
 
   Status Init(const ModelWeights& weights, const std::shared_ptr<const TensorStore>& store);
+  Status CaptureDeferredGraphs();  // see CudaRunnerOptions::defer_graphs
 
   const ModelConfig& config() const override { return config_; }
   std::string backend() const override { return "cuda"; }

@@ -19,38 +19,47 @@ Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const Loaded
   Result<std::unique_ptr<cuda_backend::NcclGroup>> made = cuda_backend::NcclGroup::Create(size);
   if (!made.ok()) return made.status();
   std::shared_ptr<cuda_backend::NcclGroup> group(std::move(*made));
-  // Every rank starts at once: each one's start-up runs forwards (graph warm-ups and captures) whose
-  // collectives wait for the other ranks'.
+  // Two phases, each with every rank at once on its own thread: start-up (weights, workspaces, KV
+  // pool: no collective, so a rank that fails alone leaves no other waiting), then the decode graphs,
+  // whose warm-ups run collectives that wait for every rank.
   std::vector<std::unique_ptr<ModelRunner>> ranks(static_cast<size_t>(size));
   std::vector<Status> failures(static_cast<size_t>(size));
-  std::vector<std::thread> starting;
-  for (int rank = 0; rank < size; ++rank) {
-    starting.emplace_back([&, rank] {
-      const size_t r = static_cast<size_t>(rank);
-      if (cudaSetDevice(rank) != cudaSuccess) {
-        failures[r] = Unavailable("tensor-parallel rank " + std::to_string(rank) + ": its GPU cannot be selected");
-        return;
-      }
-      Result<ShardedModel> shard = ShardModel(loaded.config, loaded.weights, rank, size);
-      if (!shard.ok()) {
-        failures[r] = shard.status();
-        return;
-      }
-      CudaRunnerOptions mine = options;
-      mine.tp_group = group.get();
-      mine.tp_rank = rank;
-      mine.tp_shard = shard->shard;
-      Result<std::unique_ptr<ModelRunner>> runner =
-          CreateCudaModelRunner(shard->config, shard->weights, /*store=*/nullptr, mine);
-      if (!runner.ok()) {
-        failures[r] = Status(runner.status().code(), "rank " + std::to_string(rank) + ": " + runner.status().message());
-        return;
-      }
-      ranks[r] = std::move(*runner);
-    });
-  }
-  for (std::thread& t : starting) t.join();
-  for (const Status& s : failures) VT_RETURN_IF_ERROR(s);
+  auto on_every_rank = [&](auto work) {
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < size; ++rank) threads.emplace_back(work, rank);
+    for (std::thread& t : threads) t.join();
+    for (const Status& s : failures) VT_RETURN_IF_ERROR(s);
+    return Status::Ok();
+  };
+  VT_RETURN_IF_ERROR(on_every_rank([&](int rank) {
+    const size_t r = static_cast<size_t>(rank);
+    if (cudaSetDevice(rank) != cudaSuccess) {
+      failures[r] = Unavailable("tensor-parallel rank " + std::to_string(rank) + ": its GPU cannot be selected");
+      return;
+    }
+    Result<ShardedModel> shard = ShardModel(loaded.config, loaded.weights, rank, size);
+    if (!shard.ok()) {
+      failures[r] = shard.status();
+      return;
+    }
+    CudaRunnerOptions mine = options;
+    mine.tp_group = group.get();
+    mine.tp_rank = rank;
+    mine.tp_shard = shard->shard;
+    mine.defer_graphs = true;
+    Result<std::unique_ptr<ModelRunner>> runner =
+        CreateCudaModelRunner(shard->config, shard->weights, /*store=*/nullptr, mine);
+    if (!runner.ok()) {
+      failures[r] = Status(runner.status().code(), "rank " + std::to_string(rank) + ": " + runner.status().message());
+      return;
+    }
+    ranks[r] = std::move(*runner);
+  }));
+  VT_RETURN_IF_ERROR(on_every_rank([&](int rank) {
+    const size_t r = static_cast<size_t>(rank);
+    const Status captured = CaptureDeferredGraphs(*ranks[r]);
+    if (!captured.ok()) failures[r] = Status(captured.code(), "rank " + std::to_string(rank) + ": " + captured.message());
+  }));
   Result<std::unique_ptr<TensorParallelRunner>> runner = TensorParallelRunner::Create(
       loaded.config, std::move(ranks), std::move(group), TensorParallelRunner::Bandwidth::kPerRank);
   if (!runner.ok()) return runner.status();

@@ -5,9 +5,9 @@
 //
 // Written and compiled without a two-GPU machine (issue #19): the NCCL group's own tests passed on
 // one H200, the sharded math on the CPU; this path has not yet run on a GPU. Known limits: the
-// ranks' KV pools must come out equal (identical GPUs with identical free memory), a rank failing
-// alone during start-up or a step leaves the others waiting in NCCL, and steps bring the whole
-// logits to the host (the per-rank device sampling is not wired through the wrapper yet).
+// ranks' pools count as the smallest of them, a rank failing alone while the graphs are captured
+// or during a step leaves the others waiting in NCCL (start-up before that runs no collective), and
+// steps bring the whole logits to the host (per-rank device sampling is not wired through yet).
 #pragma once
 
 #include <memory>

@@ -154,7 +154,9 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
   // Dependent launches where they won their A/B on an H200 (docs/BENCHMARKS.md): steps of up to four
   // rows, whose kernels are short enough for launch latency to show (+0.7-4.7% tok/s); at eight rows
   // they cost 1-2% and at 64 nothing either way. A graph keeps what its capture saw.
-  kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows);
+  // Not for tensor-parallel ranks yet: their steps put NCCL kernels and copies between ours, a pairing
+  // no run has checked.
+  kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows && !sharded());
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
   if (sharded()) {  // each rank holds a slice of the vocabulary's rows; the others' ids give zeros

@@ -14,7 +14,11 @@ struct NcclApi {
   decltype(&ncclAllReduce) all_reduce = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
+  decltype(&ncclGetVersion) get_version = nullptr;
 };
+
+// bf16 reductions (the forward's activations) came with NCCL 2.10.
+constexpr int kMinNcclVersion = 21000;
 
 namespace {
 
@@ -38,8 +42,13 @@ Result<const NcclApi*> LoadNccl() {
     };
     if (!resolve(api.comm_init_all, "ncclCommInitAll") || !resolve(api.comm_destroy, "ncclCommDestroy") ||
         !resolve(api.all_reduce, "ncclAllReduce") || !resolve(api.all_gather, "ncclAllGather") ||
-        !resolve(api.error_string, "ncclGetErrorString")) {
+        !resolve(api.error_string, "ncclGetErrorString") || !resolve(api.get_version, "ncclGetVersion")) {
       return Unavailable("the NCCL library that was loaded lacks an entry point vt uses (NCCL 2.x expected)");
+    }
+    int version = 0;
+    if (api.get_version(&version) != ncclSuccess || version < kMinNcclVersion) {
+      return Unavailable("tensor parallelism needs NCCL 2.10 or newer (bf16 all-reduce); the loaded one reports " +
+                         std::to_string(version));
     }
     return static_cast<const NcclApi*>(&api);
   }();

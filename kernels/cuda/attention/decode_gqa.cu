@@ -23,6 +23,7 @@
 #include "kernels/cuda/attention/decode_plan.h"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/per_device.h"
 
 namespace vt::kernels::cuda::attention {
 namespace {
@@ -192,15 +193,19 @@ int ResidentCtasPerSm(size_t smem_bytes) {
 
 template <int D>
 cudaError_t Launch(PagedDecodeParams p, cudaStream_t stream) {
-  static const cudaError_t attr = cudaFuncSetAttribute(
-      DecodeGqaKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(GqaSmem<D>::Total(kRows)));
+  static PerDevice<cudaError_t> attrs;
+  const cudaError_t attr = attrs.Get([] {
+    return cudaFuncSetAttribute(DecodeGqaKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(GqaSmem<D>::Total(kRows)));
+  });
   if (attr != cudaSuccess) return attr;
-  static const int sms = [] {
+  static PerDevice<int> sms_by_device;
+  const int sms = sms_by_device.Get([] {
     int device = 0, count = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     return count > 0 ? count : 1;
-  }();
+  });
   const int group = p.num_q_heads / p.num_kv_heads;
   const size_t smem = GqaSmem<D>::Total(group);
   if (p.chunks_per_cta <= 0) {

@@ -22,6 +22,7 @@
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/per_device.h"
 
 namespace vt::kernels::cuda::attention {
 namespace {
@@ -353,7 +354,8 @@ struct DeviceLimits {
 
 template <int D>
 cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
-  static const DeviceLimits limits = [] {
+  static PerDevice<DeviceLimits> limits_by_device;
+  const DeviceLimits limits = limits_by_device.Get([] {
     DeviceLimits l;
     int device = 0, count = 0, optin = 0;
     cudaGetDevice(&device);
@@ -365,7 +367,7 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
     l.status = cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(l.max_dynamic_smem));
     return l;
-  }();
+  });
   if (limits.status != cudaSuccess) return limits.status;
   // A batch whose schedule (4 bytes a row) no longer fits in shared memory beside the tiles runs the
   // gqa arm instead: the same bits, without the schedule.

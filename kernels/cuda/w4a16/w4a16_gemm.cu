@@ -19,6 +19,7 @@
 #include <string>
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/per_device.h"
 #include "kernels/w4a16/w4a16_shape.h"
 
 namespace vt::kernels::cuda {
@@ -250,9 +251,11 @@ cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
   const int groups = g.k_slice / std::min(g.p.group_size, g.k_slice) + 1;
   const size_t smem =
       static_cast<size_t>(StagedRows(g.p.m)) * (g.k_slice + 8) * 2 + size_t(groups) * kColsPerCta * 2;
-  static const cudaError_t attr = cudaFuncSetAttribute(W4A16GemmKernel<kMTiles, kSwapAB>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       int(kActivationSmemBudget + 8192));
+  static PerDevice<cudaError_t> attrs;
+  const cudaError_t attr = attrs.Get([] {
+    return cudaFuncSetAttribute(W4A16GemmKernel<kMTiles, kSwapAB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(kActivationSmemBudget + 8192));
+  });
   if (attr != cudaSuccess) return attr;
   const dim3 grid((g.p.n + kColsPerCta - 1) / kColsPerCta, g.slices, (g.p.m + kMaxRowsPerCta - 1) / kMaxRowsPerCta);
   W4A16GemmKernel<kMTiles, kSwapAB><<<grid, kWarps * 32, smem, stream>>>(g);
