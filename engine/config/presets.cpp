@@ -28,13 +28,14 @@ ModelConfig Qwen3(int64_t hidden, int64_t inter, int64_t layers, int64_t heads, 
   return c;
 }
 
-ModelConfig Llama3(bool rope_scaling) {
+ModelConfig Llama3(bool rope_scaling, int64_t hidden = 4096, int64_t inter = 14336, int64_t layers = 32,
+                   int64_t heads = 32) {
   ModelConfig c;
   c.arch = Architecture::kLlama;
-  c.hidden_size = 4096;
-  c.intermediate_size = 14336;
-  c.num_layers = 32;
-  c.num_heads = 32;
+  c.hidden_size = hidden;
+  c.intermediate_size = inter;
+  c.num_layers = layers;
+  c.num_heads = heads;
   c.num_kv_heads = 8;
   c.head_dim = 128;
   c.vocab_size = 128256;
@@ -64,6 +65,8 @@ const std::map<std::string, std::function<ModelConfig()>>& Presets() {
        }},
       {"llama3-8b", [] { return Llama3(false); }},
       {"llama3.1-8b", [] { return Llama3(true); }},
+      // ~141 GB of bf16 weights: more than one H200 holds (tensor parallelism, issue #19).
+      {"llama3-70b", [] { return Llama3(false, 8192, 28672, 80, 64); }},
   };
   return presets;
 }

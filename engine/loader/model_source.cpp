@@ -42,6 +42,11 @@ Result<LoadFormat> ParseLoadFormat(const std::string& s) {
   return InvalidArgument("unknown load format '" + s + "' (auto, dummy)");
 }
 
+Result<ModelConfig> LoadModelConfig(const std::string& spec) {
+  if (spec.rfind(kPresetPrefix, 0) == 0) return PresetConfig(spec.substr(std::string(kPresetPrefix).size()));
+  return LoadHfConfig(spec);
+}
+
 Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernels::cpu::ThreadPool& pool,
                               uint64_t dummy_seed, LoadTarget target) {
   const bool device = target == LoadTarget::kDevice;

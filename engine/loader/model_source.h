@@ -34,6 +34,10 @@ struct LoadedModel {
 
 Result<LoadFormat> ParseLoadFormat(const std::string& s);
 
+// The config alone (a preset's or the checkpoint's config.json): what a caller checks before
+// paying for the weights.
+Result<ModelConfig> LoadModelConfig(const std::string& spec);
+
 // dummy_seed only matters for --load-format dummy.
 Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernels::cpu::ThreadPool& pool,
                               uint64_t dummy_seed = 0, LoadTarget target = LoadTarget::kHost);

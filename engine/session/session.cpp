@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/loader/model_source.h"
+#include "engine/parallel/tensor_parallel.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace vt {
@@ -33,6 +34,11 @@ Result<Session> OpenSession(const SessionSpec& spec) {
   // then (mapped checkpoints are readable as they are).
   const bool sliced_dummy = spec.backend.tensor_parallel_size > 1 && *format == LoadFormat::kDummy;
   const LoadTarget target = spec.backend.backend == "cpu" || sliced_dummy ? LoadTarget::kHost : LoadTarget::kDevice;
+  if (spec.backend.tensor_parallel_size > 1) {  // a size the model refuses is named before its weights load
+    Result<ModelConfig> config = LoadModelConfig(spec.model);
+    if (!config.ok()) return config.status();
+    VT_RETURN_IF_ERROR(CheckTensorParallel(*config, spec.backend.tensor_parallel_size));
+  }
   Result<LoadedModel> loaded =
       LoadModel(spec.model, *format, kernels::cpu::DefaultThreadPool(), spec.dummy_seed, target);
   if (!loaded.ok()) return loaded.status();

@@ -161,6 +161,7 @@ TEST(Presets, RealShapes) {
   EXPECT_NEAR(PresetConfig("qwen3-32b")->NumParameters() / 1e9, 32.8, 0.2);
   EXPECT_NEAR(PresetConfig("llama3-8b")->NumParameters() / 1e9, 8.03, 0.02);
   EXPECT_TRUE(PresetConfig("llama3.1-8b")->rope_scaling.llama3);
+  EXPECT_NEAR(PresetConfig("llama3-70b")->NumParameters() / 1e9, 70.55, 0.05);
   EXPECT_EQ(PresetConfig("qwen3-1.7b-hd256")->head_dim, 256);
   for (const std::string& name : PresetNames()) EXPECT_TRUE(ValidateConfig(PresetConfig(name).value()).ok()) << name;
   Result<ModelConfig> unknown = PresetConfig("gpt-5");

@@ -127,6 +127,14 @@ TEST(Session, TensorParallelSizesItCannotRunAreNamed) {
   ASSERT_FALSE(three.ok());
   EXPECT_NE(three.status().message().find("does not divide num_attention_heads (4)"), std::string::npos)
       << three.status().message();
+  // Named before the weights load: 141 GB of dummy weights would not fit this machine.
+  SessionSpec big = spec;
+  big.model = "preset:llama3-70b";
+  big.load_format = "dummy";
+  Result<Session> seventy = OpenSession(big);
+  ASSERT_FALSE(seventy.ok());
+  EXPECT_NE(seventy.status().message().find("does not divide num_attention_heads (64)"), std::string::npos)
+      << seventy.status().message();
   spec.backend.tensor_parallel_size = 0;
   Result<Session> zero = OpenSession(spec);
   ASSERT_FALSE(zero.ok());
