@@ -5,7 +5,6 @@
 #include "engine/backends/cpu/cpu_model_runner.h"
 #include "engine/backends/cpu/cpu_tensor_parallel.h"
 #include "engine/backends/cpu/kv_cache_storage.h"
-#include "engine/parallel/tensor_parallel.h"
 #ifdef VT_HAVE_CUDA_RUNNER
 #include "engine/backends/cuda/cuda_model_runner.h"
 #include "engine/backends/cuda/cuda_tensor_parallel.h"
@@ -37,10 +36,8 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
                                                 EngineConfig config, const KvDemand& demand) {
   VT_RETURN_IF_ERROR(ValidateBackendOptions(options));
   const int tp = options.tensor_parallel_size;
-  if (tp > 1) VT_RETURN_IF_ERROR(CheckTensorParallel(loaded.config, tp));
 #ifdef VT_HAVE_CUDA_RUNNER
   if (options.backend == "cuda") {
-
     const SchedulerConfig& s = config.scheduler;
     CudaRunnerOptions cuda;
     cuda.gpu_memory_utilization = options.gpu_memory_utilization;
@@ -52,10 +49,6 @@ Result<std::unique_ptr<LlmEngine>> CreateEngine(LoadedModel loaded, const Backen
     Result<std::unique_ptr<ModelRunner>> runner =
         tp > 1 ? CreateCudaTensorParallelRunner(loaded, tp, cuda)
                : CreateCudaModelRunner(loaded.config, loaded.weights, loaded.store, cuda);
-    if (!runner.ok() && tp > 1) {
-      return Status(runner.status().code(),
-                    "--backend cuda --tensor-parallel-size " + std::to_string(tp) + ": " + runner.status().message());
-    }
     if (!runner.ok()) return runner.status();
     return std::make_unique<LlmEngine>(std::move(*runner), std::move(config));
   }

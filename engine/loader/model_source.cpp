@@ -52,19 +52,13 @@ Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernel
   const bool device = target == LoadTarget::kDevice;
   const auto start = std::chrono::steady_clock::now();
   LoadedModel m;
-  const bool preset = spec.rfind(kPresetPrefix, 0) == 0;
-  if (preset) {
-    Result<ModelConfig> c = PresetConfig(spec.substr(std::string(kPresetPrefix).size()));
-    if (!c.ok()) return c.status();
-    m.config = *c;
-    if (format != LoadFormat::kDummy) {
-      return InvalidArgument("a preset has shapes but no weights: use --load-format dummy");
-    }
-  } else {
-    Result<ModelConfig> c = LoadHfConfig(spec);
-    if (!c.ok()) return c.status();
-    m.config = *c;
+  Result<ModelConfig> c = LoadModelConfig(spec);
+  if (!c.ok()) return c.status();
+  m.config = *c;
+  if (spec.rfind(kPresetPrefix, 0) != 0) {
     m.dir = spec;
+  } else if (format != LoadFormat::kDummy) {
+    return InvalidArgument("a preset has shapes but no weights: use --load-format dummy");
   }
   if (format == LoadFormat::kDummy) {
     m.weights = MakeDummyWeights(m.config, DummyDType(m.config), dummy_seed, pool,

@@ -1,5 +1,6 @@
 #include "kernels/cuda/dependent_launch.h"
 
+#include "kernels/cuda/per_device.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -17,8 +18,8 @@ bool DeviceTakesDependentLaunch() {
 }  // namespace
 
 void SetDependentLaunch(bool on) {
-  static const bool device_takes_it = DeviceTakesDependentLaunch();  // asked of the first caller's device
-  dependent_launch = on && device_takes_it;
+  static PerDevice<bool> device_takes_it;
+  dependent_launch = on && device_takes_it.Get(DeviceTakesDependentLaunch);
 }
 
 bool DependentLaunchOn() { return dependent_launch; }

@@ -29,7 +29,8 @@ __device__ __forceinline__ void AwaitPrecedingGrid() {
 #endif
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...), as a dependent launch when the switch is on.
+// kernel<<<grid, block, smem, stream>>>(args...), as a dependent launch when the switch is on; the
+// launch's error, or else the error a launch before it left (as cudaGetLastError after <<<>>>).
 template <typename... Params, typename... Args>
 cudaError_t LaunchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                             Args... args) {
@@ -43,7 +44,9 @@ cudaError_t LaunchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, si
   config.stream = stream;
   config.attrs = dependent;
   config.numAttrs = DependentLaunchOn() ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+  const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+  const cudaError_t pending = cudaGetLastError();
+  return launched != cudaSuccess ? launched : pending;
 }
 
 #endif  // __CUDACC__

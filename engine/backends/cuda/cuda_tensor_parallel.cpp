@@ -1,7 +1,5 @@
 #include "engine/backends/cuda/cuda_tensor_parallel.h"
 
-#include <cuda_runtime.h>
-
 #include <string>
 #include <thread>
 #include <utility>
@@ -12,9 +10,11 @@
 #include "engine/parallel/tensor_parallel.h"
 
 namespace vt {
+namespace {
 
-Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const LoadedModel& loaded, int size,
-                                                                    const CudaRunnerOptions& options) {
+Status OfRank(int rank, const Status& s) { return Status(s.code(), "rank " + std::to_string(rank) + ": " + s.message()); }
+
+Result<std::unique_ptr<ModelRunner>> StartRanks(const LoadedModel& loaded, int size, const CudaRunnerOptions& options) {
   VT_RETURN_IF_ERROR(CheckTensorParallel(loaded.config, size));
   Result<std::unique_ptr<cuda_backend::NcclGroup>> made = cuda_backend::NcclGroup::Create(size);
   if (!made.ok()) return made.status();
@@ -33,10 +33,6 @@ Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const Loaded
   };
   VT_RETURN_IF_ERROR(on_every_rank([&](int rank) {
     const size_t r = static_cast<size_t>(rank);
-    if (cudaSetDevice(rank) != cudaSuccess) {
-      failures[r] = Unavailable("tensor-parallel rank " + std::to_string(rank) + ": its GPU cannot be selected");
-      return;
-    }
     Result<ShardedModel> shard = ShardModel(loaded.config, loaded.weights, rank, size);
     if (!shard.ok()) {
       failures[r] = shard.status();
@@ -46,11 +42,11 @@ Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const Loaded
     mine.tp_group = group.get();
     mine.tp_rank = rank;
     mine.tp_shard = shard->shard;
-    mine.defer_graphs = true;
+    mine.defer_graphs = true;  // its start-up makes device `rank` current
     Result<std::unique_ptr<ModelRunner>> runner =
         CreateCudaModelRunner(shard->config, shard->weights, /*store=*/nullptr, mine);
     if (!runner.ok()) {
-      failures[r] = Status(runner.status().code(), "rank " + std::to_string(rank) + ": " + runner.status().message());
+      failures[r] = OfRank(rank, runner.status());
       return;
     }
     ranks[r] = std::move(*runner);
@@ -58,12 +54,22 @@ Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const Loaded
   VT_RETURN_IF_ERROR(on_every_rank([&](int rank) {
     const size_t r = static_cast<size_t>(rank);
     const Status captured = CaptureDeferredGraphs(*ranks[r]);
-    if (!captured.ok()) failures[r] = Status(captured.code(), "rank " + std::to_string(rank) + ": " + captured.message());
+    if (!captured.ok()) failures[r] = OfRank(rank, captured);
   }));
   Result<std::unique_ptr<TensorParallelRunner>> runner = TensorParallelRunner::Create(
       loaded.config, std::move(ranks), std::move(group), TensorParallelRunner::Bandwidth::kPerRank);
   if (!runner.ok()) return runner.status();
   return std::unique_ptr<ModelRunner>(std::move(*runner));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ModelRunner>> CreateCudaTensorParallelRunner(const LoadedModel& loaded, int size,
+                                                                    const CudaRunnerOptions& options) {
+  Result<std::unique_ptr<ModelRunner>> runner = StartRanks(loaded, size, options);
+  if (runner.ok()) return runner;
+  return Status(runner.status().code(),
+                "--backend cuda --tensor-parallel-size " + std::to_string(size) + ": " + runner.status().message());
 }
 
 }  // namespace vt

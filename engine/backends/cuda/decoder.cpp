@@ -159,14 +159,13 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
   kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows && !sharded());
   const ModelConfig& c = config_;
   const int h = int(c.hidden_size), vocab = int(c.vocab_size);
-  if (sharded()) {  // each rank holds a slice of the vocabulary's rows; the others' ids give zeros
-    const TensorParallelShard& shard = options_.tp_shard;
-    VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, int(shard.vocab_count), h,
-                                           residual_, stream_, int(shard.vocab_begin)));
-    VT_RETURN_IF_ERROR(SumOverRanks(residual_, size_t(tokens) * h));
-  } else {
-    VT_RETURN_IF_ERROR(kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, vocab, h, residual_, stream_));
-  }
+  // A tensor-parallel rank holds a slice of the vocabulary's rows (the others' ids give zero rows,
+  // summed over the ranks); a runner on its own, all of them.
+  const int first_id = sharded() ? int(options_.tp_shard.vocab_begin) : 0;
+  const int rows_held = sharded() ? int(options_.tp_shard.vocab_count) : vocab;
+  VT_RETURN_IF_ERROR(
+      kc::EmbeddingLookup(token_ids_, tokens, weights_.embed_tokens, rows_held, h, residual_, stream_, first_id));
+  VT_RETURN_IF_ERROR(SumOverRanks(residual_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(PlanAttention(step));
   for (int layer = 0; layer < int(c.num_layers); ++layer) VT_RETURN_IF_ERROR(Layer(layer, step));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, weights_.final_norm, tokens, h, c.rms_norm_eps, normed_, stream_));

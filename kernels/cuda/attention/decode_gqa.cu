@@ -213,8 +213,7 @@ cudaError_t Launch(PagedDecodeParams p, cudaStream_t stream) {
   }
   const int cta_groups = (p.num_chunks + p.chunks_per_cta - 1) / p.chunks_per_cta;
   const dim3 grid(p.num_kv_heads, p.batch, cta_groups);
-  const cudaError_t launched = LaunchDependent(DecodeGqaKernel<D>, grid, kWarps * 32, smem, stream, p);
-  return launched != cudaSuccess ? launched : cudaGetLastError();
+  return LaunchDependent(DecodeGqaKernel<D>, grid, kWarps * 32, smem, stream, p);
 }
 
 }  // namespace

@@ -47,9 +47,7 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
 
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream) {
   const unsigned heads = static_cast<unsigned>(p.batch) * p.num_q_heads;
-  const cudaError_t launched = LaunchDependent(MergeChunksKernel, heads, p.head_dim, 0, stream, p);
-  if (launched != cudaSuccess) return launched;
-  return cudaGetLastError();
+  return LaunchDependent(MergeChunksKernel, heads, p.head_dim, 0, stream, p);
 }
 
 }  // namespace vt::kernels::cuda::attention

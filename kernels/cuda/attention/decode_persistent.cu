@@ -388,8 +388,7 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
   if (per_sm == 0) return LaunchDecodeGqa(p, stream);
   const int64_t items = int64_t(p.batch) * p.num_kv_heads * p.num_chunks;
   const int grid = static_cast<int>(std::min<int64_t>(items, int64_t(limits.sms) * per_sm));
-  const cudaError_t launched = LaunchDependent(DecodePersistentKernel<D>, grid, kThreads, smem, stream, p);
-  return launched != cudaSuccess ? launched : cudaGetLastError();
+  return LaunchDependent(DecodePersistentKernel<D>, grid, kThreads, smem, stream, p);
 }
 
 }  // namespace

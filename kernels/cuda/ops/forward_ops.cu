@@ -10,8 +10,8 @@
 namespace vt::kernels::cuda {
 namespace {
 
-Status Launched(const char* what, cudaError_t launch = cudaSuccess) {
-  const cudaError_t err = launch != cudaSuccess ? launch : cudaGetLastError();
+// `err`: a LaunchDependent's result; by default, what a <<<>>> launch left.
+Status Launched(const char* what, cudaError_t err = cudaGetLastError()) {
   if (err != cudaSuccess) return Internal(std::string(what) + ": " + cudaGetErrorString(err));
   return Status::Ok();
 }

@@ -94,7 +94,6 @@ Status PrepareQkv(const QkvPrepareParams& p, cudaStream_t stream) {
     case 256: err = LaunchDependent(PrepareQkvKernel<4>, grid, block, 0, stream, p); break;
     default: return Unimplemented("qkv prepare: head_dim " + std::to_string(p.head_dim) + " (64, 128 or 256 only)");
   }
-  if (err == cudaSuccess) err = cudaGetLastError();
   if (err != cudaSuccess) return Internal(std::string("qkv prepare: ") + cudaGetErrorString(err));
   return Status::Ok();
 }

@@ -100,8 +100,7 @@ Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
-  cudaError_t err = LaunchDependent(SkinnyGemmKernel, grid, kWarps * 32, 0, stream, x, weight, m, n, k, y);
-  if (err == cudaSuccess) err = cudaGetLastError();
+  const cudaError_t err = LaunchDependent(SkinnyGemmKernel, grid, kWarps * 32, 0, stream, x, weight, m, n, k, y);
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
   return Status::Ok();
 }
