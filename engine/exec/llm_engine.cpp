@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <utility>
 
 #include "engine/exec/eos_policy.h"
@@ -98,6 +99,35 @@ Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& co
   return Status::Ok();
 }
 
+void LlmEngine::PrepareRows(const std::vector<RowDraw>& draws, const std::vector<const Request*>& drawn_for,
+                            std::vector<char>* failed) {
+  auto prepare = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const RowDraw& d = draws[size_t(i)];
+      if (d.adjust != nullptr) {
+        PlanAdjustment(runner_->config().vocab_size, *d.params, drawn_for[size_t(i)]->prompt,
+                       drawn_for[size_t(i)]->output, config_.scheduler.eos_token_ids, &adjustments_[size_t(i)]);
+      }
+      if (d.allowed != nullptr && !GrammarMask(drawn_for[size_t(i)]->id, *d.params->grammar, &masks_[size_t(i)]).ok()) {
+        (*failed)[size_t(i)] = 1;
+      }
+    }
+  };
+  // Below a few rows per thread, waking threads costs more than it saves.
+  constexpr int64_t kRowsPerThread = 8;
+  constexpr int kMaxThreads = 4;
+  const auto rows = static_cast<int64_t>(draws.size());
+  if (rows < 2 * kRowsPerThread) {
+    prepare(0, rows);
+    return;
+  }
+  if (prepare_pool_ == nullptr) {
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    prepare_pool_ = std::make_unique<kernels::cpu::ThreadPool>(std::clamp(cores, 1, kMaxThreads));
+  }
+  prepare_pool_->ParallelFor(rows, prepare, kRowsPerThread);
+}
+
 void LlmEngine::AdvanceGrammar(RequestId id, int32_t token) {
   const auto& eos = config_.scheduler.eos_token_ids;
   if (std::find(eos.begin(), eos.end(), token) == eos.end()) matchers_.at(id).drawn = token;
@@ -138,21 +168,14 @@ Result<StepResult> LlmEngine::Step() {
       prepared = prepared || draws[i].adjust != nullptr || draws[i].allowed != nullptr;
     }
     // A failed row still samples (under its empty mask) with the others; its token is dropped.
-    auto prepare_draws = [&] {
-      for (size_t i = 0; i < draws.size(); ++i) {
-        if (draws[i].adjust != nullptr) {
-          PlanAdjustment(runner_->config().vocab_size, *draws[i].params, drawn_for[i]->prompt, drawn_for[i]->output,
-                         config_.scheduler.eos_token_ids, &adjustments_[i]);
-        }
-        if (draws[i].allowed == nullptr) continue;
-        if (!GrammarMask(drawn_for[i]->id, *draws[i].params->grammar, &masks_[i]).ok()) {
-          grammar_failed.push_back(drawn_for[i]->id);
-        }
-      }
-    };
+    std::vector<char> failed(draws.size(), 0);
+    auto prepare_draws = [&] { PrepareRows(draws, drawn_for, &failed); };
     std::vector<int32_t> tokens;
     VT_RETURN_IF_ERROR(runner_->ForwardSample(batch, draws, prepared ? PrepareDraws(prepare_draws) : PrepareDraws(),
                                               &tokens));
+    for (size_t i = 0; i < draws.size(); ++i) {
+      if (failed[i]) grammar_failed.push_back(drawn_for[i]->id);
+    }
     if (tokens.size() != draws.size()) return Internal("the runner drew a token count other than the rows'");
     for (size_t i = 0; i < sampled.size(); ++i) {
       sampled[i].token = tokens[i];

@@ -17,6 +17,7 @@
 #include "engine/exec/forward_batch.h"
 #include "engine/sched/scheduler.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace vt {
 
@@ -72,6 +73,10 @@ class LlmEngine {
   Status GrammarMask(RequestId id, const grammar::GrammarConstraint& constraint, grammar::TokenBitmask* mask);
   // Records the token request `id` drew; its grammar advances over it before its next mask.
   void AdvanceGrammar(RequestId id, int32_t token);
+  // Plans the adjustments and computes the grammar masks of a step's draws (the runner calls it
+  // while the forward runs); a row whose grammar cannot go on is marked in `failed`.
+  void PrepareRows(const std::vector<RowDraw>& draws, const std::vector<const Request*>& drawn_for,
+                   std::vector<char>* failed);
   // Detokenises this step's tokens and finishes the requests whose text reached a stop string.
   void ApplyText(StepResult& result);
 
@@ -91,6 +96,10 @@ class LlmEngine {
   std::unordered_map<RequestId, GrammarState> matchers_;
   std::vector<grammar::TokenBitmask> masks_;  // scratch: one step's grammar masks, by sampling row
   std::vector<LogitsAdjustment> adjustments_;  // scratch: one step's planned adjustments, by sampling row
+  // Rows are independent (each its own matcher; the shared mask table locks what it memoises), so a
+  // step of many constrained rows prepares them on a few threads: serially, 64 rows' masks can
+  // outlast a short forward and delay the draw. Started by the first such step.
+  std::unique_ptr<kernels::cpu::ThreadPool> prepare_pool_;
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -15,6 +15,11 @@ CudaModelRunner::~CudaModelRunner() {
   for (cudaGraphExec_t g : graphs_) cudaGraphExecDestroy(g);
   gemm_.reset();  // its cuBLAS handle is bound to the stream
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  if (masks_stream_ != nullptr) {
+    cudaStreamSynchronize(masks_stream_);
+    cudaStreamDestroy(masks_stream_);
+  }
+  if (masks_copied_ != nullptr) cudaEventDestroy(masks_copied_);
 }
 
 Status CudaModelRunner::CheckSupported() const {
@@ -38,6 +43,9 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   attention_overrides_ = options_.tuning.attention;
   tensor_core_prefill_ = options_.tuning.tensor_core_prefill;
   VT_RETURN_IF_ERROR(CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
+  VT_RETURN_IF_ERROR(
+      CudaCheck(cudaStreamCreateWithFlags(&masks_stream_, cudaStreamNonBlocking), "creating the masks' stream"));
+  VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreateWithFlags(&masks_copied_, cudaEventDisableTiming), "creating an event"));
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create(options_.tuning.skinny_dense_gemm);
   if (!gemm.ok()) return gemm.status();
   gemm_.reset(*gemm);

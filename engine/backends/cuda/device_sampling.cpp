@@ -73,9 +73,13 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
   }
   if (status.ok() && masked > 0) {
     auto* mask_of_row_dev = reinterpret_cast<int32_t*>(masks_dev_);
+    // Beside the forward, which reads nothing of them; the previous step's masking ended with its
+    // synchronisation, so the device buffer is free.
     status = CudaCheck(cudaMemcpyAsync(masks_dev_, mask_of_row, size_t(max_seqs_) * 4 + size_t(masked) * words * 4,
-                                       cudaMemcpyHostToDevice, stream_),
+                                       cudaMemcpyHostToDevice, masks_stream_),
                        "copying grammar masks");
+    if (status.ok()) status = CudaCheck(cudaEventRecord(masks_copied_, masks_stream_), "recording the masks' copy");
+    if (status.ok()) status = CudaCheck(cudaStreamWaitEvent(stream_, masks_copied_, 0), "waiting for the masks");
     if (status.ok()) {
       const auto* masks_dev = reinterpret_cast<const uint32_t*>(mask_of_row_dev + max_seqs_);
       status = on_logits([&](auto* logits) {
@@ -107,6 +111,8 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
                        "copying sampled tokens");
   }
   const Status synced = CudaCheck(cudaStreamSynchronize(stream_), "running the forward");
+  // The forward's stream may not have come to the wait: the next step must not overwrite a mask in flight.
+  if (masked > 0 && !status.ok()) cudaStreamSynchronize(masks_stream_);
   VT_RETURN_IF_ERROR(status);
   VT_RETURN_IF_ERROR(synced);
   tokens->assign(argmax_host_.as<int32_t>(), argmax_host_.as<int32_t>() + staged.rows);

@@ -183,29 +183,26 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const T* logits, in
   }
 }
 
+// One token per thread, so a warp's stores to a row are contiguous (a thread per 32-token word
+// wrote with a 64-byte stride across the warp and cost several times the row's bytes); the warp's
+// 32 threads read one mask word, a broadcast.
 template <typename T>
 __global__ void MaskRowsKernel(T* logits, int vocab, const uint32_t* masks, const int32_t* mask_of_row) {
   const int mask = mask_of_row[blockIdx.y];
-  if (mask < 0) return;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mask < 0 || t >= vocab) return;
   const int words = (vocab + 31) / 32;
-  const int word = blockIdx.x * blockDim.x + threadIdx.x;
-  if (word >= words) return;
-  const uint32_t bits = masks[static_cast<int64_t>(mask) * words + word];
-  if (bits == 0xffffffffu) return;
-  T* row = logits + static_cast<int64_t>(blockIdx.y) * vocab;
-  for (int b = 0; b < 32; ++b) {
-    const int t = word * 32 + b;
-    if (t < vocab && !((bits >> b) & 1u)) MaskOut(row, t);
-  }
+  const uint32_t bits = masks[static_cast<int64_t>(mask) * words + t / 32];
+  if (!((bits >> (t % 32)) & 1u)) MaskOut(logits + static_cast<int64_t>(blockIdx.y) * vocab, t);
 }
 
 template <typename T>
 Status LaunchMaskRows(T* logits, int rows, int vocab, const uint32_t* masks, const int32_t* mask_of_row,
                       cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  constexpr int kWordsPerBlock = 128;
-  const dim3 grid((((vocab + 31) / 32) + kWordsPerBlock - 1) / kWordsPerBlock, rows);
-  MaskRowsKernel<T><<<grid, kWordsPerBlock, 0, stream>>>(logits, vocab, masks, mask_of_row);
+  constexpr int kTokensPerBlock = 256;
+  const dim3 grid((vocab + kTokensPerBlock - 1) / kTokensPerBlock, rows);
+  MaskRowsKernel<T><<<grid, kTokensPerBlock, 0, stream>>>(logits, vocab, masks, mask_of_row);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return Internal(std::string("mask rows: ") + cudaGetErrorString(err));
   return Status::Ok();

@@ -327,7 +327,7 @@ TEST(GrammarEngine, ConstrainedRequestsProduceValidJson) {
   }
 }
 
-// A dozen constrained requests in the same steps (greedy, sampled, penalised, one whose vocabulary
+// Three dozen constrained requests in the same steps (greedy, sampled, penalised, some whose vocabulary
 // cannot spell its grammar) each come out exactly as they do alone: a row's mask and adjustment are
 // its own.
 TEST(GrammarEngine, ManyConstrainedRowsInOneStepGiveWhatEachGivesAlone) {
@@ -341,17 +341,22 @@ TEST(GrammarEngine, ManyConstrainedRowsInOneStepGiveWhatEachGivesAlone) {
   unspellable->grammar = Compile(kPerson);
   unspellable->vocabulary = std::make_shared<const TokenVocabulary>(std::vector<std::string>(256, "x"));
   std::vector<SamplingParams> params;
-  for (int i = 0; i < 12; ++i) {
+  // Enough rows that a step prepares them on several threads (LlmEngine::PrepareRows), with failing
+  // rows among them.
+  constexpr int kRequests = 36;
+  for (int i = 0; i < kRequests; ++i) {
     SamplingParams p;
     p.temperature = i % 2 == 0 ? 0.0f : 1.0f;
     p.seed = uint64_t(i);
     p.max_tokens = 200;
-    p.grammar = i == 5 ? unspellable : person;
+    p.grammar = i % 12 == 5 ? unspellable : person;
     if (i % 3 == 0) p.frequency_penalty = 0.5f;  // an adjustment planned beside the mask
     params.push_back(p);
   }
   auto run = [&](const std::vector<int>& which) {
-    auto engine = testing::MakeEngine(c);
+    EngineConfig ec;
+    ec.num_kv_blocks = 1024;  // every request resident at once
+    auto engine = testing::MakeEngine(c, ec);
     std::vector<RequestId> ids;
     for (int i : which) ids.push_back(engine->AddRequest(testing::Prompt(6, i), params[size_t(i)]).value());
     while (engine->HasUnfinished()) EXPECT_TRUE(engine->Step().ok());
@@ -362,15 +367,15 @@ TEST(GrammarEngine, ManyConstrainedRowsInOneStepGiveWhatEachGivesAlone) {
     }
     return out;
   };
-  std::vector<int> all(12);
-  for (int i = 0; i < 12; ++i) all[size_t(i)] = i;
+  std::vector<int> all(kRequests);
+  for (int i = 0; i < kRequests; ++i) all[size_t(i)] = i;
   const auto together = run(all);
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < kRequests; ++i) {
     const auto alone = run({i});
     EXPECT_EQ(together[size_t(i)].first, alone[0].first) << "request " << i;
     EXPECT_EQ(together[size_t(i)].second, alone[0].second) << "request " << i;
   }
-  EXPECT_EQ(together[5].second, FinishReason::kAborted);
+  for (int i = 5; i < kRequests; i += 12) EXPECT_EQ(together[size_t(i)].second, FinishReason::kAborted);
   EXPECT_EQ(together[0].first.back(), 0) << "ended without EOS";
 }
 
