@@ -11,7 +11,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libboost-dev libpcre2-dev
   gitlint pre-commit python3-jinja2 curl
-  clang libfuzzer-14-dev
+  iproute2  # ss: the server tests read the listen backlog
+  # The fuzzers: clang, and its libFuzzer and sanitizer runtimes (only a recommends of clang, which
+  # --no-install-recommends below leaves out).
+  clang libclang-rt-14-dev libfuzzer-14-dev
 )
 
 missing=()
