@@ -140,8 +140,12 @@ Command AddBenchCommand(CLI::App& parent) {
       grammar->add_option("--schema", grammar_options->schema_file, "A JSON Schema file (default: a nested schema)");
   grammar->add_option("--regex", grammar_options->regex, "Time a regular expression instead of a schema")
       ->excludes(bench_schema);
-  grammar->add_option("--steps", grammar_options->steps, "Masks to time")->capture_default_str();
+  grammar->add_option("--steps", grammar_options->steps, "Steps to time (each masks every document)")->capture_default_str();
   grammar->add_option("--seed", grammar_options->seed, "Seed of the random walk")->capture_default_str();
+  grammar->add_option("--documents", grammar_options->documents,
+                      "Documents walked side by side, each step masking every one (a batch of constrained requests)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   grammar->add_flag("--json", grammar_options->json, "Print JSON instead of text");
   grammar->add_flag("--walk-only", grammar_options->walk_only,
                     "Mask by walking the whole vocabulary, without the precomputed table (for comparison)");
