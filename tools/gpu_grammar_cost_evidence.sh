@@ -4,8 +4,11 @@
 # and 64, and free again cut at the json run's mean length (`free-at-json-length`: constrained requests
 # end early at EOS, which changes the mix of prefills and decodes) and at each json request's own length
 # (`free-at-json-lengths`, `vt bench serve --output-lens-from`: the same lengths in the same order, so
-# tok/s and TPOT compare like for like). TPOT and ITL (medians) and tok/s are the comparison. JSON per
-# run under OUT_DIR/MODEL_NAME.
+# tok/s and TPOT compare like for like), the same for the schema (`free-at-schema-lengths`), and each
+# constrained kind again after its free replay (`json-again`, `schema-again`): a server's first runs are
+# slower (a short cold json-first run measured the order as grammar cost), so every server first serves
+# a discarded warm-up and each constrained run is compared with the free run on both sides of it.
+# TPOT and ITL (medians) and tok/s are the comparison. JSON per run under OUT_DIR/MODEL_NAME.
 #
 # Usage: bash tools/gpu_grammar_cost_evidence.sh BIN_DIR OUT_DIR [MODELS]   (BIN_DIR packed as for
 #   tools/gpu_e2e_evidence.sh). MODELS: comma-separated, of
@@ -33,22 +36,27 @@ measure() {
   shift 2
   mkdir -p "$out/$name"
   start_serve "$bin/vt" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
-  for c in 1 64; do
-    local n=$((c == 1 ? 16 : 256))
-    for kind in free json schema free-at-json-length free-at-json-lengths; do
-      local extra='{"ignore_eos": false}' length=256 replay=()
-      [ $kind = json ] && extra='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
-      [ $kind = schema ] && extra="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
+  local json_body='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
+  local schema_body="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
         \"json_schema\": {\"name\": \"nested\", \"schema\": $nested_schema}}}"
+  timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts 256 --concurrency 64 \
+    --input-len 32 --output-len 256 --vocab-size "$vocab" --extra-body "$json_body" --json > "$out/$name/warm-up.json" 2>&1
+  for c in 1 64; do
+    local n=$((c == 1 ? 16 : 1024))
+    for kind in free json schema free-at-json-length free-at-json-lengths json-again free-at-schema-lengths schema-again; do
+      local extra='{"ignore_eos": false}' length=256 replay=()
+      [ $kind = json ] || [ $kind = json-again ] && extra=$json_body
+      [ $kind = schema ] || [ $kind = schema-again ] && extra=$schema_body
       # Constrained requests end at EOS once their JSON is complete; free ones cut at the json run's mean
       # length see a like-for-like mix of prefills and decodes.
       [ $kind = free-at-json-length ] && length=$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); print(max(1, round(d["output_tokens"] / d["num_prompts"])))' \
         "$out/$name/json-c$c.json")
-      # ... and free requests each cut at its counterpart's length in the json run (same seed, same
-      # prompts, the same order): the same mix of lengths, so TPOT and tok/s compare too.
-      if [ $kind = free-at-json-lengths ]; then
-        replay=(--output-lens-from "$out/$name/json-c$c.json")
+      # ... and free requests each cut at its counterpart's length in the json (schema) run (same seed,
+      # same prompts, the same order): the same mix of lengths, so TPOT and tok/s compare too.
+      if [ $kind = free-at-json-lengths ] || [ $kind = free-at-schema-lengths ]; then
+        local of=${kind#free-at-}
+        replay=(--output-lens-from "$out/$name/${of%-lengths}-c$c.json")  # the json or the schema run
         extra='{"ignore_eos": true}'  # each request runs to its counterpart's length, not to an EOS
       fi
       timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
