@@ -99,7 +99,7 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
   std::vector<double> mask_us, advance_us, step_us;
   grammar::TokenBitmask allowed;
   std::vector<int32_t> choices;
-  int64_t documents = 0, most_stacks = 0;
+  int64_t finished = 0, most_stacks = 0;
   std::vector<std::unique_ptr<grammar::GrammarMatcher>> matchers;
   for (int32_t d = 0; d < o.documents; ++d) matchers.push_back(std::make_unique<grammar::GrammarMatcher>(g));
   while (static_cast<int32_t>(step_us.size()) < o.steps) {
@@ -115,7 +115,7 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
         if (allowed.Test(id)) choices.push_back(static_cast<int32_t>(id));
       }
       if (choices.empty() || matcher->Finished()) {
-        ++documents;
+        ++finished;
         matcher = std::make_unique<grammar::GrammarMatcher>(g);
         continue;
       }
@@ -146,7 +146,7 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
                         {"uncertain_tokens", table->uncertain_tokens()}, {"bytes", table->bytes()}}},
         {"walk_only", o.walk_only},
         {"masks", mask.count},
-        {"documents_finished", documents},
+        {"documents_finished", finished},
         {"most_live_stacks", most_stacks},
         {"mask_us", {{"median", mask.median}, {"p99", mask.p99}, {"max", mask_max}}},
         {"advance_us", {{"median", advance.median}, {"p99", advance.p99}, {"max", advance_max}}},
@@ -159,10 +159,10 @@ Status RunGrammarBench(const GrammarBenchOptions& o) {
     std::printf("mask table: %lld positions in %.1f ms, %lld uncertain tokens, %.1f MiB\n",
                 static_cast<long long>(table->positions()), table_ms, static_cast<long long>(table->uncertain_tokens()),
                 double(table->bytes()) / (1 << 20));
-    std::printf("next-token mask over %lld steps%s (%lld documents finished, at most %lld live stacks): median %.1f us, "
+    std::printf("%lld next-token masks%s (%lld documents finished, at most %lld live stacks): median %.1f us, "
                 "p99 %.1f us, max %.1f us\n",
                 static_cast<long long>(mask.count), o.walk_only ? " by vocabulary walks" : "",
-                static_cast<long long>(documents), static_cast<long long>(most_stacks), mask.median, mask.p99, mask_max);
+                static_cast<long long>(finished), static_cast<long long>(most_stacks), mask.median, mask.p99, mask_max);
     std::printf("advance by the drawn token: median %.1f us, p99 %.1f us, max %.1f us\n", advance.median, advance.p99,
                 advance_max);
     if (o.documents > 1) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <thread>
 #include <utility>
 
@@ -101,14 +102,20 @@ Status LlmEngine::GrammarMask(RequestId id, const grammar::GrammarConstraint& co
 
 void LlmEngine::PrepareRows(const std::vector<RowDraw>& draws, const std::vector<const Request*>& drawn_for,
                             std::vector<char>* failed) {
+  // A row that throws (out of memory) fails alone: an exception must not leave a pool thread.
   auto prepare = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       const RowDraw& d = draws[size_t(i)];
-      if (d.adjust != nullptr) {
-        PlanAdjustment(runner_->config().vocab_size, *d.params, drawn_for[size_t(i)]->prompt,
-                       drawn_for[size_t(i)]->output, config_.scheduler.eos_token_ids, &adjustments_[size_t(i)]);
-      }
-      if (d.allowed != nullptr && !GrammarMask(drawn_for[size_t(i)]->id, *d.params->grammar, &masks_[size_t(i)]).ok()) {
+      try {
+        if (d.adjust != nullptr) {
+          PlanAdjustment(runner_->config().vocab_size, *d.params, drawn_for[size_t(i)]->prompt,
+                         drawn_for[size_t(i)]->output, config_.scheduler.eos_token_ids, &adjustments_[size_t(i)]);
+        }
+        if (d.allowed != nullptr &&
+            !GrammarMask(drawn_for[size_t(i)]->id, *d.params->grammar, &masks_[size_t(i)]).ok()) {
+          (*failed)[size_t(i)] = 1;
+        }
+      } catch (const std::exception&) {
         (*failed)[size_t(i)] = 1;
       }
     }

@@ -112,7 +112,7 @@ Status CudaModelRunner::ForwardSample(const std::vector<ForwardSeq>& batch, cons
   }
   const Status synced = CudaCheck(cudaStreamSynchronize(stream_), "running the forward");
   // The forward's stream may not have come to the wait: the next step must not overwrite a mask in flight.
-  if (masked > 0 && !status.ok()) cudaStreamSynchronize(masks_stream_);
+  if (masked > 0 && (!status.ok() || !synced.ok())) cudaStreamSynchronize(masks_stream_);
   VT_RETURN_IF_ERROR(status);
   VT_RETURN_IF_ERROR(synced);
   tokens->assign(argmax_host_.as<int32_t>(), argmax_host_.as<int32_t>() + staged.rows);

@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads) SampleRowsKernel(const T* logits, in
 }
 
 // One token per thread, so a warp's stores to a row are contiguous (a thread per 32-token word
-// wrote with a 64-byte stride across the warp and cost several times the row's bytes); the warp's
+// wrote with a 32-token stride across the warp and cost several times the row's bytes); the warp's
 // 32 threads read one mask word, a broadcast.
 template <typename T>
 __global__ void MaskRowsKernel(T* logits, int vocab, const uint32_t* masks, const int32_t* mask_of_row) {
