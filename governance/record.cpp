@@ -93,7 +93,8 @@ const RecordRow* Record::Find(const std::string& id) const {
   return nullptr;
 }
 
-Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config) {
+Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
+                          const std::function<bool(const Record&)>& enough) {
   Record record;
   for (const std::string& glob : config.files) {
     std::vector<std::string> paths = source.Glob(glob);
@@ -105,9 +106,10 @@ Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config) 
       std::optional<std::string> text = source.Read(path);
       if (!text) return NotFound(path + ": cannot read it from " + source.name());
       record.files.push_back({path, ParseMarkdown(*text)});
+      ReadTables(record.files.back(), config, record);
+      if (enough && enough(record)) return record;
     }
   }
-  for (const RecordFile& file : record.files) ReadTables(file, config, record);
   return record;
 }
 

@@ -6,6 +6,7 @@
 // rows and trailers gates all read the record through this one loader.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,8 +65,11 @@ struct Record {
 
 // Reads every file matched by config.files from `source` (the work tree or
 // the index). A glob that matches nothing is an error: a record that silently
-// vanished must not pass.
-Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config);
+// vanished must not pass. With `enough`, reading stops after the first file
+// (in glob order) past which it holds: the record so far, for a caller that
+// needs only some of it (the commit-msg hook, the rows its message names).
+Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
+                          const std::function<bool(const Record&)>& enough = nullptr);
 
 // The text of a cell with backticks and surrounding punctuation removed, split
 // into words: "`ACTIVE`" -> {"ACTIVE"}, "A-1, B-2" -> {"A-1", "B-2"}.

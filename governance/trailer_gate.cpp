@@ -208,13 +208,37 @@ struct Effective {
   const OwnershipMap* owners() const { return ownership ? &*ownership : nullptr; }
 };
 
-Result<Effective> WithRecord(const Repository* repo, const Config& config, bool ownership_applies) {
+// The values of a block's trailers whose key an in_record requirement names (the ids CheckRequired
+// will look up), less the values a requirement lists outright (`none`).
+std::vector<std::string> RecordIdsNamed(const TrailerConfig& trailers, const TrailerBlock& block) {
+  std::vector<std::string> ids;
+  for (const TrailerRequirement& req : trailers.required) {
+    if (!req.in_record) continue;
+    for (const Trailer& t : block.trailers) {
+      if (!EqualsNoCase(t.key, req.key)) continue;
+      if (std::find(req.values.begin(), req.values.end(), t.value) == req.values.end()) ids.push_back(t.value);
+    }
+  }
+  return ids;
+}
+
+// `wanted`: when given (and no ownership is needed), the only ids the caller will look up; the record
+// is read only until it holds them all (or to its end, where one is not a row).
+Result<Effective> WithRecord(const Repository* repo, const Config& config, bool ownership_applies,
+                             const std::vector<std::string>* wanted = nullptr) {
   bool ids = std::any_of(config.trailers.required.begin(), config.trailers.required.end(),
                          [](const TrailerRequirement& r) { return r.in_record; });
   bool owners = ownership_applies && config.record && config.record->ownership;
   if ((!ids && !owners) || !config.record) return Effective{config, std::nullopt};
   if (!repo) return InvalidArgument("the Row rule consults the record, which needs a repository");
-  Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record);
+  std::function<bool(const Record&)> enough;
+  if (wanted != nullptr && !owners) {
+    enough = [wanted](const Record& so_far) {
+      return std::all_of(wanted->begin(), wanted->end(),
+                         [&](const std::string& id) { return so_far.Find(id) != nullptr; });
+    };
+  }
+  Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record, enough);
   if (!record.ok()) return record.status();
   Effective effective{config, std::nullopt};
   if (ids) effective.config.trailers.record_ids = record->SortedIds();
@@ -297,13 +321,7 @@ GateReport CheckTrailerScope(const Repository& repo, const Config& config, const
 GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_config, const std::string& path,
                                    bool editor_used) {
   Clock::time_point start = Clock::now();
-  // A message being written has no commit to diff yet: ownership is checked
-  // when the commit is pushed or reaches CI.
-  Result<Effective> effective = WithRecord(repo, raw_config, false);
-  if (!effective.ok()) return RecordUnreadable(effective.status());
-  const Config& config = effective->config;
   GateReport report = NewReport();
-  AddDebt(config, report);
   std::string raw;
   {
     std::ifstream file;
@@ -344,6 +362,14 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& raw_con
   // A NUL-containing message is reported, not cleaned: cleanup would hide it.
   CleanMessage clean = raw.find('\0') == std::string::npos ? CleanupMessage(raw, plan, syntax.comment_char)
                                                            : CleanMessage{raw, {}};
+  // The rows the message names are all the hook looks up: the record is read until it holds them
+  // (its first files, the row tables, usually), not through every spec. A message being written has
+  // no commit to diff yet: ownership is checked when the commit is pushed or reaches CI.
+  const std::vector<std::string> named = RecordIdsNamed(raw_config.trailers, ParseTrailers(clean.text, syntax));
+  Result<Effective> effective = WithRecord(repo, raw_config, false, &named);
+  if (!effective.ok()) return RecordUnreadable(effective.status());
+  const Config& config = effective->config;
+  AddDebt(config, report);
   MessageFacts facts;
   facts.message = clean.text;
   // During a merge the commit being made has MERGE_HEAD's commits as parents too.

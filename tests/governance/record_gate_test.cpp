@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "governance/builtin_gates.h"
 #include "governance/git_range.h"
 #include "governance/markdown.h"
 #include "governance/path_glob.h"
+#include "governance/record.h"
 #include "governance/trailer_gate.h"
 #include "tests/governance/record_fixture.h"
 
@@ -199,6 +201,35 @@ TEST_F(RecordGate, RowTrailersMustNameARowOfTheRecord) {
   EXPECT_EQ(r.findings[0].line, 5);
   // The history of the fixture names only rows that exist.
   EXPECT_EQ(repo_.RunGate("trailers").status, GateStatus::kOk);
+}
+
+// The commit-msg hook needs only the rows its message names: the record is read in glob order until
+// it holds them (here OPS-CHORE, in roadmap/ops.md, before roadmap/rows.md), and to its end when one
+// is not a row, so the finding and its row count are those of the whole record.
+TEST_F(RecordGate, LoadingStopsOnceTheRecordHoldsWhatTheCallerNeeds) {
+  Config config = repo_.LoadConfig();
+  Result<Repository> repo = Repository::Open(repo_.path());
+  ASSERT_TRUE(repo.ok());
+  const FileSource source = FileSource::WorkTree(repo.value());
+  Result<Record> all = LoadRecord(source, *config.record);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  Result<Record> some =
+      LoadRecord(source, *config.record, [](const Record& r) { return r.Find("OPS-CHORE") != nullptr; });
+  ASSERT_TRUE(some.ok()) << some.status().message();
+  EXPECT_EQ(some->files.back().path, "roadmap/ops.md");
+  EXPECT_LT(some->files.size(), all->files.size());
+  EXPECT_EQ(some->Find("APP-NEXT"), nullptr) << "roadmap/rows.md was not read";
+  ASSERT_NE(all->Find("APP-NEXT"), nullptr);
+
+  testing::TempDir dir;
+  EXPECT_EQ(CheckTrailerMessageFile(&repo.value(), config, dir.Write("ops.msg", "subject\n\nRow: OPS-CHORE\n")).status,
+            GateStatus::kOk);
+  GateReport r = CheckTrailerMessageFile(&repo.value(), config,
+                                         dir.Write("two.msg", "subject\n\nRow: OPS-CHORE\nRow: APP-GONE\n"));
+  auto named = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule == "record:Row"; });
+  ASSERT_NE(named, r.findings.end()) << Dump(r);
+  EXPECT_NE(named->message.find("APP-GONE"), std::string::npos) << Dump(r);
+  EXPECT_NE(named->message.find("(" + std::to_string(all->SortedIds().size()) + " rows)"), std::string::npos) << Dump(r);
 }
 
 TEST_F(RecordGate, StagedChecksTheIndexNotTheWorkTree) {
