@@ -208,20 +208,6 @@ struct Effective {
   const OwnershipMap* owners() const { return ownership ? &*ownership : nullptr; }
 };
 
-// The values of a block's trailers whose key an in_record requirement names (the ids CheckRequired
-// will look up), less the values a requirement lists outright (`none`).
-std::vector<std::string> RecordIdsNamed(const TrailerConfig& trailers, const TrailerBlock& block) {
-  std::vector<std::string> ids;
-  for (const TrailerRequirement& req : trailers.required) {
-    if (!req.in_record) continue;
-    for (const Trailer& t : block.trailers) {
-      if (!EqualsNoCase(t.key, req.key)) continue;
-      if (std::find(req.values.begin(), req.values.end(), t.value) == req.values.end()) ids.push_back(t.value);
-    }
-  }
-  return ids;
-}
-
 // `wanted`: when given (and no ownership is needed), the only ids the caller will look up; the record
 // is read only until it holds them all (or to its end, where one is not a row).
 Result<Effective> WithRecord(const Repository* repo, const Config& config, bool ownership_applies,

@@ -286,4 +286,15 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
   return verdict;
 }
 
+std::vector<std::string> RecordIdsNamed(const TrailerConfig& config, const TrailerBlock& block) {
+  std::vector<std::string> ids;
+  for (const TrailerRequirement& req : config.required) {
+    if (!req.in_record || !ConditionHolds(req, block)) continue;
+    ForEachWithKey(block, req.key, [&](const Trailer& t) {
+      if (std::find(req.values.begin(), req.values.end(), t.value) == req.values.end()) ids.push_back(t.value);
+    });
+  }
+  return ids;
+}
+
 }  // namespace vt::gate

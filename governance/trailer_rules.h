@@ -39,4 +39,8 @@ bool EqualsNoCase(std::string_view a, std::string_view b);
 MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& syntax,
                             const MessageFacts& facts);
 
+// The ids CheckMessage looks up in the record for `block`: the values of each in_record key whose
+// requirement's condition holds, less the values it lists outright (`none`).
+std::vector<std::string> RecordIdsNamed(const TrailerConfig& config, const TrailerBlock& block);
+
 }  // namespace vt::gate

@@ -120,7 +120,8 @@ void LlmEngine::PrepareRows(const std::vector<RowDraw>& draws, const std::vector
       }
     }
   };
-  // Below a few rows per thread, waking threads costs more than it saves.
+  // Below a few rows per thread, waking threads costs more than it saves: ParallelFor runs fewer than
+  // two chunks' rows inline, and the pool waits for the first step it would split.
   constexpr int64_t kRowsPerThread = 8;
   constexpr int kMaxThreads = 4;
   const auto rows = static_cast<int64_t>(draws.size());

@@ -15,6 +15,8 @@ namespace {
 
 constexpr const char* kPresetPrefix = "preset:";
 
+bool IsPreset(const std::string& spec) { return spec.rfind(kPresetPrefix, 0) == 0; }
+
 // Reads one byte per page so loading costs its I/O up front (and shows it),
 // not in the middle of the first forward.
 void Prefault(const TensorStore& store) {
@@ -43,7 +45,7 @@ Result<LoadFormat> ParseLoadFormat(const std::string& s) {
 }
 
 Result<ModelConfig> LoadModelConfig(const std::string& spec) {
-  if (spec.rfind(kPresetPrefix, 0) == 0) return PresetConfig(spec.substr(std::string(kPresetPrefix).size()));
+  if (IsPreset(spec)) return PresetConfig(spec.substr(std::string(kPresetPrefix).size()));
   return LoadHfConfig(spec);
 }
 
@@ -55,7 +57,7 @@ Result<LoadedModel> LoadModel(const std::string& spec, LoadFormat format, kernel
   Result<ModelConfig> c = LoadModelConfig(spec);
   if (!c.ok()) return c.status();
   m.config = *c;
-  if (spec.rfind(kPresetPrefix, 0) != 0) {
+  if (!IsPreset(spec)) {
     m.dir = spec;
   } else if (format != LoadFormat::kDummy) {
     return InvalidArgument("a preset has shapes but no weights: use --load-format dummy");
