@@ -294,6 +294,8 @@ std::vector<std::string> RecordIdsNamed(const TrailerConfig& config, const Trail
       if (std::find(req.values.begin(), req.values.end(), t.value) == req.values.end()) ids.push_back(t.value);
     });
   }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
 

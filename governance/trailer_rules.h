@@ -40,7 +40,7 @@ MessageVerdict CheckMessage(const TrailerConfig& config, const TrailerSyntax& sy
                             const MessageFacts& facts);
 
 // The ids CheckMessage looks up in the record for `block`: the values of each in_record key whose
-// requirement's condition holds, less the values it lists outright (`none`).
+// requirement's condition holds, less the values it lists outright (`none`); sorted, each once.
 std::vector<std::string> RecordIdsNamed(const TrailerConfig& config, const TrailerBlock& block);
 
 }  // namespace vt::gate
