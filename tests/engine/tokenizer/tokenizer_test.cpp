@@ -15,6 +15,7 @@
 #include "engine/tokenizer/nfc.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/utf8.h"
+#include "tests/npm_inputs.h"
 
 namespace vt {
 namespace {
@@ -116,19 +117,13 @@ TEST(Tokenizer, RejectsUnsupportedParts) {
 
 // ---- Real tokenizer files -------------------------------------------------
 
-fs::path CacheDir() {
-  if (const char* env = std::getenv("VT_TOKENIZER_CACHE")) return env;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/tmp") / ".cache/vt/tokenizers";
-}
+fs::path CacheDir() { return vt::testing::NpmCache("VT_TOKENIZER_CACHE", "tokenizers"); }
 
 // The files come from ci/fetch-tokenizers.sh, which ctest runs first (fixtures.npm_fetch); where it
 // could not reach the registry, the reason it left is what the test skips with.
 std::string EnsureTokenizer(const std::string& name) {
   const fs::path file = CacheDir() / name / "tokenizer.json";
-  if (fs::exists(file)) return "";
-  const std::string why = ReadAll(CacheDir() / "UNAVAILABLE");
-  return file.string() + " is missing (" + (why.empty() ? std::string("run ci/fetch-tokenizers.sh") : why) + ")";
+  return fs::exists(file) ? "" : vt::testing::MissingInput(file, CacheDir(), "ci/fetch-tokenizers.sh");
 }
 
 class RealTokenizer : public ::testing::TestWithParam<std::string> {};
