@@ -15,6 +15,10 @@
 #   embedded     the embedded model (its own 4,096-token tokenizer), real weights
 #   qwen3-1.7b   dummy weights of Qwen3-1.7B's shapes with Qwen3's 151,669-token tokenizer, read
 #                from $QWEN3_TOKENIZER (a tokenizer.json)
+# GRAMMAR_ROUNDS=N (default 1) runs the c = 64 sequence N times against the same server, round r > 1
+# under OUT_DIR/MODEL_NAME/round<r>/: whether a cost is the grammar's or the run order's shows as the
+# spread between rounds. GRAMMAR_CONCURRENCY (default "1 64") picks the concurrencies; VT (default
+# BIN_DIR/vt) the server binary, for an A/B of two builds.
 set -uo pipefail
 default_parts=embedded,qwen3-1.7b
 source "$(dirname "$0")/gpu_evidence_common.sh" "$1" "$2" "${3:-}"
@@ -35,13 +39,20 @@ measure() {
   local name=$1 vocab=$2
   shift 2
   mkdir -p "$out/$name"
-  start_serve "$bin/vt" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
+  start_serve "${VT:-$bin/vt}" "$out/$name/serve.log" --backend cuda "$@" --max-num-seqs 64 --max-model-len 512 || return
   local json_body='{"ignore_eos": false, "response_format": {"type": "json_object"}}'
   local schema_body="{\"ignore_eos\": false, \"response_format\": {\"type\": \"json_schema\",
         \"json_schema\": {\"name\": \"nested\", \"schema\": $nested_schema}}}"
   timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts 256 --concurrency 64 \
     --input-len 32 --output-len 256 --vocab-size "$vocab" --extra-body "$json_body" --json > "$out/$name/warm-up.json" 2>&1
-  for c in 1 64; do
+  local rounds=${GRAMMAR_ROUNDS:-1} runs=() r c
+  for c in ${GRAMMAR_CONCURRENCY:-1 64}; do
+    runs+=("$c 1")
+    if [ "$c" = 64 ]; then for ((r = 2; r <= rounds; ++r)); do runs+=("64 $r"); done; fi
+  done
+  for run in "${runs[@]}"; do
+    local c=${run% *} round=${run#* } dir="$out/$name"
+    [ "$round" = 1 ] || { dir="$out/$name/round$round"; mkdir -p "$dir"; }
     local n=$((c == 1 ? 16 : 1024))
     for kind in free json schema free-at-json-length free-at-json-lengths json-again free-at-schema-lengths schema-again; do
       local extra='{"ignore_eos": false}' length=256 replay=()
@@ -51,20 +62,20 @@ measure() {
       # length see a like-for-like mix of prefills and decodes.
       [ $kind = free-at-json-length ] && length=$(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); print(max(1, round(d["output_tokens"] / d["num_prompts"])))' \
-        "$out/$name/json-c$c.json")
+        "$dir/json-c$c.json")
       # ... and free requests each cut at its counterpart's length in the json (schema) run (same seed,
       # same prompts, the same order): the same mix of lengths, so TPOT and tok/s compare too.
       if [ $kind = free-at-json-lengths ] || [ $kind = free-at-schema-lengths ]; then
         local of=${kind#free-at-}
-        replay=(--output-lens-from "$out/$name/${of%-lengths}-c$c.json")  # the json or the schema run
+        replay=(--output-lens-from "$dir/${of%-lengths}-c$c.json")  # the json or the schema run
         extra='{"ignore_eos": true}'  # each request runs to its counterpart's length, not to an EOS
       fi
       timeout -k 5 240 "$bin/vt" bench serve --base-url "http://127.0.0.1:$served_port" --num-prompts $n \
         --concurrency $c --input-len 32 --output-len "$length" "${replay[@]}" --vocab-size "$vocab" --extra-body "$extra" --json \
-        > "$out/$name/$kind-c$c.json" 2> "$out/$name/$kind-c$c.err"
-      echo "$name $kind c=$c rc=$? $(python3 -c '
+        > "$dir/$kind-c$c.json" 2> "$dir/$kind-c$c.err"
+      echo "$name $kind c=$c round $round rc=$? $(python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
-print(f"ok {d["requests_ok"]}/{d["num_prompts"]}, {d["output_tok_s"]:.0f} tok/s, TPOT median {d["tpot_ms"]["median"]:.3f} ms, ITL median {d["itl_ms"]["median"]:.3f} ms, tokens {d["output_tokens"]}")' "$out/$name/$kind-c$c.json" 2>/dev/null)"
+print(f"ok {d["requests_ok"]}/{d["num_prompts"]}, {d["output_tok_s"]:.0f} tok/s, TPOT median {d["tpot_ms"]["median"]:.3f} ms, ITL median {d["itl_ms"]["median"]:.3f} ms, tokens {d["output_tokens"]}")' "$dir/$kind-c$c.json" 2>/dev/null)"
     done
   done
   kill "$served_pid"

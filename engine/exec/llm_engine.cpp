@@ -122,8 +122,10 @@ void LlmEngine::PrepareRows(const std::vector<RowDraw>& draws, const std::vector
   };
   // Below a few rows per thread, waking threads costs more than it saves: ParallelFor runs fewer than
   // two chunks' rows inline, and the pool waits for the first step it would split.
+  // Up to eight threads: at 64 constrained rows a step's masks then take about a quarter of a small
+  // model's forward, which they overlap (docs/BENCHMARKS.md, "What a grammar costs on an H200").
   constexpr int64_t kRowsPerThread = 8;
-  constexpr int kMaxThreads = 4;
+  constexpr int kMaxThreads = 8;
   const auto rows = static_cast<int64_t>(draws.size());
   if (rows < 2 * kRowsPerThread) {
     prepare(0, rows);
