@@ -24,6 +24,7 @@
 #include "kernels/cuda/ops/logits_adjust.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/sampling.h"
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt::cuda_backend {
 
@@ -79,6 +80,8 @@ class CudaModelRunner final : public ModelRunner {
   Status SumOverRanks(uint16_t* data, size_t count);
   Status HeadLogits(const uint16_t* x, int rows);
   size_t W4A16WorkspaceBytes() const;
+  // The int4 GEMM's form and K split for m rows of a [k, n] weight (VT_W4A16_FORM).
+  kernels::cuda::W4A16Split W4A16SplitFor(int m, int k, int n) const;
   int GraphBucket(int tokens) const;
 
   uint16_t* KCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer) * layer_kv_elems_; }

@@ -28,7 +28,7 @@ Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, 
   p.k = w.k;
   p.n = w.n;
   p.group_size = w.group_size;
-  const kc::W4A16Split split = kc::ChooseW4A16Split(m, w.k, w.n, num_sms_);
+  const kc::W4A16Split split = W4A16SplitFor(m, w.k, w.n);
   if (kc::W4A16WorkspaceBytes(m, w.n, split) > w4a16_ws_bytes_) {
     return Internal("cuda forward: the W4A16 split needs more workspace than was sized at start-up");
   }

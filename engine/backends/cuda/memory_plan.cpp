@@ -174,10 +174,15 @@ size_t CudaModelRunner::W4A16WorkspaceBytes() const {
   size_t most = 0;
   for (const auto& [k, n] : shapes) {
     for (int m = 1; m <= max_tokens_; ++m) {
-      most = std::max(most, kc::W4A16WorkspaceBytes(m, n, kc::ChooseW4A16Split(m, k, n, num_sms_)));
+      most = std::max(most, kc::W4A16WorkspaceBytes(m, n, W4A16SplitFor(m, k, n)));
     }
   }
   return most;
+}
+
+kc::W4A16Split CudaModelRunner::W4A16SplitFor(int m, int k, int n) const {
+  if (!options_.tuning.stacked_w4a16) return kc::ChooseW4A16Split(m, k, n, num_sms_, kc::W4A16Form::kSpread);
+  return kc::ChooseW4A16Split(m, k, n, num_sms_);
 }
 
 // The block tables come last in the inputs: only the rows this step uses are copied.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda/bench/bench_common.h"
@@ -22,8 +23,20 @@ constexpr size_t kCublasWorkspace = 32u << 20;
 
 struct Row {
   int k, n, m;
+  std::string form;
   double w4_us, w4_gbps, copy_pct, cublas_us, cublas_gbps;
 };
+
+// The splits to time for M: "auto" is vt's choice; "spread" and "stack" force a form (stack only at M <= 8).
+std::vector<std::pair<std::string, W4A16Split>> SplitsToTime(const W4A16BenchOptions& o, int m, int k, int n, int sms) {
+  std::vector<std::pair<std::string, W4A16Split>> splits;
+  for (const std::string& form : o.forms) {
+    if (form == "auto") splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms));
+    if (form == "spread") splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms, W4A16Form::kSpread));
+    if (form == "stack" && m <= 8) splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms, W4A16Form::kStack));
+  }
+  return splits;
+}
 
 bool ParseShape(const std::string& s, int& k, int& n) {
   return std::sscanf(s.c_str(), "%dx%d", &k, &n) == 2 && k > 0 && n > 0;
@@ -70,11 +83,15 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   size_t ws_bytes = 0;
-  for (int m : o.ms) ws_bytes = std::max(ws_bytes, W4A16WorkspaceBytes(m, n, ChooseW4A16Split(m, k, n, sms)));
+  for (int m : o.ms) {
+    for (const auto& [form, split] : SplitsToTime(o, m, k, n, sms)) {
+      ws_bytes = std::max(ws_bytes, W4A16WorkspaceBytes(m, n, split));
+    }
+  }
   if (ws_bytes > 0 && !bench::Check(cudaMalloc(&workspace, ws_bytes), "alloc workspace")) return false;
 
   for (int m : o.ms) {
-    const W4A16Split split = ChooseW4A16Split(m, k, n, sms);
+    W4A16Split split;
     auto w4 = [&](int i, cudaStream_t stream) {
       W4A16Problem p{x, packed[i % w4_copies], scales[i % w4_copies], y, m, k, n, group};
       Status st = RunW4A16Gemm(p, split, workspace, stream);
@@ -91,20 +108,21 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
                                    CUBLAS_GEMM_DEFAULT),
                       "gemm");
     };
-    Row r{k, n, m, 0, 0, 0, 0, 0};
-    if (!bench::TimeGraph(w4, o.launches_per_graph, o.repetitions, r.w4_us) ||
-        !bench::TimeGraph(bf16, o.launches_per_graph, o.repetitions, r.cublas_us)) {
-      return false;
-    }
-    r.w4_gbps = w4_bytes / (r.w4_us * 1e-6) / 1e9;
-    r.copy_pct = 100.0 * r.w4_gbps / copy_gbps;
-    r.cublas_gbps = bf16_bytes / (r.cublas_us * 1e-6) / 1e9;
-    rows.push_back(r);
-    if (!o.json) {
-      std::printf("%6d x %-6d %4d %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx  (K split %d x %d)\n", k, n, m, r.w4_us,
-                  r.w4_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.w4_us, split.slices,
-                  split.k_slice);
-      std::fflush(stdout);
+    double cublas_us = 0;
+    if (!bench::TimeGraph(bf16, o.launches_per_graph, o.repetitions, cublas_us)) return false;
+    for (const auto& [form, chosen] : SplitsToTime(o, m, k, n, sms)) {
+      split = chosen;
+      Row r{k, n, m, form, 0, 0, 0, cublas_us, bf16_bytes / (cublas_us * 1e-6) / 1e9};
+      if (!bench::TimeGraph(w4, o.launches_per_graph, o.repetitions, r.w4_us)) return false;
+      r.w4_gbps = w4_bytes / (r.w4_us * 1e-6) / 1e9;
+      r.copy_pct = 100.0 * r.w4_gbps / copy_gbps;
+      rows.push_back(r);
+      if (!o.json) {
+        std::printf("%6d x %-6d %4d %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx  (%s, K split %d x %d)\n", k, n, m,
+                    r.w4_us, r.w4_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.w4_us,
+                    split.form == W4A16Form::kStack ? "stack" : "spread", split.slices, split.k_slice);
+        std::fflush(stdout);
+      }
     }
   }
   for (uint32_t* p : packed) cudaFree(p);
@@ -154,9 +172,9 @@ int RunW4A16Bench(const W4A16BenchOptions& o) {
     std::printf("{\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", probe.name.c_str(), copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"w4a16_us\":%.3f,\"w4a16_GBps\":%.1f,\"copy_pct\":%.2f,"
+      std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"form\":\"%s\",\"w4a16_us\":%.3f,\"w4a16_GBps\":%.1f,\"copy_pct\":%.2f,"
                   "\"cublas_us\":%.3f,\"cublas_GBps\":%.1f,\"speedup\":%.3f}",
-                  i ? "," : "", r.k, r.n, r.m, r.w4_us, r.w4_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps,
+                  i ? "," : "", r.k, r.n, r.m, r.form.c_str(), r.w4_us, r.w4_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps,
                   r.cublas_us / r.w4_us);
     }
     std::printf("]}\n");

@@ -11,6 +11,12 @@
 // scale group in fp32; the group's sum is multiplied by its fp32 scale and added, so the
 // scale costs no bf16 rounding. K slices write fp32 partials that a second kernel adds in
 // slice order (deterministic; no atomics).
+//
+// At M <= 8 the stacked form puts all eight warps of a CTA on one 16-column block instead,
+// interleaved over the K slice's 64-row steps: a CTA round reads 4 KB of contiguous weights, a CTA
+// streams its column block from end to end (concurrent CTAs read whole column blocks, not 512-byte
+// pieces of eight of them), only the m real activation rows are staged, and with K unsplit there is
+// no partial-sum pass.
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 #include <cuda_bf16.h>
@@ -32,7 +38,13 @@ constexpr int kColsPerWarp = 16;
 constexpr int kColsPerCta = kWarps * kColsPerWarp;
 constexpr int kMaxRowsPerCta = 64;
 constexpr int kUnroll = 8;  // 16-byte weight loads in flight per lane
+// The stacked form runs four CTAs per SM (64 registers), six loads deep: 96 KB of weights in
+// flight per SM.
+constexpr int kStackUnroll = 6;
 constexpr size_t kActivationSmemBudget = 96 * 1024;
+// The stacked form stages at most this much (dynamic shared memory needs no opt-in below 48 KB, and
+// four CTAs fit an SM).
+constexpr size_t kStackSmemBudget = 40 * 1024;
 
 struct GemmParams {
   W4A16Problem p;
@@ -238,6 +250,132 @@ __global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t ele
   *reinterpret_cast<uint32_t*>(y + i) = attention::PackBf16x2(sum.x, sum.y);
 }
 
+// (128 + q) for the eight nibbles of `w`, arranged as DequantWord's: the bias is not subtracted
+// here but added by one more MMA per k16 step against a constant -136 matrix, which is an issued
+// instruction instead of four.
+__device__ __forceinline__ void DequantWordBiased(uint32_t w, uint32_t (&r)[4]) {
+  constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r[j]) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
+  }
+}
+
+// Where activation (row, k) sits in the stacked form's shared memory: within each 64-row step, the
+// eight words (k pairs) lane c of a row reads for the step's four k16 MMAs lie side by side, so they
+// are two 16-byte loads instead of eight 4-byte ones.
+__device__ __forceinline__ int StackedActivationIndex(int k) {
+  const int in_step = k % 64, s = in_step / 16, h = (in_step % 16) / 8, c = (in_step % 8) / 2;
+  return k - in_step + c * 16 + s * 4 + h * 2 + (k & 1);
+}
+
+// The stacked form (M <= 8), swapped as kSwapAB above: warp w takes the slice's 64-row steps w,
+// w + 8, ..., scales each step's MMA sum by its group's scale, and the eight warps' sums are added
+// in warp order through shared memory. ncu at M = 1, 8192 x 8192: 112 instructions a warp per
+// 512-byte step, prologue included (the spread form: 137), 41.7% of DRAM bandwidth against 35.4%.
+__global__ void __launch_bounds__(kWarps * 32, 4) W4A16StackKernel(GemmParams g) {
+  const W4A16Problem& p = g.p;
+  extern __shared__ __align__(16) uint16_t x_s[];  // [m][pitch] permuted, then the scales [groups][8] float2
+  __shared__ float warp_sums[kWarps][32][4];
+  const int pitch = g.k_slice + 8;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int q = lane / 4, c = lane % 4;
+  const int nb = blockIdx.x, slice = blockIdx.y;
+  const int k_begin = slice * g.k_slice;
+  const int k_len = min(g.k_slice, p.k - k_begin);
+  const int iters = k_len / 64;
+  const int my_steps = warp < iters ? (iters - warp + kWarps - 1) / kWarps : 0;
+  const uint4* wp = reinterpret_cast<const uint4*>(p.packed) +
+                    (static_cast<size_t>(nb) * (p.k / 64) + k_begin / 64 + warp) * 32 + lane;
+
+  uint4 buf[kStackUnroll];
+#pragma unroll
+  for (int u = 0; u < kStackUnroll; ++u) {
+    if (u < my_steps) buf[u] = LoadStreaming(wp + u * kWarps * 32);
+  }
+
+  // Each 16-byte piece of a row (eight k of one k16 half) holds one word for each lane c: the four
+  // words go to the four lanes' runs. Only the m real rows are staged. (Four pieces a thread in
+  // flight at once measured no faster: 16.7 against 16.2 us at 8192 x 8192.)
+  const int pieces = k_len / 8;
+  for (int r = 0; r < p.m; ++r) {
+    const uint4* src = reinterpret_cast<const uint4*>(p.x + static_cast<size_t>(r) * p.k + k_begin);
+    uint16_t* dst = x_s + r * pitch;
+    for (int i = threadIdx.x; i < pieces; i += kWarps * 32) {
+      const uint4 v = __ldg(src + i);
+      uint32_t* run = reinterpret_cast<uint32_t*>(dst + StackedActivationIndex(i * 8));
+      run[0] = v.x;
+      run[8] = v.y;
+      run[16] = v.z;
+      run[24] = v.w;
+    }
+  }
+  // Scales as fp32 pairs (column q, column q + 8), one 8-byte load per step and lane.
+  float2* scale_s = reinterpret_cast<float2*>(x_s + p.m * pitch);
+  const bool grouped = p.group_size != p.k;  // else one scale row for all of K
+  const int first_group = grouped ? k_begin / 128 : 0;
+  const int groups = grouped ? k_len / 128 : 1;
+  for (int i = threadIdx.x; i < groups * 8; i += kWarps * 32) {
+    const uint16_t* sc = p.scales + static_cast<size_t>(first_group + i / 8) * p.n + nb * 16 + i % 8;
+    scale_s[i] = make_float2(__uint_as_float(uint32_t(sc[0]) << 16), __uint_as_float(uint32_t(sc[8]) << 16));
+  }
+  __syncthreads();
+
+  constexpr uint32_t kMinus136 = 0xc308c308;  // bf16 -136 in both halves
+  // Lanes of activation rows past m feed zeros to the MMA.
+  const bool has_row = q < p.m;
+  const uint4* x_lane = reinterpret_cast<const uint4*>(x_s + q * pitch + c * 16);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int j0 = 0; j0 < my_steps; j0 += kStackUnroll) {
+#pragma unroll
+    for (int u = 0; u < kStackUnroll; ++u) {
+      const int j = j0 + u;
+      if (j < my_steps) {
+        const uint4 cur = buf[u];
+        if (j + kStackUnroll < my_steps) buf[u] = LoadStreaming(wp + (j + kStackUnroll) * kWarps * 32);
+        const int it = warp + j * kWarps;
+        uint4 xa = make_uint4(0, 0, 0, 0), xb = xa;
+        if (has_row) {
+          xa = x_lane[it * 8];
+          xb = x_lane[it * 8 + 1];
+        }
+        const uint32_t words[4] = {cur.x, cur.y, cur.z, cur.w};
+        const uint32_t xw[8] = {xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w};
+        float d[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+          uint32_t b[4];
+          DequantWordBiased(words[s], b);
+          MmaBf16(d, b[0], b[2], b[1], b[3], xw[2 * s], xw[2 * s + 1]);
+          MmaBf16(d, kMinus136, kMinus136, kMinus136, kMinus136, xw[2 * s], xw[2 * s + 1]);
+        }
+        // d: e = 0, 1 -> column q, rows 2c, 2c + 1; e = 2, 3 -> column q + 8.
+        const float2 sc = scale_s[(grouped ? it / 2 : 0) * 8 + q];
+        acc[0] += d[0] * sc.x;
+        acc[1] += d[1] * sc.x;
+        acc[2] += d[2] * sc.y;
+        acc[3] += d[3] * sc.y;
+      }
+    }
+  }
+
+#pragma unroll
+  for (int e = 0; e < 4; ++e) warp_sums[warp][lane][e] = acc[e];
+  __syncthreads();
+  if (threadIdx.x >= 32 * 4) return;
+  const int sum_lane = threadIdx.x / 4, e = threadIdx.x % 4;
+  float sum = 0.f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) sum += warp_sums[w][sum_lane][e];
+  const int row = 2 * (sum_lane % 4) + (e & 1), col = nb * 16 + sum_lane / 4 + (e < 2 ? 0 : 8);
+  if (row >= p.m) return;
+  if (g.slices == 1) {
+    p.y[static_cast<size_t>(row) * p.n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
+  } else {
+    g.partial[(static_cast<size_t>(slice) * p.m + row) * p.n + col] = sum;
+  }
+}
+
 int MTilesFor(int m) {
   const int rows = std::min(m, kMaxRowsPerCta);
   return rows <= 16 ? 1 : rows <= 32 ? 2 : 4;
@@ -262,9 +400,38 @@ cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+size_t StackSmemBytes(int m, int k_slice) {
+  return static_cast<size_t>(m) * (k_slice + 8) * 2 + static_cast<size_t>(k_slice / 128 + 1) * 8 * sizeof(float2);
+}
+
+cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
+  const dim3 grid(g.p.n / 16, g.slices);
+  W4A16StackKernel<<<grid, kWarps * 32, StackSmemBytes(g.p.m, g.k_slice), stream>>>(g);
+  return cudaGetLastError();
+}
+
+// A CTA per 16-column block, K split only as far as about three CTAs per SM need, and no further
+// than the staged rows allow.
+W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
+  int max_slice = static_cast<int>(kStackSmemBudget / (2 * m)) - 8;
+  max_slice = std::max(128, max_slice / 128 * 128);
+  const int col_ctas = n / 16;
+  const int wanted_slices = std::max(1, (3 * num_sms + col_ctas - 1) / col_ctas);
+  int slice = (k / wanted_slices + 127) / 128 * 128;
+  slice = std::clamp(slice, 128, std::min(max_slice, k));
+  return W4A16Split{slice, (k + slice - 1) / slice, W4A16Form::kStack};
+}
+
 }  // namespace
 
+// The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on
+// that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2").
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms) {
+  return ChooseW4A16Split(m, k, n, num_sms, m <= 2 ? W4A16Form::kStack : W4A16Form::kSpread);
+}
+
+W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form) {
+  if (form == W4A16Form::kStack) return ChooseStackSplit(std::clamp(m, 1, 8), k, n, num_sms);
   const int rows = StagedRows(m);
   // The activation slice must fit the shared-memory budget ...
   int max_slice = static_cast<int>(kActivationSmemBudget / (2 * rows)) - 8;
@@ -294,9 +461,16 @@ Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* works
     return InvalidArgument("W4A16: inconsistent K split");
   }
   if (split.slices > 1 && workspace == nullptr) return InvalidArgument("W4A16: split-K needs a workspace");
+  const bool stack = split.form == W4A16Form::kStack;
+  if (stack && (p.m > 8 || StackSmemBytes(p.m, split.k_slice) > kStackSmemBudget + 4096)) {
+    return InvalidArgument("W4A16: the stacked form takes M <= 8 and K slices whose rows fit " +
+                           std::to_string(kStackSmemBudget / 1024) + " KB");
+  }
   const GemmParams g{p, split.k_slice, split.slices, workspace};
   cudaError_t err;
-  if (p.m <= 8) {
+  if (stack) {
+    err = LaunchStack(g, stream);
+  } else if (p.m <= 8) {
     err = Launch<1, true>(g, stream);
   } else {
     switch (MTilesFor(p.m)) {

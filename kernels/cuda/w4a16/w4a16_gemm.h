@@ -20,14 +20,24 @@ struct W4A16Problem {
   int group_size = 128;              // 128, or k for per-channel scales
 };
 
-// How the K dimension is split across CTAs for a shape. A function of (m, k, n) and the
-// device only, so a shape always reduces in the same order: results are bitwise
-// reproducible run to run.
+// How a CTA's eight warps share the weights. kSpread: each warp streams its own 16-column block
+// over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on one
+// 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
+// contiguous weights and the warps' sums meet in shared memory.
+enum class W4A16Form { kSpread, kStack };
+
+// How the K dimension is split across CTAs for a shape. A function of (m, k, n), the form and the
+// device only, so a shape always reduces in the same order: results are bitwise reproducible run
+// to run.
 struct W4A16Split {
   int k_slice = 0;  // multiple of 128
   int slices = 1;
+  W4A16Form form = W4A16Form::kSpread;
 };
+// The form vt runs for M (kStack at M <= 2), split for the shape.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms);
+// A given form (kStack only at M <= 8), for A/B runs of the forms.
+W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form);
 
 // fp32 workspace bytes for the split-K partial sums (0 when unsplit).
 size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split);

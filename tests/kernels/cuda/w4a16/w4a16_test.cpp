@@ -53,8 +53,7 @@ Case MakeCase(int k, int n, int group_size, uint32_t seed) {
   return c;
 }
 
-std::vector<uint16_t> RunGemm(const Case& c, int m) {
-  const W4A16Split split = ChooseW4A16Split(m, c.k, c.n, Sms());
+std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
   uint16_t* x = Upload(c.x_bits);
   uint32_t* packed = Upload(c.weights.packed);
   uint16_t* scales = Upload(c.weights.scales);
@@ -78,6 +77,13 @@ std::vector<uint16_t> RunGemm(const Case& c, int m) {
     cudaFree(ptr);
   }
   return out;
+}
+
+// Both forms at M <= 8 (the stacked one is vt's choice there), the spread one above.
+std::vector<W4A16Split> SplitsFor(const Case& c, int m) {
+  std::vector<W4A16Split> splits = {ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kSpread)};
+  if (m <= 8) splits.push_back(ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kStack));
+  return splits;
 }
 
 void ExpectClose(const Case& c, int m, const std::vector<uint16_t>& out) {
@@ -109,9 +115,11 @@ TEST_P(W4A16Shapes, MatchesTheDequantisedReferenceForEveryM) {
   if (IsSkipped()) return;
   const Case c = MakeCase(GetParam().k, GetParam().n, 128, 21u + GetParam().k + GetParam().n);
   for (int m : {1, 2, 3, 7, 16, 33, 64, 200}) {
-    const std::vector<uint16_t> out = RunGemm(c, m);
-    ExpectClose(c, m, out);
-    EXPECT_EQ(out, RunGemm(c, m)) << "a repeated run must give the same bits, M " << m;
+    for (const W4A16Split& split : SplitsFor(c, m)) {
+      const std::vector<uint16_t> out = RunGemm(c, m, split);
+      ExpectClose(c, m, out);
+      EXPECT_EQ(out, RunGemm(c, m, split)) << "a repeated run must give the same bits, M " << m;
+    }
   }
 }
 
@@ -129,8 +137,40 @@ TEST(W4A16, PerChannelScalesAndSmallShapes) {
   if (IsSkipped()) return;
   for (auto [k, n, group] : {std::tuple{1024, 192, -1}, std::tuple{128, 64, 128}, std::tuple{384, 320, 128}}) {
     const Case c = MakeCase(k, n, group, 5u);
-    for (int m : {1, 8, 9, 17, 70}) ExpectClose(c, m, RunGemm(c, m));
+    for (int m : {1, 8, 9, 17, 70}) {
+      for (const W4A16Split& split : SplitsFor(c, m)) ExpectClose(c, m, RunGemm(c, m, split));
+    }
   }
+}
+
+// The stacked form with its K split across CTAs (partial sums added in slice order), per group and
+// per channel, and slices whose steps do not fill all eight warps.
+TEST(W4A16, StackedFormSplitAlongK) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (int group : {128, -1}) {
+    const Case c = MakeCase(2048, 320, group, 9u);
+    for (int m : {1, 5, 8}) {
+      for (int k_slice : {128, 384, 1024}) {
+        const W4A16Split split{k_slice, (c.k + k_slice - 1) / k_slice, W4A16Form::kStack};
+        const std::vector<uint16_t> out = RunGemm(c, m, split);
+        ExpectClose(c, m, out);
+        EXPECT_EQ(out, RunGemm(c, m, split)) << "M " << m << " slice " << k_slice;
+      }
+    }
+  }
+}
+
+TEST(W4A16, StackedFormRefusesWhatItCannotRun) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  W4A16Problem p;
+  p.m = 9;
+  p.k = 4096;
+  p.n = 4096;
+  EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{4096, 1, W4A16Form::kStack}, nullptr, nullptr).ok());
+  p.m = 8;  // 8 rows of 4,096 activations are 64 KB: more than the form stages
+  EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{4096, 1, W4A16Form::kStack}, nullptr, nullptr).ok());
 }
 
 TEST(W4A16, UnsupportedShapesAreErrorsNotWrongResults) {
