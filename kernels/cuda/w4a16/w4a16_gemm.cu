@@ -42,9 +42,9 @@ constexpr int kUnroll = 8;  // 16-byte weight loads in flight per lane
 // flight per SM.
 constexpr int kStackUnroll = 6;
 constexpr size_t kActivationSmemBudget = 96 * 1024;
-// The stacked form stages at most this much (dynamic shared memory needs no opt-in below 48 KB, and
-// four CTAs fit an SM).
-constexpr size_t kStackSmemBudget = 40 * 1024;
+// The stacked form's dynamic shared memory: with its 4 KB of static reduction space within the 48 KB a
+// launch may use without opting in (and four CTAs fit an SM).
+constexpr size_t kStackDynamicSmemLimit = 44 * 1024;
 
 struct GemmParams {
   W4A16Problem p;
@@ -411,10 +411,10 @@ cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
 }
 
 // A CTA per 16-column block, K split only as far as about three CTAs per SM need, and no further
-// than the staged rows allow.
+// than the staged rows and scales allow.
 W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
-  int max_slice = static_cast<int>(kStackSmemBudget / (2 * m)) - 8;
-  max_slice = std::max(128, max_slice / 128 * 128);
+  int max_slice = static_cast<int>(kStackDynamicSmemLimit / (2 * m)) / 128 * 128;
+  while (max_slice > 128 && StackSmemBytes(m, max_slice) > kStackDynamicSmemLimit) max_slice -= 128;
   const int col_ctas = n / 16;
   const int wanted_slices = std::max(1, (3 * num_sms + col_ctas - 1) / col_ctas);
   int slice = (k / wanted_slices + 127) / 128 * 128;
@@ -451,7 +451,7 @@ size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split) {
   return split.slices > 1 ? static_cast<size_t>(split.slices) * m * n * sizeof(float) : 0;
 }
 
-Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* workspace, cudaStream_t stream) {
+Status CheckW4A16Split(const W4A16Problem& p, const W4A16Split& split) {
   VT_RETURN_IF_ERROR(CheckW4A16Shape(p.k, p.n));
   if (p.m <= 0) return InvalidArgument("W4A16: M must be positive");
   if (p.group_size != 128 && p.group_size != p.k) {
@@ -460,15 +460,20 @@ Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* works
   if (split.k_slice <= 0 || split.k_slice % 128 != 0 || split.slices != (p.k + split.k_slice - 1) / split.k_slice) {
     return InvalidArgument("W4A16: inconsistent K split");
   }
-  if (split.slices > 1 && workspace == nullptr) return InvalidArgument("W4A16: split-K needs a workspace");
-  const bool stack = split.form == W4A16Form::kStack;
-  if (stack && (p.m > 8 || StackSmemBytes(p.m, split.k_slice) > kStackSmemBudget + 4096)) {
-    return InvalidArgument("W4A16: the stacked form takes M <= 8 and K slices whose rows fit " +
-                           std::to_string(kStackSmemBudget / 1024) + " KB");
+  if (split.form == W4A16Form::kStack &&
+      (p.m > 8 || StackSmemBytes(p.m, split.k_slice) > kStackDynamicSmemLimit)) {
+    return InvalidArgument("W4A16: the stacked form takes M <= 8 and K slices whose rows and scales fit " +
+                           std::to_string(kStackDynamicSmemLimit / 1024) + " KB");
   }
+  return Status::Ok();
+}
+
+Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* workspace, cudaStream_t stream) {
+  VT_RETURN_IF_ERROR(CheckW4A16Split(p, split));
+  if (split.slices > 1 && workspace == nullptr) return InvalidArgument("W4A16: split-K needs a workspace");
   const GemmParams g{p, split.k_slice, split.slices, workspace};
   cudaError_t err;
-  if (stack) {
+  if (split.form == W4A16Form::kStack) {
     err = LaunchStack(g, stream);
   } else if (p.m <= 8) {
     err = Launch<1, true>(g, stream);

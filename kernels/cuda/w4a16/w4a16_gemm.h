@@ -42,6 +42,10 @@ W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form);
 // fp32 workspace bytes for the split-K partial sums (0 when unsplit).
 size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split);
 
+// Whether RunW4A16Gemm takes this problem's shape and group size with this split (host only; the
+// pointers are not looked at). Errors name the property.
+Status CheckW4A16Split(const W4A16Problem& problem, const W4A16Split& split);
+
 // Launch-only (no allocation, no synchronisation): safe inside CUDA graph capture.
 Status RunW4A16Gemm(const W4A16Problem& problem, const W4A16Split& split, float* workspace, cudaStream_t stream);
 

@@ -79,7 +79,7 @@ std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
   return out;
 }
 
-// Both forms at M <= 8 (the stacked one is vt's choice there), the spread one above.
+// Both forms at M <= 8 (vt runs the stacked one at M <= 2), the spread one above.
 std::vector<W4A16Split> SplitsFor(const Case& c, int m) {
   std::vector<W4A16Split> splits = {ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kSpread)};
   if (m <= 8) splits.push_back(ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kStack));
@@ -171,6 +171,35 @@ TEST(W4A16, StackedFormRefusesWhatItCannotRun) {
   EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{4096, 1, W4A16Form::kStack}, nullptr, nullptr).ok());
   p.m = 8;  // 8 rows of 4,096 activations are 64 KB: more than the form stages
   EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{4096, 1, W4A16Form::kStack}, nullptr, nullptr).ok());
+}
+
+// vt's own splits are ones RunW4A16Gemm takes, for every M, both forms and the int4 shapes of the
+// presets, per group and per channel (a K of 28,672 once got a stacked slice whose scales overran
+// the shared memory a launch may use). Host only: runs without a GPU.
+TEST(W4A16, ChosenSplitsAreAccepted) {
+  const Shape shapes[] = {{4096, 4096}, {4096, 6144}, {4096, 28672}, {14336, 4096}, {8192, 8192},
+                          {8192, 10240}, {8192, 57344}, {28672, 8192}, {2048, 192}, {1024, 64}};
+  for (int sms : {78, 108, 132}) {
+    for (const Shape& shape : shapes) {
+      for (int group : {128, shape.k}) {
+        for (int m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 33, 64, 256}) {
+          W4A16Problem p;
+          p.m = m;
+          p.k = shape.k;
+          p.n = shape.n;
+          p.group_size = group;
+          std::vector<W4A16Split> splits = {ChooseW4A16Split(m, shape.k, shape.n, sms),
+                                            ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kSpread)};
+          if (m <= 8) splits.push_back(ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kStack));
+          for (const W4A16Split& split : splits) {
+            const Status st = CheckW4A16Split(p, split);
+            EXPECT_TRUE(st.ok()) << shape.k << "x" << shape.n << " group " << group << " M " << m << " SMs " << sms
+                                 << " slice " << split.k_slice << ": " << st.message();
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(W4A16, UnsupportedShapesAreErrorsNotWrongResults) {
