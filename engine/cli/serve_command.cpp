@@ -28,6 +28,7 @@ struct ServeOptions {
   SessionSpec session;
   std::string served_model_name;
   int max_num_seqs = 16;
+  int max_queued_requests = 0;  // 0: 4 x max_num_seqs
   int64_t max_model_len = 0;
   int grace_seconds = 10;
   int header_timeout = 30;
@@ -163,7 +164,8 @@ int Run(ServeOptions o) {
   Result<server::ModelContext> context = LoadModelContext(*session, o.served_model_name);
   if (!context.ok()) return abandon(context.status());
   const int64_t max_model_len = context->max_model_len;
-  if (Status s = http.SetModel(std::make_unique<server::EngineService>(std::move(session->engine), 4 * o.max_num_seqs),
+  const int max_queued = o.max_queued_requests > 0 ? o.max_queued_requests : 4 * o.max_num_seqs;
+  if (Status s = http.SetModel(std::make_unique<server::EngineService>(std::move(session->engine), max_queued),
                                std::move(*context));
       !s.ok()) {
     return abandon(s);
@@ -188,6 +190,9 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--port", o->http.port, "Port (0: any free port)")->check(CLI::Range(0, 65535));
   app->add_option("--served-model-name", o->served_model_name, "The model name clients send");
   app->add_option("--max-num-seqs", o->max_num_seqs, "Requests in the running batch")->check(CLI::Range(1, 1024));
+  app->add_option("--max-queued-requests", o->max_queued_requests,
+                  "Requests waiting beyond the running batch; more are answered 503 (default 4 x --max-num-seqs)")
+      ->check(CLI::Range(1, 1 << 20));
   app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
   app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
