@@ -12,7 +12,7 @@
 // scale costs no bf16 rounding. K slices write fp32 partials that a second kernel adds in
 // slice order (deterministic; no atomics).
 //
-// At M <= 8 the stacked form puts all eight warps of a CTA on one 16-column block instead,
+// The stacked form (M <= 8; vt runs it at M <= 2) puts all eight warps of a CTA on one 16-column block,
 // interleaved over the K slice's 64-row steps: a CTA round reads 4 KB of contiguous weights, a CTA
 // streams its column block from end to end (concurrent CTAs read whole column blocks, not 512-byte
 // pieces of eight of them), only the m real activation rows are staged, and with K unsplit there is
@@ -25,6 +25,7 @@
 #include <string>
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/per_device.h"
 #include "kernels/w4a16/w4a16_shape.h"
 
@@ -53,16 +54,25 @@ struct GemmParams {
   float* partial;  // [slices, m, n] when slices > 1
 };
 
-// Four bf16x2 registers holding (q - 8) for the eight nibbles of `w`: register j holds
-// nibbles j (low half) and j + 4 (high half).
-__device__ __forceinline__ void DequantWord(uint32_t w, uint32_t (&r)[4]) {
+// Four bf16x2 registers holding (128 + q) for the eight nibbles of `w` (bf16 128.0 is the magic
+// number whose ulp is 1.0): register j holds nibbles j (low half) and j + 4 (high half). The stacked
+// form feeds these to its MMA as they are and adds the -8 bias by one more MMA against a constant
+// -136 matrix, an issued instruction instead of four.
+__device__ __forceinline__ void DequantWordBiased(uint32_t w, uint32_t (&r)[4]) {
   constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r[j]) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
+  }
+}
+
+// The same registers holding (q - 8).
+__device__ __forceinline__ void DequantWord(uint32_t w, uint32_t (&r)[4]) {
+  DequantWordBiased(w, r);
   const __nv_bfloat162 bias = __halves2bfloat162(__float2bfloat16(136.f), __float2bfloat16(136.f));
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    uint32_t v;
-    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(v) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
-    __nv_bfloat162 h = *reinterpret_cast<__nv_bfloat162*>(&v);
+    __nv_bfloat162 h = *reinterpret_cast<__nv_bfloat162*>(&r[j]);
     h = __hsub2(h, bias);  // exact: 128 + q - 136 = q - 8
     r[j] = *reinterpret_cast<uint32_t*>(&h);
   }
@@ -250,17 +260,6 @@ __global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t ele
   *reinterpret_cast<uint32_t*>(y + i) = attention::PackBf16x2(sum.x, sum.y);
 }
 
-// (128 + q) for the eight nibbles of `w`, arranged as DequantWord's: the bias is not subtracted
-// here but added by one more MMA per k16 step against a constant -136 matrix, which is an issued
-// instruction instead of four.
-__device__ __forceinline__ void DequantWordBiased(uint32_t w, uint32_t (&r)[4]) {
-  constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r[j]) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
-  }
-}
-
 // Where activation (row, k) sits in the stacked form's shared memory: within each 64-row step, the
 // eight words (k pairs) lane c of a row reads for the step's four k16 MMAs lie side by side, so they
 // are two 16-byte loads instead of eight 4-byte ones.
@@ -317,7 +316,7 @@ __global__ void __launch_bounds__(kWarps * 32, 4) W4A16StackKernel(GemmParams g)
   const int groups = grouped ? k_len / 128 : 1;
   for (int i = threadIdx.x; i < groups * 8; i += kWarps * 32) {
     const uint16_t* sc = p.scales + static_cast<size_t>(first_group + i / 8) * p.n + nb * 16 + i % 8;
-    scale_s[i] = make_float2(__uint_as_float(uint32_t(sc[0]) << 16), __uint_as_float(uint32_t(sc[8]) << 16));
+    scale_s[i] = make_float2(Bf16BitsToFloat(sc[0]), Bf16BitsToFloat(sc[8]));
   }
   __syncthreads();
 
@@ -370,7 +369,7 @@ __global__ void __launch_bounds__(kWarps * 32, 4) W4A16StackKernel(GemmParams g)
   const int row = 2 * (sum_lane % 4) + (e & 1), col = nb * 16 + sum_lane / 4 + (e < 2 ? 0 : 8);
   if (row >= p.m) return;
   if (g.slices == 1) {
-    p.y[static_cast<size_t>(row) * p.n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
+    p.y[static_cast<size_t>(row) * p.n + col] = FloatToBf16Bits(sum);
   } else {
     g.partial[(static_cast<size_t>(slice) * p.m + row) * p.n + col] = sum;
   }
@@ -400,6 +399,7 @@ cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// m staged rows of k_slice + 8 bf16, and a float2 per 8 column pairs of each of k_slice / 128 + 1 groups.
 size_t StackSmemBytes(int m, int k_slice) {
   return static_cast<size_t>(m) * (k_slice + 8) * 2 + static_cast<size_t>(k_slice / 128 + 1) * 8 * sizeof(float2);
 }
@@ -413,8 +413,9 @@ cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
 // A CTA per 16-column block, K split only as far as about three CTAs per SM need, and no further
 // than the staged rows and scales allow.
 W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
-  int max_slice = static_cast<int>(kStackDynamicSmemLimit / (2 * m)) / 128 * 128;
-  while (max_slice > 128 && StackSmemBytes(m, max_slice) > kStackDynamicSmemLimit) max_slice -= 128;
+  // StackSmemBytes(m, 128 t) = 256 m t + 16 m + 64 t + 64 <= the limit, solved for t.
+  const int max_slice = std::max(
+      128, static_cast<int>((kStackDynamicSmemLimit - 16 * m - 64) / (256 * m + 64)) * 128);
   const int col_ctas = n / 16;
   const int wanted_slices = std::max(1, (3 * num_sms + col_ctas - 1) / col_ctas);
   int slice = (k / wanted_slices + 127) / 128 * 128;
