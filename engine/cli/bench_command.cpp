@@ -1,7 +1,8 @@
 // `vt bench`: benchmarks users compare against other engines. `decode` sweeps end-to-end decode
 // throughput over concurrency on any backend (so it exists in every build); `serve` loads an
 // OpenAI-compatible server over HTTP; `attention` times the
-// paged decode-attention arms and `w4a16` the int4 GEMM against cuBLAS, both CUDA-only.
+// paged decode-attention arms, `w4a16` the int4 GEMM and `gemm` the bf16 linear layers against
+// cuBLAS, all CUDA-only.
 #include <cstdio>
 #include <memory>
 #include <new>
@@ -17,6 +18,7 @@
 #ifdef VT_HAVE_CUDA
 #include "kernels/cuda/bench/attention_bench.h"
 #include "kernels/cuda/bench/prefill_bench.h"
+#include "kernels/cuda/bench/dense_gemm_bench.h"
 #include "kernels/cuda/bench/w4a16_bench.h"
 #endif
 
@@ -130,6 +132,8 @@ Command AddBenchCommand(CLI::App& parent) {
       app->add_subcommand("decode", "Decode throughput, TTFT, TPOT and inter-token latency over concurrency, beside the weights + KV roofline");
   CLI::App* attention = app->add_subcommand("attention", "Time the paged decode-attention arms (CUDA graphs)");
   CLI::App* w4a16 = app->add_subcommand("w4a16", "Time the W4A16 GEMM against cuBLAS bf16 (CUDA graphs)");
+  CLI::App* gemm =
+      app->add_subcommand("gemm", "Time the bf16 linear layers as the engine runs them against cuBLAS (CUDA graphs)");
   CLI::App* prefill =
       app->add_subcommand("prefill-attention", "Time the tensor-core prefill attention: prompts and chunks (CUDA graphs)");
   std::shared_ptr<bench::DecodeBenchOptions> decode_options = AddDecodeOptions(decode);
@@ -162,6 +166,12 @@ Command AddBenchCommand(CLI::App& parent) {
   w4a16->add_option("--launches", w4->launches_per_graph, "Calls captured per CUDA graph");
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");
+  auto dense = std::make_shared<kernels::cuda::DenseGemmBenchOptions>();
+  gemm->add_option("--shapes", dense->shapes, "Weight shapes KxN")->delimiter(',');
+  gemm->add_option("--ms", dense->ms, "Batch rows M")->delimiter(',')->check(CLI::PositiveNumber);
+  gemm->add_option("--launches", dense->launches_per_graph, "Calls captured per CUDA graph");
+  gemm->add_option("--reps", dense->repetitions, "Graph replays (the median is reported)");
+  gemm->add_flag("--json", dense->json, "Print JSON instead of a table");
   auto options = std::make_shared<kernels::cuda::AttentionBenchOptions>();
   attention->add_option("--arms", options->arms, "Arms to time: block, warp, warp2, gqa, persist")->delimiter(',');
   attention->add_option("--split", options->split, "Split-KV: off, auto or a chunk length in tokens");
@@ -180,17 +190,19 @@ Command AddBenchCommand(CLI::App& parent) {
   prefill->add_option("--reps", pre->repetitions, "Graph replays (the median is reported)");
   prefill->add_flag("--json", pre->json, "Print JSON instead of a table");
   return {app, [decode, decode_options, grammar, grammar_options, serve, serve_options, attention, options, prefill,
-                pre, w4] {
+                pre, w4, gemm, dense] {
     if (decode->parsed()) return RunDecode(*decode_options);
     if (grammar->parsed()) return RunGrammar(*grammar_options);
     if (serve->parsed()) return RunServe(*serve_options);
     if (attention->parsed()) return kernels::cuda::RunAttentionBench(*options);
     if (prefill->parsed()) return kernels::cuda::RunPrefillBench(*pre);
+    if (gemm->parsed()) return kernels::cuda::RunDenseGemmBench(*dense);
     return kernels::cuda::RunW4A16Bench(*w4);
   }};
 #else
   (void)attention;
   (void)w4a16;
+  (void)gemm;
   (void)prefill;
   return {app, [app, decode, decode_options, grammar, grammar_options, serve, serve_options] {
     if (decode->parsed()) return RunDecode(*decode_options);

@@ -29,24 +29,41 @@ __device__ __forceinline__ void AwaitPrecedingGrid() {
 #endif
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...), as a dependent launch when the switch is on; the
+// kernel<<<grid, block, smem, stream>>>(args...) in thread-block clusters of `cluster_x` CTAs along
+// x (1: no cluster; grid.x must be a multiple), as a dependent launch when the switch is on; the
 // launch's error, or else the error a launch before it left (as cudaGetLastError after <<<>>>).
 template <typename... Params, typename... Args>
-cudaError_t LaunchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                            Args... args) {
-  cudaLaunchAttribute dependent[1];
-  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent[0].val.programmaticStreamSerializationAllowed = 1;
+cudaError_t LaunchDependentClustered(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                     cudaStream_t stream, unsigned cluster_x, Args... args) {
+  cudaLaunchAttribute attrs[2];
+  unsigned count = 0;
+  if (DependentLaunchOn()) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster_x > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count].val.clusterDim.x = cluster_x;
+    attrs[count].val.clusterDim.y = 1;
+    attrs[count++].val.clusterDim.z = 1;
+  }
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  config.attrs = dependent;
-  config.numAttrs = DependentLaunchOn() ? 1 : 0;
+  config.attrs = attrs;
+  config.numAttrs = count;
   const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
   const cudaError_t pending = cudaGetLastError();
   return launched != cudaSuccess ? launched : pending;
+}
+
+// The same without clusters.
+template <typename... Params, typename... Args>
+cudaError_t LaunchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                            Args... args) {
+  return LaunchDependentClustered(kernel, grid, block, smem, stream, 1u, args...);
 }
 
 #endif  // __CUDACC__

@@ -47,6 +47,10 @@ bool FillRandomWords(uint32_t* dst, size_t n, uint32_t seed) {
   return Check(cudaGetLastError(), "fill words");
 }
 
+bool ParseShape(const std::string& s, int& k, int& n) {
+  return std::sscanf(s.c_str(), "%dx%d", &k, &n) == 2 && k > 0 && n > 0;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];

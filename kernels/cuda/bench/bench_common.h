@@ -41,6 +41,9 @@ bool FillRandomWords(uint32_t* dst, size_t n, uint32_t seed);
 
 double Median(std::vector<double> values);
 
+// Parses a weight shape written "KxN" (both positive).
+bool ParseShape(const std::string& s, int& k, int& n);
+
 // Captures `launches` calls of launch(i, stream) into one CUDA graph, replays it `reps` times
 // and reports the median time per call in microseconds. launch returns false on an error.
 bool TimeGraph(const std::function<bool(int, cudaStream_t)>& launch, int launches, int reps, double& us_per_call);

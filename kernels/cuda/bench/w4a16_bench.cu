@@ -38,10 +38,6 @@ std::vector<std::pair<std::string, W4A16Split>> SplitsToTime(const W4A16BenchOpt
   return splits;
 }
 
-bool ParseShape(const std::string& s, int& k, int& n) {
-  return std::sscanf(s.c_str(), "%dx%d", &k, &n) == 2 && k > 0 && n > 0;
-}
-
 bool CublasOk(cublasStatus_t st, const char* what) {
   if (st == CUBLAS_STATUS_SUCCESS) return true;
   std::fprintf(stderr, "vt bench w4a16: %s: cuBLAS status %d\n", what, static_cast<int>(st));
@@ -158,7 +154,7 @@ int RunW4A16Bench(const W4A16BenchOptions& o) {
   std::vector<Row> rows;
   for (const std::string& shape : o.shapes) {
     int k = 0, n = 0;
-    if (!ParseShape(shape, k, n)) {
+    if (!bench::ParseShape(shape, k, n)) {
       std::fprintf(stderr, "vt bench w4a16: shape '%s' is not KxN\n", shape.c_str());
       return 2;
     }

@@ -1,12 +1,14 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
+#include "kernels/cuda/ops/batch_decode_gemm.h"
 #include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
-Result<DenseGemm*> DenseGemm::Create(bool skinny, size_t workspace_bytes) {
+Result<DenseGemm*> DenseGemm::Create(bool skinny, bool batch, size_t workspace_bytes) {
   auto* g = new DenseGemm();
   g->skinny_ = skinny;
+  g->batch_ = batch;
   if (cublasCreate(&g->handle_) != CUBLAS_STATUS_SUCCESS) {
     delete g;
     return Unavailable("cuBLAS could not be initialised (no GPU, or the library is missing)");
@@ -24,9 +26,29 @@ DenseGemm::~DenseGemm() {
   if (workspace_ != nullptr) cudaFree(workspace_);
 }
 
+const char* DenseKernelName(DenseKernel kernel) {
+  switch (kernel) {
+    case DenseKernel::kSkinny: return "skinny";
+    case DenseKernel::kBatch: return "batch";
+    case DenseKernel::kCublas: break;
+  }
+  return "cublas";
+}
+
+DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k,
+                                 const uint16_t* y) const {
+  if (skinny_ && SkinnyLinearSupports(x, weight, m, k, y)) return DenseKernel::kSkinny;
+  if (batch_ && BatchLinearSupports(x, weight, m, n, k, y)) return DenseKernel::kBatch;
+  return DenseKernel::kCublas;
+}
+
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                          cudaStream_t stream) {
-  if (skinny_ && SkinnyLinearSupports(x, weight, m, k, y)) return SkinnyLinear(x, weight, m, n, k, y, stream);
+  switch (KernelFor(x, weight, m, n, k, y)) {
+    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream);
+    case DenseKernel::kBatch: return BatchLinear(x, weight, m, n, k, y, stream);
+    case DenseKernel::kCublas: break;
+  }
   const float alpha = 1.f, beta = 0.f;
   // Row-major y[m,n] = x[m,k] . W[n,k]^T is column-major y^T = W . x^T: W is read transposed.
   cublasStatus_t st = cublasSetStream(handle_, stream);

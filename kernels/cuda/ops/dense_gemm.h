@@ -1,6 +1,7 @@
 // bf16 linear layers: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's nn.Linear layout,
-// fp32 accumulation. Decode-sized calls (M <= 8, see skinny_gemm.h) run vt's weight-streaming
-// kernel, the rest cuBLAS; VT_DENSE_GEMM=cublas sends every call to cuBLAS (for A/B runs).
+// fp32 accumulation. Decode-sized calls run vt's weight-streaming kernels (M <= 8: skinny_gemm.h;
+// 9 <= M <= 64 on sm_90: batch_decode_gemm.h), the rest cuBLAS; VT_DENSE_GEMM=cublas and
+// VT_DENSE_GEMM_MID=cublas send those calls to cuBLAS instead (for A/B runs).
 // One handle per stream user; workspace set once, so the call is safe inside CUDA graph capture.
 #pragma once
 
@@ -13,23 +14,31 @@
 
 namespace vt::kernels::cuda {
 
+// The kernel a product runs on.
+enum class DenseKernel { kSkinny, kBatch, kCublas };
+const char* DenseKernelName(DenseKernel kernel);
+
 class DenseGemm {
  public:
-  // Creates the cuBLAS handle and its fixed workspace. `skinny`: small-M products take vt's
-  // skinny kernel where it applies (else every product goes to cuBLAS).
-  static Result<DenseGemm*> Create(bool skinny = true, size_t workspace_bytes = 32u << 20);
+  // Creates the cuBLAS handle and its fixed workspace. `skinny` / `batch`: M <= 8 / 9 <= M <= 64
+  // products take vt's kernel for them where it applies (else cuBLAS).
+  static Result<DenseGemm*> Create(bool skinny = true, bool batch = true, size_t workspace_bytes = 32u << 20);
   ~DenseGemm();
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
   Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
 
+  // The kernel Linear runs this product on.
+  DenseKernel KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) const;
+
  private:
   DenseGemm() = default;
   cublasHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
-  bool skinny_ = true;  // decode-sized calls take the weight-streaming kernel
+  bool skinny_ = true;  // M <= 8 calls take the skinny weight-streaming kernel
+  bool batch_ = true;   // 9 <= M <= 64 calls take the batch-decode kernel
 };
 
 }  // namespace vt::kernels::cuda

@@ -13,6 +13,7 @@
 #include "kernels/bf16.h"
 #include "kernels/cpu/decode_attention_reference.h"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/batch_decode_gemm.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
@@ -49,16 +50,17 @@ double GemmError(const std::vector<uint16_t>& y, const std::vector<float>& x, co
   return std::sqrt(err / norm);
 }
 
-// M = 5 takes vt's skinny kernel, M = 16 cuBLAS, and so does M = 5 without the skinny kernel.
+// M = 5 takes vt's skinny kernel, M = 16 and 40 the batch-decode kernel, M = 100 cuBLAS; with
+// vt's kernels off every M goes to cuBLAS.
 TEST(DenseGemm, LinearMatchesAFloat32Reference) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  for (const bool skinny : {true, false}) {
-    const char* choice = skinny ? "skinny" : "cublas";
-    Result<DenseGemm*> gemm = DenseGemm::Create(skinny);
+  for (const bool vt_kernels : {true, false}) {
+    const char* choice = vt_kernels ? "vt kernels" : "cublas";
+    Result<DenseGemm*> gemm = DenseGemm::Create(vt_kernels, vt_kernels);
     ASSERT_TRUE(gemm.ok()) << gemm.status().message();
     std::unique_ptr<DenseGemm> owner(*gemm);
-    for (int m : {5, 16}) {
+    for (int m : {5, 16, 40, 100}) {
       SCOPED_TRACE(std::string(choice) + ", m " + std::to_string(m));
       const int n = 384, k = 512;
       const Bf16Data x = RandomBf16(size_t(m) * k, 1.f, 1), w = RandomBf16(size_t(n) * k, 0.1f, 2);
@@ -112,11 +114,12 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
-// and must wait inside for its writes.
-TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  const int hidden = 2048, inter = 6144, m = 4;
+// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel.
+void ExpectDependentChainGivesThePlainBits(int m) {
+  const int hidden = 2048, inter = 6144;
+  Result<DenseGemm*> gemm = DenseGemm::Create();
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  std::unique_ptr<DenseGemm> linear(*gemm);
   const Bf16Data x = RandomBf16(size_t(m) * hidden, 1.f, 7), norm = RandomBf16(size_t(hidden), 1.f, 8),
                  gate_up = RandomBf16(size_t(2) * inter * hidden, 0.05f, 9),
                  down = RandomBf16(size_t(hidden) * inter, 0.05f, 10);
@@ -135,9 +138,9 @@ TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
-      EXPECT_TRUE(SkinnyLinear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
+      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
       EXPECT_TRUE(SiluMul(dgu, m, inter, dact, stream).ok());
-      EXPECT_TRUE(SkinnyLinear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
+      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
     }
     CheckCuda(cudaStreamSynchronize(stream), "sync");
     SetDependentLaunch(false);
@@ -150,6 +153,19 @@ TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
   for (uint16_t* p : {dx, dnorm, dgu_w, ddown_w, dres, dnormed, dgu, dact, dout}) cudaFree(p);
 }
 
+TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  ExpectDependentChainGivesThePlainBits(4);
+}
+
+// M = 24 takes the batch-decode kernel, its down projection split over a cluster of 8.
+TEST(BatchDecodeGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  ExpectDependentChainGivesThePlainBits(24);
+}
+
 TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -159,6 +175,67 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, nullptr).ok());   // K % 32 != 0
   EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, nullptr).ok());  // misaligned x
   EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
+  cudaFree(d);
+}
+
+// M from 9 to 64 against the float32 reference (at M = 9, 16, 17, 33 and 64), for column counts
+// that leave a partial 128-column tile and K from one pipeline step to the K of a down projection
+// (1, 2 and 8 K splits on an H200); every row must come out with the same bits at every M, and rows
+// past M must stay untouched.
+TEST(BatchDecodeGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  struct Shape {
+    int n, k;
+  };
+  for (const Shape shape : {Shape{387, 64}, Shape{4096, 2048}, Shape{1000, 6144}, Shape{130, 512}}) {
+    const int n = shape.n, k = shape.k, rows = kBatchGemmMaxRows;
+    const Bf16Data x = RandomBf16(size_t(rows) * k, 1.f, 5), w = RandomBf16(size_t(n) * k, 0.1f, 6);
+    uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
+    CheckCuda(cudaMalloc(&dy, size_t(rows) * n * 2), "alloc");
+    ASSERT_TRUE(BatchLinear(dx, dw, rows, n, k, dy, nullptr).ok());
+    const std::vector<uint16_t> full = Download(dy, size_t(rows) * n);
+    for (int m = kBatchGemmMinRows; m <= rows; ++m) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m));
+      CheckCuda(cudaMemset(dy, 0xff, size_t(rows) * n * 2), "poison");
+      ASSERT_TRUE(BatchLinear(dx, dw, m, n, k, dy, nullptr).ok());
+      const std::vector<uint16_t> y = Download(dy, size_t(rows) * n);
+      if (m == 9 || m == 16 || m == 17 || m == 33) {
+        EXPECT_LT(GemmError(y, x.values, w.values, m, n, k), 5e-3);
+      }
+      EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, full.begin())) << "a row changed with M";
+      EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
+          << "rows past M were written";
+    }
+    EXPECT_LT(GemmError(full, x.values, w.values, rows, n, k), 5e-3);
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
+  }
+}
+
+// The split count follows N and K alone: enough CTAs for two per SM, two pipeline steps per split.
+TEST(BatchDecodeGemm, SplitsKOnlyWhereTheColumnsLeaveSmsIdle) {
+  EXPECT_EQ(BatchLinearSplits(2048, 2048, 132), 8);    // 16 tiles
+  EXPECT_EQ(BatchLinearSplits(6144, 4096, 132), 4);    // 48 tiles
+  EXPECT_EQ(BatchLinearSplits(12288, 2048, 132), 2);   // 96 tiles
+  EXPECT_EQ(BatchLinearSplits(28672, 4096, 132), 1);   // 224 tiles
+  EXPECT_EQ(BatchLinearSplits(2048, 256, 132), 2);     // four steps of K
+  EXPECT_EQ(BatchLinearSplits(2048, 64, 132), 1);
+  EXPECT_EQ(BatchLinearSplits(2048, 2048, 16), 1);     // a small GPU is full already
+}
+
+TEST(BatchDecodeGemm, RejectsShapesItDoesNotTake) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  uint16_t* d = nullptr;
+  CheckCuda(cudaMalloc(&d, 1 << 18), "alloc");
+  EXPECT_FALSE(BatchLinear(d, d, 8, 16, 64, d, nullptr).ok());       // M < 9: the skinny kernel's
+  EXPECT_FALSE(BatchLinear(d, d, 65, 16, 64, d, nullptr).ok());      // M > 64
+  EXPECT_FALSE(BatchLinear(d, d, 16, 16, 96, d, nullptr).ok());      // K % 64 != 0
+  EXPECT_FALSE(BatchLinear(d + 1, d, 16, 16, 64, d, nullptr).ok());  // misaligned x
+  EXPECT_FALSE(BatchLinear(d, d, 16, 0, 64, d, nullptr).ok());       // no columns
+  EXPECT_TRUE(BatchLinear(d, d, 16, 16, 64, d + 4096, nullptr).ok());
   cudaFree(d);
 }
 

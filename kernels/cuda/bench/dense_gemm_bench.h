@@ -1,0 +1,24 @@
+// `vt bench gemm`: the bf16 linear layers of a decode step as the engine runs them (DenseGemm: vt's
+// skinny and batch-decode kernels where they apply) against cuBLAS on the same weights, same layout
+// (HF nn.Linear, W[N, K]) and same run, CUDA-graph timed with weights rotated past the L2, next to
+// the copy ceiling.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vt::kernels::cuda {
+
+struct DenseGemmBenchOptions {
+  // K x N of the qwen3-1.7b and llama3-8b layers: QKV, o, gate+up, down.
+  std::vector<std::string> shapes = {"2048x4096", "2048x2048", "2048x12288", "6144x2048",
+                                     "4096x6144", "4096x4096", "4096x28672", "14336x4096"};
+  std::vector<int> ms = {1, 8, 16, 32, 48, 64};
+  int launches_per_graph = 20;
+  int repetitions = 15;
+  bool json = false;
+};
+
+int RunDenseGemmBench(const DenseGemmBenchOptions& options);
+
+}  // namespace vt::kernels::cuda

@@ -1,0 +1,220 @@
+#include "kernels/cuda/ops/batch_decode_gemm.h"
+
+#include <cooperative_groups.h>
+
+#include <string>
+
+#include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/per_device.h"
+#include "kernels/device_alignment.h"
+
+namespace vt::kernels::cuda {
+namespace {
+
+namespace cg = cooperative_groups;
+using attention::CpAsync16;
+using attention::CpAsyncCommit;
+using attention::CpAsyncWait;
+using attention::LdMatrixX4;
+using attention::MmaBf16;
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kTileCols = 16 * kWarps;  // weight rows (output columns) per CTA: 16 per warp, two n8 MMA tiles
+constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
+constexpr int kStages = 4;              // stages in flight: three ahead of the one being multiplied
+constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
+constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
+
+template <int MT>
+struct Layout {
+  static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to the MMA's 16
+  static constexpr int kStageElems = (kTileCols + kRows) * kStepK;
+  static constexpr size_t kPipeBytes = size_t(kStages) * kStageElems * 2;
+  static constexpr size_t kRedBytes = size_t(kRows) * kRedStride * 4;
+  static constexpr size_t kSmemBytes = kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes;
+};
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a stage of 64-element rows: the eight rows
+// an ldmatrix phase reads sit 128 bytes apart, so without the XOR they would share banks.
+__device__ __forceinline__ int Swizzle(int row, int chunk) { return row * kStepK + ((chunk ^ (row & 7)) << 3); }
+
+// One CTA per (128-column tile, K split); the `splits` CTAs of a tile form one cluster along x. Warp w
+// multiplies weight rows 16w .. 16w + 15 of the tile against all 16 * MT x rows (rows >= M are zero).
+// Each rank's partial tile lands in its own shared memory, and rank r then sums its share of the
+// tile's elements over ranks 0 .. splits - 1 in that order, so the sum's order is fixed.
+template <int MT>
+__global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __restrict__ x,
+                                                            const uint16_t* __restrict__ weight, int m, int n, int k,
+                                                            int splits, uint16_t* __restrict__ y) {
+  using L = Layout<MT>;
+  AwaitPrecedingGrid();
+  extern __shared__ __align__(128) uint16_t smem[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
+  const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;
+  const int col0 = tile * kTileCols;
+  const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
+
+  auto load_stage = [&](int step, int slot) {
+    uint16_t* w_dst = smem + slot * L::kStageElems;
+    uint16_t* x_dst = w_dst + kTileCols * kStepK;
+    const int64_t k0 = int64_t(first + step) * kStepK;
+    for (int i = threadIdx.x; i < kTileCols * 8; i += kThreads) {
+      const int row = i / 8, chunk = i % 8;  // columns past N read the last real row and are not written
+      CpAsync16(w_dst + Swizzle(row, chunk), weight + int64_t(min(col0 + row, n - 1)) * k + k0 + chunk * 8, true);
+    }
+    for (int i = threadIdx.x; i < L::kRows * 8; i += kThreads) {
+      const int row = i / 8, chunk = i % 8;
+      const bool valid = row < m;
+      CpAsync16(x_dst + Swizzle(row, chunk), x + int64_t(valid ? row : 0) * k + k0 + chunk * 8, valid);
+    }
+  };
+
+  float acc[MT][2][4] = {};
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < count) load_stage(s, s);
+    CpAsyncCommit();
+  }
+  // ldmatrix row addresses: lane 8i + j gives row j of matrix i. B (weights): matrices (n8 tile 0,
+  // k low), (0, k high), (1, low), (1, high); A (x): (rows 0-7, k low), (8-15, low), (0-7, high), (8-15, high).
+  const int i = lane / 8, j = lane % 8;
+  const int b_row = 16 * warp + (i >> 1) * 8 + j, b_half = i & 1;
+  const int a_row = (i & 1) * 8 + j, a_half = i >> 1;
+  for (int step = 0; step < count; ++step) {
+    CpAsyncWait<kStages - 2>();
+    __syncthreads();  // the stage is in, and every warp is done with the slot the next load refills
+    if (step + kStages - 1 < count) load_stage(step + kStages - 1, (step + kStages - 1) % kStages);
+    CpAsyncCommit();
+    const uint16_t* w_s = smem + (step % kStages) * L::kStageElems;
+    const uint16_t* x_s = w_s + kTileCols * kStepK;
+#pragma unroll
+    for (int kk = 0; kk < kStepK / 16; ++kk) {
+      uint32_t b[4];
+      LdMatrixX4(b[0], b[1], b[2], b[3], w_s + Swizzle(b_row, 2 * kk + b_half));
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        uint32_t a[4];
+        LdMatrixX4(a[0], a[1], a[2], a[3], x_s + Swizzle(16 * mt + a_row, 2 * kk + a_half));
+        MmaBf16(acc[mt][0], a[0], a[1], a[2], a[3], b[0], b[1]);
+        MmaBf16(acc[mt][1], a[0], a[1], a[2], a[3], b[2], b[3]);
+      }
+    }
+  }
+  CpAsyncWait<0>();
+  __syncthreads();  // the partial tile reuses the pipeline's shared memory
+
+  float* red = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      const int col = 16 * warp + 8 * t + 2 * c;
+      *reinterpret_cast<float2*>(red + (16 * mt + q) * kRedStride + col) = make_float2(acc[mt][t][0], acc[mt][t][1]);
+      *reinterpret_cast<float2*>(red + (16 * mt + q + 8) * kRedStride + col) =
+          make_float2(acc[mt][t][2], acc[mt][t][3]);
+    }
+  }
+  cg::cluster_group cluster = cg::this_cluster();
+  if (splits > 1) {
+    cluster.sync();  // every rank's partial tile is written and visible
+  } else {
+    __syncthreads();
+  }
+  // Rank r writes quads [r * quads / splits, (r + 1) * quads / splits) of the M x 128 tile.
+  const int quads = m * (kTileCols / 4);
+  const int q_end = (rank + 1) * quads / splits;
+  for (int qd = rank * quads / splits + threadIdx.x; qd < q_end; qd += kThreads) {
+    const int row = qd / (kTileCols / 4), col = (qd % (kTileCols / 4)) * 4;
+    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int r = 0; r < splits; ++r) {
+      const float* part = splits > 1 ? cluster.map_shared_rank(red, r) : red;
+      const float4 v = *reinterpret_cast<const float4*>(part + row * kRedStride + col);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    const int out_col = col0 + col;
+    uint16_t* dst = y + int64_t(row) * n + out_col;
+    if (out_col + 4 <= n && n % 4 == 0) {
+      uint2 packed;
+      packed.x = uint32_t(FloatToBf16Bits(sum.x)) | (uint32_t(FloatToBf16Bits(sum.y)) << 16);
+      packed.y = uint32_t(FloatToBf16Bits(sum.z)) | (uint32_t(FloatToBf16Bits(sum.w)) << 16);
+      *reinterpret_cast<uint2*>(dst) = packed;
+    } else {
+      const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+      for (int e = 0; e < 4 && out_col + e < n; ++e) dst[e] = FloatToBf16Bits(v[e]);
+    }
+  }
+  if (splits > 1) cluster.sync();  // no rank leaves while another still reads its shared memory
+}
+
+struct DeviceShape {
+  bool clusters = false;  // sm_90 or newer
+  int sms = 0;
+};
+
+DeviceShape CurrentDeviceShape() {
+  static PerDevice<DeviceShape> shapes;
+  return shapes.Get([] {
+    DeviceShape s;
+    int device = 0, major = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return s;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return s;
+    if (cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return s;
+    s.clusters = major >= 9;
+    return s;
+  });
+}
+
+template <int MT>
+cudaError_t Launch(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int splits,
+                   cudaStream_t stream) {
+  constexpr size_t smem = Layout<MT>::kSmemBytes;
+  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
+  const cudaError_t err =
+      cudaFuncSetAttribute(BatchGemmKernel<MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (err != cudaSuccess) return err;
+  const dim3 grid(static_cast<unsigned>((n + kTileCols - 1) / kTileCols * splits));
+  return LaunchDependentClustered(BatchGemmKernel<MT>, grid, dim3(kThreads), smem, stream,
+                                  static_cast<unsigned>(splits), x, weight, m, n, k, splits, y);
+}
+
+}  // namespace
+
+int BatchLinearSplits(int n, int k, int sms) {
+  // Two CTAs of the largest form fit an SM: split while the doubled grid still fits at once and each
+  // split keeps at least two pipeline steps.
+  const int tiles = (n + kTileCols - 1) / kTileCols, steps = k / kStepK;
+  int splits = 1;
+  while (splits < kMaxSplits && tiles * splits * 2 <= 2 * sms && steps >= 4 * splits) splits *= 2;
+  return splits;
+}
+
+bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) {
+  return m >= kBatchGemmMinRows && m <= kBatchGemmMaxRows && n >= 1 && k > 0 && k % kStepK == 0 &&
+         VectorAligned(x) && VectorAligned(weight) && VectorAligned(y) && CurrentDeviceShape().clusters;
+}
+
+Status BatchLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
+                   cudaStream_t stream) {
+  if (!BatchLinearSupports(x, weight, m, n, k, y)) {
+    return InvalidArgument("batch decode linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                           std::to_string(k) +
+                           " needs 9 <= M <= 64, K % 64 == 0, 16-byte aligned operands and an sm_90 GPU");
+  }
+  const int splits = BatchLinearSplits(n, k, CurrentDeviceShape().sms);
+  cudaError_t err = cudaSuccess;
+  switch ((m + 15) / 16) {
+    case 1: err = Launch<1>(x, weight, m, n, k, y, splits, stream); break;
+    case 2: err = Launch<2>(x, weight, m, n, k, y, splits, stream); break;
+    case 3: err = Launch<3>(x, weight, m, n, k, y, splits, stream); break;
+    default: err = Launch<4>(x, weight, m, n, k, y, splits, stream); break;
+  }
+  if (err != cudaSuccess) return Internal(std::string("batch decode linear: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+}  // namespace vt::kernels::cuda

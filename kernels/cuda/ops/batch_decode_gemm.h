@@ -1,0 +1,37 @@
+// bf16 linear layers for batched decode steps: y[M, N] = x[M, K] . W[N, K]^T (Hugging Face's
+// nn.Linear layout) for 9 <= M <= 64 rows, fp32 accumulation, one bf16 rounding. At these M a
+// decode step's linear layer still reads every weight once and does little arithmetic per byte,
+// yet cuBLAS picks tiles for compute-bound shapes: on an H200 at M = 64 its kernels stream the
+// small-N layers of a 1.7B model at 1.3-3.3 TB/s of the ~4.4 TB/s copy bandwidth (issue #17).
+// This kernel streams W through a four-stage cp.async pipeline in 128-row tiles with every M row
+// in the MMA's A operand, and splits K over a thread-block cluster when N alone leaves SMs idle;
+// the split partial sums meet through distributed shared memory, so no second kernel and no
+// workspace.
+//
+// The split count depends on N and K only and every output element's sum runs in the same order
+// whatever M is, so a row gets the same bits at every M from 9 to 64 (batch invariance across
+// graph buckets). Thread-block clusters need sm_90: elsewhere BatchLinearSupports says no.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "base/status.h"
+
+namespace vt::kernels::cuda {
+
+inline constexpr int kBatchGemmMinRows = 9;
+inline constexpr int kBatchGemmMaxRows = 64;
+
+// Whether BatchLinear takes this shape on the current device: 9 <= m <= 64, n >= 1, k a positive
+// multiple of 64, x, W and y 16-byte aligned, an sm_90 or newer GPU.
+bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y);
+
+Status BatchLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
+                   cudaStream_t stream);
+
+// The K splits BatchLinear runs for an N x K weight on a GPU with `sms` SMs (1, 2, 4 or 8).
+int BatchLinearSplits(int n, int k, int sms);
+
+}  // namespace vt::kernels::cuda
