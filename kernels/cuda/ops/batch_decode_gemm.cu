@@ -24,15 +24,17 @@ constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kTileCols = 16 * kWarps;  // weight rows (output columns) per CTA: 16 per warp, two n8 MMA tiles
 constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
-constexpr int kStages = 4;              // stages in flight: three ahead of the one being multiplied
 constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
 
 template <int MT>
 struct Layout {
   static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to the MMA's 16
+  // Pipeline stages: as many as keep two CTAs on an SM (more bytes in flight where x is small).
+  static constexpr int kStages = MT == 1 ? 6 : MT == 2 ? 5 : 4;
   static constexpr int kStageElems = (kTileCols + kRows) * kStepK;
   static constexpr size_t kPipeBytes = size_t(kStages) * kStageElems * 2;
+  static_assert(kPipeBytes <= 113 * 1024, "two CTAs per SM");
   static constexpr size_t kRedBytes = size_t(kRows) * kRedStride * 4;
   static constexpr size_t kSmemBytes = kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes;
 };
@@ -57,48 +59,79 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   const int col0 = tile * kTileCols;
   const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
 
+  // Each thread copies the same chunk column of the same rows every stage (W: rows t/8 + 32r; x: the
+  // same for r < kRows / 32), so the sources advance by one step and the swizzled destinations are fixed.
+  const int load_row = threadIdx.x / 8, load_chunk = threadIdx.x % 8;
+  const int load_dst = Swizzle(load_row, load_chunk);
+  const int64_t k_first = int64_t(first) * kStepK + load_chunk * 8;
+  const uint16_t* w_src[kTileCols / 32];
+#pragma unroll
+  for (int r = 0; r < kTileCols / 32; ++r) {  // columns past N read the last real row and are not written
+    w_src[r] = weight + int64_t(min(col0 + load_row + 32 * r, n - 1)) * k + k_first;
+  }
+  constexpr int kXPasses = (L::kRows + 31) / 32;
+  const uint16_t* x_src[kXPasses];
+  bool x_valid[kXPasses];
+#pragma unroll
+  for (int r = 0; r < kXPasses; ++r) {
+    const int row = load_row + 32 * r;
+    x_valid[r] = row < m;
+    x_src[r] = x + int64_t(x_valid[r] ? row : 0) * k + k_first;
+  }
   auto load_stage = [&](int step, int slot) {
-    uint16_t* w_dst = smem + slot * L::kStageElems;
+    uint16_t* w_dst = smem + slot * L::kStageElems + load_dst;
     uint16_t* x_dst = w_dst + kTileCols * kStepK;
-    const int64_t k0 = int64_t(first + step) * kStepK;
-    for (int i = threadIdx.x; i < kTileCols * 8; i += kThreads) {
-      const int row = i / 8, chunk = i % 8;  // columns past N read the last real row and are not written
-      CpAsync16(w_dst + Swizzle(row, chunk), weight + int64_t(min(col0 + row, n - 1)) * k + k0 + chunk * 8, true);
-    }
-    for (int i = threadIdx.x; i < L::kRows * 8; i += kThreads) {
-      const int row = i / 8, chunk = i % 8;
-      const bool valid = row < m;
-      CpAsync16(x_dst + Swizzle(row, chunk), x + int64_t(valid ? row : 0) * k + k0 + chunk * 8, valid);
+    const int offset = step * kStepK;
+#pragma unroll
+    for (int r = 0; r < kTileCols / 32; ++r) CpAsync16(w_dst + r * 32 * kStepK, w_src[r] + offset, true);
+#pragma unroll
+    for (int r = 0; r < kXPasses; ++r) {
+      if (L::kRows % 32 == 0 || load_row + 32 * r < L::kRows) {
+        CpAsync16(x_dst + r * 32 * kStepK, x_src[r] + offset, x_valid[r]);
+      }
     }
   };
 
   float acc[MT][2][4] = {};
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < L::kStages - 1; ++s) {
     if (s < count) load_stage(s, s);
     CpAsyncCommit();
   }
   // ldmatrix row addresses: lane 8i + j gives row j of matrix i. B (weights): matrices (n8 tile 0,
-  // k low), (0, k high), (1, low), (1, high); A (x): (rows 0-7, k low), (8-15, low), (0-7, high), (8-15, high).
+  // k low), (0, k high), (1, low), (1, high); A (x): (rows 0-7, k low), (8-15, low), (0-7, high),
+  // (8-15, high). Rows 16 * mt + r share r's swizzle, so one offset per k16 step serves every mt.
   const int i = lane / 8, j = lane % 8;
-  const int b_row = 16 * warp + (i >> 1) * 8 + j, b_half = i & 1;
-  const int a_row = (i & 1) * 8 + j, a_half = i >> 1;
+  int b_off[kStepK / 16], a_off[kStepK / 16];
+#pragma unroll
+  for (int kk = 0; kk < kStepK / 16; ++kk) {
+    b_off[kk] = Swizzle(16 * warp + (i >> 1) * 8 + j, 2 * kk + (i & 1));
+    a_off[kk] = kTileCols * kStepK + Swizzle((i & 1) * 8 + j, 2 * kk + (i >> 1));
+  }
+  // The fragments of k16 step kk + 1 are read before the MMAs of step kk, so an MMA never waits on
+  // the ldmatrix just before it (the asm statements keep their order).
+  uint32_t b[2][4], a[2][MT][4];
+  auto load_fragments = [&](const uint16_t* stage, int kk, int buf) {
+    LdMatrixX4(b[buf][0], b[buf][1], b[buf][2], b[buf][3], stage + b_off[kk]);
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      LdMatrixX4(a[buf][mt][0], a[buf][mt][1], a[buf][mt][2], a[buf][mt][3], stage + a_off[kk] + mt * 16 * kStepK);
+    }
+  };
   for (int step = 0; step < count; ++step) {
-    CpAsyncWait<kStages - 2>();
+    CpAsyncWait<L::kStages - 2>();
     __syncthreads();  // the stage is in, and every warp is done with the slot the next load refills
-    if (step + kStages - 1 < count) load_stage(step + kStages - 1, (step + kStages - 1) % kStages);
+    if (step + L::kStages - 1 < count) load_stage(step + L::kStages - 1, (step + L::kStages - 1) % L::kStages);
     CpAsyncCommit();
-    const uint16_t* w_s = smem + (step % kStages) * L::kStageElems;
-    const uint16_t* x_s = w_s + kTileCols * kStepK;
+    const uint16_t* stage = smem + (step % L::kStages) * L::kStageElems;
+    load_fragments(stage, 0, 0);
 #pragma unroll
     for (int kk = 0; kk < kStepK / 16; ++kk) {
-      uint32_t b[4];
-      LdMatrixX4(b[0], b[1], b[2], b[3], w_s + Swizzle(b_row, 2 * kk + b_half));
+      if (kk + 1 < kStepK / 16) load_fragments(stage, kk + 1, (kk + 1) & 1);
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        uint32_t a[4];
-        LdMatrixX4(a[0], a[1], a[2], a[3], x_s + Swizzle(16 * mt + a_row, 2 * kk + a_half));
-        MmaBf16(acc[mt][0], a[0], a[1], a[2], a[3], b[0], b[1]);
-        MmaBf16(acc[mt][1], a[0], a[1], a[2], a[3], b[2], b[3]);
+        const uint32_t(&f)[4] = a[kk & 1][mt];
+        MmaBf16(acc[mt][0], f[0], f[1], f[2], f[3], b[kk & 1][0], b[kk & 1][1]);
+        MmaBf16(acc[mt][1], f[0], f[1], f[2], f[3], b[kk & 1][2], b[kk & 1][3]);
       }
     }
   }

@@ -3,7 +3,7 @@
 // decode step's linear layer still reads every weight once and does little arithmetic per byte,
 // yet cuBLAS picks tiles for compute-bound shapes: on an H200 at M = 64 its kernels stream the
 // small-N layers of a 1.7B model at 1.3-3.3 TB/s of the ~4.4 TB/s copy bandwidth (issue #17).
-// This kernel streams W through a four-stage cp.async pipeline in 128-row tiles with every M row
+// This kernel streams W through a 4-6 stage cp.async pipeline in 128-row tiles with every M row
 // in the MMA's A operand, and splits K over a thread-block cluster when N alone leaves SMs idle;
 // the split partial sums meet through distributed shared memory, so no second kernel and no
 // workspace.

@@ -222,7 +222,7 @@ TEST(BatchDecodeGemm, SplitsKOnlyWhereTheColumnsLeaveSmsIdle) {
   EXPECT_EQ(BatchLinearSplits(28672, 4096, 132), 1);   // 224 tiles
   EXPECT_EQ(BatchLinearSplits(2048, 256, 132), 2);     // four steps of K
   EXPECT_EQ(BatchLinearSplits(2048, 64, 132), 1);
-  EXPECT_EQ(BatchLinearSplits(2048, 2048, 16), 1);     // a small GPU is full already
+  EXPECT_EQ(BatchLinearSplits(2048, 2048, 8), 1);      // a small GPU is full already
 }
 
 TEST(BatchDecodeGemm, RejectsShapesItDoesNotTake) {
