@@ -49,7 +49,7 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
   static constexpr Switch kSwitches[] = {{"VT_ATTN_PREFILL", &RunnerOptions::tensor_core_prefill, "tc", "decode"},
                                          {"VT_CUDA_GRAPHS", &RunnerOptions::cuda_graphs, "1", "0"},
                                          {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
-                                         {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "auto", "cublas"},
+                                         {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
                                          {"VT_W4A16_FORM", &RunnerOptions::stacked_w4a16, "auto", "spread"},
                                          {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"}};
   for (const Switch& sw : kSwitches) {

@@ -18,7 +18,9 @@ struct RunnerOptions {
   bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode
   bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
   bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
-  bool batch_dense_gemm = true;     // VT_DENSE_GEMM_MID=auto|cublas: vt's batch-decode GEMM for M 9-64
+  // VT_DENSE_GEMM_MID=batch|cublas: vt's batch-decode GEMM for M 9-64. Off by default: on an H200 it
+  // is slower than cuBLAS at most of these shapes (docs/BENCHMARKS.md, "Batch-decode GEMM").
+  bool batch_dense_gemm = false;
   bool stacked_w4a16 = true;        // VT_W4A16_FORM=auto|spread: the int4 GEMM's stacked form at M <= 2
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
 };

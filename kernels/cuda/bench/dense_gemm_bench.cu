@@ -11,6 +11,7 @@
 
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/ops/batch_decode_gemm.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 
 namespace vt::kernels::cuda {
@@ -20,7 +21,7 @@ constexpr double kRotationBytes = 512e6;
 
 struct Row {
   int k, n, m;
-  const char* kernel;
+  std::string kernel;
   double vt_us, vt_gbps, copy_pct, cublas_us, cublas_gbps;
 };
 
@@ -42,28 +43,44 @@ bool BenchShape(const DenseGemmBenchOptions& o, DenseGemm& vt, DenseGemm& cublas
       !bench::Check(cudaMalloc(&y, size_t(max_m) * n * 2), "alloc y") || !bench::FillRandomBf16(x, size_t(max_m) * k, 3)) {
     return false;
   }
-  for (int m : o.ms) {
-    auto timed = [&](DenseGemm& gemm) {
-      return [&, m](int i, cudaStream_t stream) {
-        const Status st = gemm.Linear(x, weights[i % copies], m, n, k, y, stream);
-        if (!st.ok()) std::fprintf(stderr, "vt bench gemm: %s\n", st.message().c_str());
-        return st.ok();
-      };
-    };
-    const double bytes = weight_bytes + double(m) * (k + n) * 2;
-    Row r{k, n, m, DenseKernelName(vt.KernelFor(x, weights[0], m, n, k, y)), 0, 0, 0, 0, 0};
-    if (!bench::TimeGraph(timed(cublas), o.launches_per_graph, o.repetitions, r.cublas_us) ||
-        !bench::TimeGraph(timed(vt), o.launches_per_graph, o.repetitions, r.vt_us)) {
-      return false;
-    }
+  auto report = [&](Row r) {
+    const double bytes = weight_bytes + double(r.m) * (k + n) * 2;
     r.vt_gbps = bytes / (r.vt_us * 1e-6) / 1e9;
     r.cublas_gbps = bytes / (r.cublas_us * 1e-6) / 1e9;
     r.copy_pct = 100.0 * r.vt_gbps / copy_gbps;
     rows.push_back(r);
     if (!o.json) {
-      std::printf("%6d x %-6d %4d %-7s %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx\n", k, n, m, r.kernel, r.vt_us,
-                  r.vt_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.vt_us);
+      std::printf("%6d x %-6d %4d %-7s %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx\n", k, n, r.m, r.kernel.c_str(),
+                  r.vt_us, r.vt_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.vt_us);
       std::fflush(stdout);
+    }
+  };
+  for (int m : o.ms) {
+    auto timed = [&, m](auto linear) {
+      return [&, m, linear](int i, cudaStream_t stream) {
+        const Status st = linear(weights[i % copies], stream);
+        if (!st.ok()) std::fprintf(stderr, "vt bench gemm: %s\n", st.message().c_str());
+        return st.ok();
+      };
+    };
+    auto through = [&, m](DenseGemm& gemm) {
+      return timed([&, m](const uint16_t* w, cudaStream_t stream) { return gemm.Linear(x, w, m, n, k, y, stream); });
+    };
+    Row r{k, n, m, DenseKernelName(vt.KernelFor(x, weights[0], m, n, k, y)), 0, 0, 0, 0, 0};
+    if (!bench::TimeGraph(through(cublas), o.launches_per_graph, o.repetitions, r.cublas_us) ||
+        !bench::TimeGraph(through(vt), o.launches_per_graph, o.repetitions, r.vt_us)) {
+      return false;
+    }
+    report(r);
+    if (!BatchLinearSupports(x, weights[0], m, n, k, y)) continue;
+    for (int splits : o.batch_splits) {
+      Row forced = r;
+      forced.kernel = "split" + std::to_string(splits);
+      auto batch = [&, m, splits](const uint16_t* w, cudaStream_t stream) {
+        return BatchLinear(x, w, m, n, k, y, stream, splits);
+      };
+      if (!bench::TimeGraph(timed(batch), o.launches_per_graph, o.repetitions, forced.vt_us)) return false;
+      report(forced);
     }
   }
   for (uint16_t* p : weights) cudaFree(p);
@@ -111,7 +128,7 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"kernel\":\"%s\",\"vt_us\":%.3f,\"vt_GBps\":%.1f,\"copy_pct\":%.2f,"
                   "\"cublas_us\":%.3f,\"cublas_GBps\":%.1f,\"speedup\":%.3f}",
-                  i ? "," : "", r.k, r.n, r.m, r.kernel, r.vt_us, r.vt_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps,
+                  i ? "," : "", r.k, r.n, r.m, r.kernel.c_str(), r.vt_us, r.vt_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps,
                   r.cublas_us / r.vt_us);
     }
     std::printf("]}\n");

@@ -1,5 +1,6 @@
-// `vt bench gemm`: the bf16 linear layers of a decode step as the engine runs them (DenseGemm: vt's
-// skinny and batch-decode kernels where they apply) against cuBLAS on the same weights, same layout
+// `vt bench gemm`: the bf16 linear layers of a decode step through vt's kernels (DenseGemm: the
+// skinny kernel at M <= 8, the batch-decode kernel at 9 <= M <= 64, which the engine runs only with
+// VT_DENSE_GEMM_MID=batch) against cuBLAS on the same weights, same layout
 // (HF nn.Linear, W[N, K]) and same run, CUDA-graph timed with weights rotated past the L2, next to
 // the copy ceiling.
 #pragma once
@@ -14,6 +15,9 @@ struct DenseGemmBenchOptions {
   std::vector<std::string> shapes = {"2048x4096", "2048x2048", "2048x12288", "6144x2048",
                                      "4096x6144", "4096x4096", "4096x28672", "14336x4096"};
   std::vector<int> ms = {1, 8, 16, 32, 48, 64};
+  // When set, also time the batch-decode kernel at each of these K split counts (M >= 9), so a change
+  // of BatchLinearSplits' rule can be measured first.
+  std::vector<int> batch_splits;
   int launches_per_graph = 20;
   int repetitions = 15;
   bool json = false;

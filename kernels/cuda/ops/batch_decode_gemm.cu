@@ -22,7 +22,8 @@ using attention::MmaBf16;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kTileCols = 16 * kWarps;  // weight rows (output columns) per CTA: 16 per warp, two n8 MMA tiles
+constexpr int kWarpCols = 32;                      // weight rows (output columns) per warp: four n8 MMA tiles
+constexpr int kTileCols = kWarpCols * kWarps / 2;  // per CTA: two warp groups share the columns, halving K
 constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
 constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
@@ -44,17 +45,21 @@ struct Layout {
 __device__ __forceinline__ int Swizzle(int row, int chunk) { return row * kStepK + ((chunk ^ (row & 7)) << 3); }
 
 // One CTA per (128-column tile, K split); the `splits` CTAs of a tile form one cluster along x. Warp w
-// multiplies weight rows 16w .. 16w + 15 of the tile against all 16 * MT x rows (rows >= M are zero).
-// Each rank's partial tile lands in its own shared memory, and rank r then sums its share of the
-// tile's elements over ranks 0 .. splits - 1 in that order, so the sum's order is fixed.
+// multiplies weight rows 32 (w % 4) .. + 31 of the tile against all 16 * MT x rows (rows >= M are zero)
+// over the k16 steps 2 (w / 4) and 2 (w / 4) + 1 of every stage: 32 columns a warp read each x fragment
+// once for four MMA tiles, where 16 columns a warp had all eight warps re-read x for two. The two warp
+// groups' sums meet in shared memory, group 0's first; each rank's partial tile lands in its own shared
+// memory, and rank r then sums its share of the tile's elements over ranks 0 .. splits - 1 in that
+// order, so every sum's order is fixed.
 template <int MT>
-__global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __restrict__ x,
-                                                            const uint16_t* __restrict__ weight, int m, int n, int k,
-                                                            int splits, uint16_t* __restrict__ y) {
+__global__ void __launch_bounds__(kThreads, 2) BatchGemmKernel(const uint16_t* __restrict__ x,
+                                                               const uint16_t* __restrict__ weight, int m, int n,
+                                                               int k, int splits, uint16_t* __restrict__ y) {
   using L = Layout<MT>;
   AwaitPrecedingGrid();
   extern __shared__ __align__(128) uint16_t smem[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
+  const int group = warp % 4, half = warp / 4;
   const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;
   const int col0 = tile * kTileCols;
   const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
@@ -92,46 +97,48 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
     }
   };
 
-  float acc[MT][2][4] = {};
+  float acc[MT][4][4] = {};
   for (int s = 0; s < L::kStages - 1; ++s) {
     if (s < count) load_stage(s, s);
     CpAsyncCommit();
   }
-  // ldmatrix row addresses: lane 8i + j gives row j of matrix i. B (weights): matrices (n8 tile 0,
-  // k low), (0, k high), (1, low), (1, high); A (x): (rows 0-7, k low), (8-15, low), (0-7, high),
-  // (8-15, high). Rows 16 * mt + r share r's swizzle, so one offset per k16 step serves every mt.
+  // ldmatrix row addresses: lane 8i + j gives row j of matrix i. B (weights), per 16-row half p:
+  // matrices (n8 tile 2p, k low), (2p, k high), (2p + 1, low), (2p + 1, high); A (x): (rows 0-7,
+  // k low), (8-15, low), (0-7, high), (8-15, high). Rows 16 * mt + r share r's swizzle, so one
+  // offset per k16 step serves every mt.
   const int i = lane / 8, j = lane % 8;
-  int b_off[kStepK / 16], a_off[kStepK / 16];
+  int b_off[2][2], a_off[2];
 #pragma unroll
-  for (int kk = 0; kk < kStepK / 16; ++kk) {
-    b_off[kk] = Swizzle(16 * warp + (i >> 1) * 8 + j, 2 * kk + (i & 1));
-    a_off[kk] = kTileCols * kStepK + Swizzle((i & 1) * 8 + j, 2 * kk + (i >> 1));
+  for (int s = 0; s < 2; ++s) {
+    const int kk = 2 * half + s;
+#pragma unroll
+    for (int p = 0; p < 2; ++p) b_off[s][p] = Swizzle(kWarpCols * group + 16 * p + (i >> 1) * 8 + j, 2 * kk + (i & 1));
+    a_off[s] = kTileCols * kStepK + Swizzle((i & 1) * 8 + j, 2 * kk + (i >> 1));
   }
-  // The fragments of k16 step kk + 1 are read before the MMAs of step kk, so an MMA never waits on
-  // the ldmatrix just before it (the asm statements keep their order).
-  uint32_t b[2][4], a[2][MT][4];
-  auto load_fragments = [&](const uint16_t* stage, int kk, int buf) {
-    LdMatrixX4(b[buf][0], b[buf][1], b[buf][2], b[buf][3], stage + b_off[kk]);
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-      LdMatrixX4(a[buf][mt][0], a[buf][mt][1], a[buf][mt][2], a[buf][mt][3], stage + a_off[kk] + mt * 16 * kStepK);
-    }
-  };
   for (int step = 0; step < count; ++step) {
     CpAsyncWait<L::kStages - 2>();
     __syncthreads();  // the stage is in, and every warp is done with the slot the next load refills
     if (step + L::kStages - 1 < count) load_stage(step + L::kStages - 1, (step + L::kStages - 1) % L::kStages);
     CpAsyncCommit();
     const uint16_t* stage = smem + (step % L::kStages) * L::kStageElems;
-    load_fragments(stage, 0, 0);
+    // Both k16 steps' fragments first, so the MMAs never wait on the ldmatrix just before them.
+    uint32_t b[2][2][4], a[2][MT][4];
 #pragma unroll
-    for (int kk = 0; kk < kStepK / 16; ++kk) {
-      if (kk + 1 < kStepK / 16) load_fragments(stage, kk + 1, (kk + 1) & 1);
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int p = 0; p < 2; ++p) LdMatrixX4(b[s][p][0], b[s][p][1], b[s][p][2], b[s][p][3], stage + b_off[s][p]);
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        const uint32_t(&f)[4] = a[kk & 1][mt];
-        MmaBf16(acc[mt][0], f[0], f[1], f[2], f[3], b[kk & 1][0], b[kk & 1][1]);
-        MmaBf16(acc[mt][1], f[0], f[1], f[2], f[3], b[kk & 1][2], b[kk & 1][3]);
+        LdMatrixX4(a[s][mt][0], a[s][mt][1], a[s][mt][2], a[s][mt][3], stage + a_off[s] + mt * 16 * kStepK);
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        const uint32_t(&f)[4] = a[s][mt];
+#pragma unroll
+        for (int t = 0; t < 4; ++t) MmaBf16(acc[mt][t], f[0], f[1], f[2], f[3], b[s][t / 2][2 * (t % 2)], b[s][t / 2][2 * (t % 2) + 1]);
       }
     }
   }
@@ -139,15 +146,23 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   __syncthreads();  // the partial tile reuses the pipeline's shared memory
 
   float* red = reinterpret_cast<float*>(smem);
+  for (int pass = 0; pass < 2; ++pass) {  // group 0 writes its sums, then group 1 adds its own
+    if (half == pass) {
 #pragma unroll
-  for (int mt = 0; mt < MT; ++mt) {
+      for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
-      const int col = 16 * warp + 8 * t + 2 * c;
-      *reinterpret_cast<float2*>(red + (16 * mt + q) * kRedStride + col) = make_float2(acc[mt][t][0], acc[mt][t][1]);
-      *reinterpret_cast<float2*>(red + (16 * mt + q + 8) * kRedStride + col) =
-          make_float2(acc[mt][t][2], acc[mt][t][3]);
+        for (int t = 0; t < 4; ++t) {
+          const int col = kWarpCols * group + 8 * t + 2 * c;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float2* cell = reinterpret_cast<float2*>(red + (16 * mt + q + 8 * h) * kRedStride + col);
+            const float2 own = make_float2(acc[mt][t][2 * h], acc[mt][t][2 * h + 1]);
+            *cell = pass == 0 ? own : make_float2(cell->x + own.x, cell->y + own.y);
+          }
+        }
+      }
     }
+    if (pass == 0) __syncthreads();
   }
   cg::cluster_group cluster = cg::this_cluster();
   if (splits > 1) {
@@ -218,11 +233,13 @@ cudaError_t Launch(const uint16_t* x, const uint16_t* weight, int m, int n, int 
 }  // namespace
 
 int BatchLinearSplits(int n, int k, int sms) {
-  // Two CTAs of the largest form fit an SM: split while the doubled grid still fits at once and each
-  // split keeps at least two pipeline steps.
+  // One CTA per SM at most: split while the doubled grid still fits the SMs at once and each split
+  // keeps at least two pipeline steps. Measured against forcing 1, 2, 4 and 8 splits on the layers
+  // of qwen3-1.7b and llama3-8b (docs/BENCHMARKS.md): filling the second CTA slot of each SM with
+  // more splits, the rule before, was up to 1.4x slower (more partial tiles to reduce, shorter splits).
   const int tiles = (n + kTileCols - 1) / kTileCols, steps = k / kStepK;
   int splits = 1;
-  while (splits < kMaxSplits && tiles * splits * 2 <= 2 * sms && steps >= 4 * splits) splits *= 2;
+  while (splits < kMaxSplits && tiles * splits * 2 <= sms && steps >= 4 * splits) splits *= 2;
   return splits;
 }
 
@@ -232,13 +249,16 @@ bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n
 }
 
 Status BatchLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, int splits) {
+  if (splits != 0 && splits != 1 && splits != 2 && splits != 4 && splits != kMaxSplits) {
+    return InvalidArgument("batch decode linear: " + std::to_string(splits) + " K splits (1, 2, 4 or 8)");
+  }
   if (!BatchLinearSupports(x, weight, m, n, k, y)) {
     return InvalidArgument("batch decode linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                            std::to_string(k) +
                            " needs 9 <= M <= 64, K % 64 == 0, 16-byte aligned operands and an sm_90 GPU");
   }
-  const int splits = BatchLinearSplits(n, k, CurrentDeviceShape().sms);
+  if (splits == 0) splits = BatchLinearSplits(n, k, CurrentDeviceShape().sms);
   cudaError_t err = cudaSuccess;
   switch ((m + 15) / 16) {
     case 1: err = Launch<1>(x, weight, m, n, k, y, splits, stream); break;

@@ -1,7 +1,7 @@
 // bf16 linear layers: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's nn.Linear layout,
-// fp32 accumulation. Decode-sized calls run vt's weight-streaming kernels (M <= 8: skinny_gemm.h;
-// 9 <= M <= 64 on sm_90: batch_decode_gemm.h), the rest cuBLAS; VT_DENSE_GEMM=cublas and
-// VT_DENSE_GEMM_MID=cublas send those calls to cuBLAS instead (for A/B runs).
+// fp32 accumulation. Calls of M <= 8 rows run vt's weight-streaming skinny kernel (skinny_gemm.h),
+// the rest cuBLAS; VT_DENSE_GEMM=cublas sends the skinny calls to cuBLAS too, and
+// VT_DENSE_GEMM_MID=batch sends 9 <= M <= 64 on sm_90 to batch_decode_gemm.h (for A/B runs).
 // One handle per stream user; workspace set once, so the call is safe inside CUDA graph capture.
 #pragma once
 

@@ -26,7 +26,7 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->tensor_core_prefill);
   EXPECT_TRUE(o->cuda_graphs);
   EXPECT_TRUE(o->skinny_dense_gemm);
-  EXPECT_TRUE(o->batch_dense_gemm);
+  EXPECT_FALSE(o->batch_dense_gemm);
   EXPECT_TRUE(o->stacked_w4a16);
   EXPECT_TRUE(o->dependent_launch);
   // A default-constructed RunnerOptions is the same as an empty environment.
@@ -41,7 +41,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_ATTN_PREFILL", "decode"},
                                    {"VT_CUDA_GRAPHS", "0"},
                                    {"VT_DENSE_GEMM", "cublas"},
-                                   {"VT_DENSE_GEMM_MID", "cublas"},
+                                   {"VT_DENSE_GEMM_MID", "batch"},
                                    {"VT_W4A16_FORM", "spread"},
                                    {"VT_PDL", "0"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
@@ -51,7 +51,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->tensor_core_prefill);
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
-  EXPECT_FALSE(o->batch_dense_gemm);
+  EXPECT_TRUE(o->batch_dense_gemm);
   EXPECT_FALSE(o->stacked_w4a16);
   EXPECT_FALSE(o->dependent_launch);
 }

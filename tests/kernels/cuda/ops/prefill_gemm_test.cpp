@@ -180,7 +180,7 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
 
 // M from 9 to 64 against the float32 reference (at M = 9, 16, 17, 33 and 64), for column counts
 // that leave a partial 128-column tile and K from one pipeline step to the K of a down projection
-// (1, 2 and 8 K splits on an H200); every row must come out with the same bits at every M, and rows
+// (1, 4 and 8 K splits on an H200); every row must come out with the same bits at every M, and rows
 // past M must stay untouched.
 TEST(BatchDecodeGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   SkipWithoutGpu();
@@ -214,15 +214,38 @@ TEST(BatchDecodeGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM
   }
 }
 
-// The split count follows N and K alone: enough CTAs for two per SM, two pipeline steps per split.
+// The split count follows N and K alone: at most one CTA per SM, two pipeline steps per split.
 TEST(BatchDecodeGemm, SplitsKOnlyWhereTheColumnsLeaveSmsIdle) {
   EXPECT_EQ(BatchLinearSplits(2048, 2048, 132), 8);    // 16 tiles
-  EXPECT_EQ(BatchLinearSplits(6144, 4096, 132), 4);    // 48 tiles
-  EXPECT_EQ(BatchLinearSplits(12288, 2048, 132), 2);   // 96 tiles
+  EXPECT_EQ(BatchLinearSplits(4096, 4096, 132), 4);    // 32 tiles
+  EXPECT_EQ(BatchLinearSplits(6144, 4096, 132), 2);    // 48 tiles
+  EXPECT_EQ(BatchLinearSplits(12288, 2048, 132), 1);   // 96 tiles
   EXPECT_EQ(BatchLinearSplits(28672, 4096, 132), 1);   // 224 tiles
   EXPECT_EQ(BatchLinearSplits(2048, 256, 132), 2);     // four steps of K
   EXPECT_EQ(BatchLinearSplits(2048, 64, 132), 1);
   EXPECT_EQ(BatchLinearSplits(2048, 2048, 8), 1);      // a small GPU is full already
+}
+
+// Every forced split count (the bench's A/B of the split rule) against the float32 reference, on a
+// shape whose K steps do not divide evenly among the ranks.
+TEST(BatchDecodeGemm, EveryForcedSplitCountMatchesTheReference) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int m = 40, n = 300, k = 64 * 13;
+  const Bf16Data x = RandomBf16(size_t(m) * k, 1.f, 7), w = RandomBf16(size_t(n) * k, 0.1f, 8);
+  uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
+  CheckCuda(cudaMalloc(&dy, size_t(m) * n * 2), "alloc");
+  for (int splits : {1, 2, 4, 8}) {
+    SCOPED_TRACE("splits " + std::to_string(splits));
+    CheckCuda(cudaMemset(dy, 0xff, size_t(m) * n * 2), "poison");
+    ASSERT_TRUE(BatchLinear(dx, dw, m, n, k, dy, nullptr, splits).ok());
+    EXPECT_LT(GemmError(Download(dy, size_t(m) * n), x.values, w.values, m, n, k), 5e-3);
+  }
+  EXPECT_FALSE(BatchLinear(dx, dw, m, n, k, dy, nullptr, 3).ok());
+  EXPECT_FALSE(BatchLinear(dx, dw, m, n, k, dy, nullptr, 16).ok());
+  cudaFree(dx);
+  cudaFree(dw);
+  cudaFree(dy);
 }
 
 TEST(BatchDecodeGemm, RejectsShapesItDoesNotTake) {
