@@ -7,6 +7,7 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/wgmma.cuh"
 #include "kernels/cuda/per_device.h"
 #include "kernels/device_alignment.h"
 
@@ -17,49 +18,48 @@ namespace cg = cooperative_groups;
 using attention::CpAsync16;
 using attention::CpAsyncCommit;
 using attention::CpAsyncWait;
-using attention::LdMatrixX4;
-using attention::MmaBf16;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kWarpCols = 32;                      // weight rows (output columns) per warp: four n8 MMA tiles
-constexpr int kTileCols = kWarpCols * kWarps / 2;  // per CTA: two warp groups share the columns, halving K
+constexpr int kTileCols = 128;          // weight rows (output columns) per CTA: 64 per warpgroup
 constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
 constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
+constexpr int kSwizzleAlign = 1024;     // an eight-row group of the 128-byte swizzle
 
 template <int MT>
 struct Layout {
-  static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to the MMA's 16
+  static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to 16, the wgmma's N
   // Pipeline stages: as many as keep two CTAs on an SM (more bytes in flight where x is small).
   static constexpr int kStages = MT == 1 ? 6 : MT == 2 ? 5 : 4;
   static constexpr int kStageElems = (kTileCols + kRows) * kStepK;
   static constexpr size_t kPipeBytes = size_t(kStages) * kStageElems * 2;
-  static_assert(kPipeBytes <= 113 * 1024, "two CTAs per SM");
+  static_assert(kPipeBytes + kSwizzleAlign <= 113 * 1024, "two CTAs per SM");
   static constexpr size_t kRedBytes = size_t(kRows) * kRedStride * 4;
-  static constexpr size_t kSmemBytes = kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes;
+  static constexpr size_t kSmemBytes = (kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes) + kSwizzleAlign;
 };
 
-// Element offset of 16-byte chunk `chunk` of row `row` in a stage of 64-element rows: the eight rows
-// an ldmatrix phase reads sit 128 bytes apart, so without the XOR they would share banks.
+// Element offset of 16-byte chunk `chunk` of row `row` in a stage of 64-element rows: the 128-byte
+// swizzle wgmma reads (rows 128 bytes apart would otherwise share banks).
 __device__ __forceinline__ int Swizzle(int row, int chunk) { return row * kStepK + ((chunk ^ (row & 7)) << 3); }
 
-// One CTA per (128-column tile, K split); the `splits` CTAs of a tile form one cluster along x. Warp w
-// multiplies weight rows 32 (w % 4) .. + 31 of the tile against all 16 * MT x rows (rows >= M are zero)
-// over the k16 steps 2 (w / 4) and 2 (w / 4) + 1 of every stage: 32 columns a warp read each x fragment
-// once for four MMA tiles, where 16 columns a warp had all eight warps re-read x for two. The two warp
-// groups' sums meet in shared memory, group 0's first; each rank's partial tile lands in its own shared
-// memory, and rank r then sums its share of the tile's elements over ranks 0 .. splits - 1 in that
-// order, so every sum's order is fixed.
+// One CTA per (128-column tile, K split); the `splits` CTAs of a tile form one cluster along x.
+// Warpgroup g multiplies weight rows 64g .. 64g + 63 of the tile against all 16 * MT x rows (rows >= M
+// are zero) with one m64n(16 MT)k16 wgmma per k16 step, both operands straight from the swizzled
+// stage. Each rank's partial tile lands in its own shared memory, and rank r then sums its share of
+// the tile's elements over ranks 0 .. splits - 1 in that order, so the sum's order is fixed.
 template <int MT>
-__global__ void __launch_bounds__(kThreads, 2) BatchGemmKernel(const uint16_t* __restrict__ x,
-                                                               const uint16_t* __restrict__ weight, int m, int n,
-                                                               int k, int splits, uint16_t* __restrict__ y) {
+__global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __restrict__ x,
+                                                            const uint16_t* __restrict__ weight, int m, int n, int k,
+                                                            int splits, uint16_t* __restrict__ y) {
   using L = Layout<MT>;
   AwaitPrecedingGrid();
-  extern __shared__ __align__(128) uint16_t smem[];
+  extern __shared__ __align__(128) uint8_t smem_raw[];
+  // The swizzle pattern is anchored to 1024-byte boundaries of the shared address.
+  const uint32_t raw_address = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + ((kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
-  const int group = warp % 4, half = warp / 4;
+  const int group = warp / 4, group_warp = warp % 4;
   const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;
   const int col0 = tile * kTileCols;
   const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
@@ -97,72 +97,40 @@ __global__ void __launch_bounds__(kThreads, 2) BatchGemmKernel(const uint16_t* _
     }
   };
 
-  float acc[MT][4][4] = {};
+  float acc[8 * MT] = {};
   for (int s = 0; s < L::kStages - 1; ++s) {
     if (s < count) load_stage(s, s);
     CpAsyncCommit();
   }
-  // ldmatrix row addresses: lane 8i + j gives row j of matrix i. B (weights), per 16-row half p:
-  // matrices (n8 tile 2p, k low), (2p, k high), (2p + 1, low), (2p + 1, high); A (x): (rows 0-7,
-  // k low), (8-15, low), (0-7, high), (8-15, high). Rows 16 * mt + r share r's swizzle, so one
-  // offset per k16 step serves every mt.
-  const int i = lane / 8, j = lane % 8;
-  int b_off[2][2], a_off[2];
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    const int kk = 2 * half + s;
-#pragma unroll
-    for (int p = 0; p < 2; ++p) b_off[s][p] = Swizzle(kWarpCols * group + 16 * p + (i >> 1) * 8 + j, 2 * kk + (i & 1));
-    a_off[s] = kTileCols * kStepK + Swizzle((i & 1) * 8 + j, 2 * kk + (i >> 1));
-  }
   for (int step = 0; step < count; ++step) {
     CpAsyncWait<L::kStages - 2>();
-    __syncthreads();  // the stage is in, and every warp is done with the slot the next load refills
+    FenceProxyAsyncShared();  // this thread's copies of the stage, visible to the wgmma reads
+    __syncthreads();          // the stage is in, and every warpgroup is done with the slot the next load refills
     if (step + L::kStages - 1 < count) load_stage(step + L::kStages - 1, (step + L::kStages - 1) % L::kStages);
     CpAsyncCommit();
     const uint16_t* stage = smem + (step % L::kStages) * L::kStageElems;
-    // Both k16 steps' fragments first, so the MMAs never wait on the ldmatrix just before them.
-    uint32_t b[2][2][4], a[2][MT][4];
+    const uint64_t a = SwizzledTileDescriptor(stage + 64 * group * kStepK);
+    const uint64_t b = SwizzledTileDescriptor(stage + kTileCols * kStepK);
+    WgmmaFence();
 #pragma unroll
-    for (int s = 0; s < 2; ++s) {
-#pragma unroll
-      for (int p = 0; p < 2; ++p) LdMatrixX4(b[s][p][0], b[s][p][1], b[s][p][2], b[s][p][3], stage + b_off[s][p]);
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        LdMatrixX4(a[s][mt][0], a[s][mt][1], a[s][mt][2], a[s][mt][3], stage + a_off[s] + mt * 16 * kStepK);
-      }
-    }
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        const uint32_t(&f)[4] = a[s][mt];
-#pragma unroll
-        for (int t = 0; t < 4; ++t) MmaBf16(acc[mt][t], f[0], f[1], f[2], f[3], b[s][t / 2][2 * (t % 2)], b[s][t / 2][2 * (t % 2) + 1]);
-      }
-    }
+    for (int kk = 0; kk < kStepK / 16; ++kk) WgmmaBf16<16 * MT>(acc, a + 2 * kk, b + 2 * kk);  // +32 bytes
+    WgmmaCommit();
+    WgmmaWait<0>();
   }
   CpAsyncWait<0>();
   __syncthreads();  // the partial tile reuses the pipeline's shared memory
 
+  // Accumulator j of n8 tile t sits at weight row 16 * (warp in group) + q (+8 for j >= 2) and x row
+  // 8t + 2c (+1 for odd j); the partial tile is stored x row by x row.
   float* red = reinterpret_cast<float*>(smem);
-  for (int pass = 0; pass < 2; ++pass) {  // group 0 writes its sums, then group 1 adds its own
-    if (half == pass) {
+  const int w_row = 64 * group + 16 * group_warp + q;
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-#pragma unroll
-        for (int t = 0; t < 4; ++t) {
-          const int col = kWarpCols * group + 8 * t + 2 * c;
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float2* cell = reinterpret_cast<float2*>(red + (16 * mt + q + 8 * h) * kRedStride + col);
-            const float2 own = make_float2(acc[mt][t][2 * h], acc[mt][t][2 * h + 1]);
-            *cell = pass == 0 ? own : make_float2(cell->x + own.x, cell->y + own.y);
-          }
-        }
-      }
-    }
-    if (pass == 0) __syncthreads();
+  for (int t = 0; t < 2 * MT; ++t) {
+    const int x_row = 8 * t + 2 * c;
+    red[x_row * kRedStride + w_row] = acc[4 * t];
+    red[(x_row + 1) * kRedStride + w_row] = acc[4 * t + 1];
+    red[x_row * kRedStride + w_row + 8] = acc[4 * t + 2];
+    red[(x_row + 1) * kRedStride + w_row + 8] = acc[4 * t + 3];
   }
   cg::cluster_group cluster = cg::this_cluster();
   if (splits > 1) {
@@ -200,7 +168,7 @@ __global__ void __launch_bounds__(kThreads, 2) BatchGemmKernel(const uint16_t* _
 }
 
 struct DeviceShape {
-  bool clusters = false;  // sm_90 or newer
+  bool hopper = false;  // sm_90: the wgmma image is built for sm_90a, which runs there only
   int sms = 0;
 };
 
@@ -212,7 +180,7 @@ DeviceShape CurrentDeviceShape() {
     if (cudaGetDevice(&device) != cudaSuccess) return s;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return s;
     if (cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return s;
-    s.clusters = major >= 9;
+    s.hopper = major == 9;
     return s;
   });
 }
@@ -245,7 +213,7 @@ int BatchLinearSplits(int n, int k, int sms) {
 
 bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) {
   return m >= kBatchGemmMinRows && m <= kBatchGemmMaxRows && n >= 1 && k > 0 && k % kStepK == 0 &&
-         VectorAligned(x) && VectorAligned(weight) && VectorAligned(y) && CurrentDeviceShape().clusters;
+         VectorAligned(x) && VectorAligned(weight) && VectorAligned(y) && CurrentDeviceShape().hopper;
 }
 
 Status BatchLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,

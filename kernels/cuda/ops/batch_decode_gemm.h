@@ -11,7 +11,7 @@
 //
 // The split count depends on N and K only and every output element's sum runs in the same order
 // whatever M is, so a row gets the same bits at every M from 9 to 64 (batch invariance across
-// graph buckets). Thread-block clusters need sm_90: elsewhere BatchLinearSupports says no.
+// graph buckets). wgmma and clusters need sm_90 (built as sm_90a): elsewhere BatchLinearSupports says no.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,7 +26,7 @@ inline constexpr int kBatchGemmMinRows = 9;
 inline constexpr int kBatchGemmMaxRows = 64;
 
 // Whether BatchLinear takes this shape on the current device: 9 <= m <= 64, n >= 1, k a positive
-// multiple of 64, x, W and y 16-byte aligned, an sm_90 or newer GPU.
+// multiple of 64, x, W and y 16-byte aligned, an sm_90 GPU (H100, H200).
 bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y);
 
 // `splits` 0 runs BatchLinearSplits' count; 1, 2, 4 or 8 force one (for `vt bench gemm --splits`).
