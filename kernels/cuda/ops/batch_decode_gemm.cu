@@ -27,18 +27,14 @@ constexpr int kMaxSplits = 8;           // the portable thread-block cluster siz
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
 constexpr int kSwizzleAlign = 1024;     // an eight-row group of the 128-byte swizzle
 
-constexpr size_t kSmemPerCta = 227 * 1024;  // sm_90's opt-in dynamic shared memory per block
-
-// kDeep: the grid fits the SMs at once, so one CTA takes an SM's whole shared memory for its pipeline;
-// otherwise two CTAs share each SM. Stages: as many as fit either way.
-template <int MT, bool kDeep>
+template <int MT>
 struct Layout {
   static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to 16, the wgmma's N
+  // Pipeline stages: as many as keep two CTAs on an SM (more bytes in flight where x is small).
+  static constexpr int kStages = MT == 1 ? 6 : MT == 2 ? 5 : 4;
   static constexpr int kStageElems = (kTileCols + kRows) * kStepK;
-  static constexpr size_t kBudget = (kDeep ? kSmemPerCta : 113 * 1024) - kSwizzleAlign;
-  static constexpr int kStages = static_cast<int>(kBudget / (size_t(kStageElems) * 2));
   static constexpr size_t kPipeBytes = size_t(kStages) * kStageElems * 2;
-  static_assert(kStages >= 4, "a pipeline four stages deep");
+  static_assert(kPipeBytes + kSwizzleAlign <= 113 * 1024, "two CTAs per SM");
   static constexpr size_t kRedBytes = size_t(kRows) * kRedStride * 4;
   static constexpr size_t kSmemBytes = (kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes) + kSwizzleAlign;
 };
@@ -52,17 +48,16 @@ __device__ __forceinline__ int Swizzle(int row, int chunk) { return row * kStepK
 // are zero) with one m64n(16 MT)k16 wgmma per k16 step, both operands straight from the swizzled
 // stage. Each rank's partial tile lands in its own shared memory, and rank r then sums its share of
 // the tile's elements over ranks 0 .. splits - 1 in that order, so the sum's order is fixed.
-template <int MT, bool kDeep>
+template <int MT>
 __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __restrict__ x,
                                                             const uint16_t* __restrict__ weight, int m, int n, int k,
                                                             int splits, uint16_t* __restrict__ y) {
-  using L = Layout<MT, kDeep>;
+  using L = Layout<MT>;
   AwaitPrecedingGrid();
   extern __shared__ __align__(128) uint8_t smem_raw[];
   // The swizzle pattern is anchored to 1024-byte boundaries of the shared address.
   const uint32_t raw_address = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  const uint32_t pad = (kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign;
-  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + pad);
+  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + ((kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const int group = warp / 4, group_warp = warp % 4;
   const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;
@@ -190,25 +185,17 @@ DeviceShape CurrentDeviceShape() {
   });
 }
 
-template <int MT, bool kDeep>
-cudaError_t LaunchForm(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int splits,
-                       cudaStream_t stream) {
-  constexpr size_t smem = Layout<MT, kDeep>::kSmemBytes;
-  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
-  const cudaError_t err = cudaFuncSetAttribute(BatchGemmKernel<MT, kDeep>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (err != cudaSuccess) return err;
-  const dim3 grid(static_cast<unsigned>((n + kTileCols - 1) / kTileCols * splits));
-  return LaunchDependentClustered(BatchGemmKernel<MT, kDeep>, grid, dim3(kThreads), smem, stream,
-                                  static_cast<unsigned>(splits), x, weight, m, n, k, splits, y);
-}
-
 template <int MT>
 cudaError_t Launch(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int splits,
                    cudaStream_t stream) {
-  const bool one_wave = int64_t(n + kTileCols - 1) / kTileCols * splits <= CurrentDeviceShape().sms;
-  return one_wave ? LaunchForm<MT, true>(x, weight, m, n, k, y, splits, stream)
-                  : LaunchForm<MT, false>(x, weight, m, n, k, y, splits, stream);
+  constexpr size_t smem = Layout<MT>::kSmemBytes;
+  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
+  const cudaError_t err =
+      cudaFuncSetAttribute(BatchGemmKernel<MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (err != cudaSuccess) return err;
+  const dim3 grid(static_cast<unsigned>((n + kTileCols - 1) / kTileCols * splits));
+  return LaunchDependentClustered(BatchGemmKernel<MT>, grid, dim3(kThreads), smem, stream,
+                                  static_cast<unsigned>(splits), x, weight, m, n, k, splits, y);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // nn.Linear layout) for 9 <= M <= 64 rows, fp32 accumulation, one bf16 rounding. At these M a
 // decode step's linear layer still reads every weight once and does little arithmetic per byte;
 // on an H200 at M = 64 cuBLAS streams the small-N layers of a 1.7B model at 1.4-3.4 TB/s of the
-// ~4.2 TB/s copy bandwidth (issue #17). This kernel streams W through a 4-12 stage cp.async pipeline
+// ~4.2 TB/s copy bandwidth (issue #17). This kernel streams W through a 4-6 stage cp.async pipeline
 // in 128-row tiles with every M row in the MMA's A operand, and splits K over a thread-block cluster
 // when N alone leaves SMs idle; the split partial sums meet through distributed shared memory, so no
 // second kernel and no workspace. Measured, it is still slower than cuBLAS at most shapes (0.58-0.92x
