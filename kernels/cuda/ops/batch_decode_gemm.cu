@@ -30,13 +30,14 @@ constexpr int kSwizzleAlign = 1024;     // an eight-row group of the 128-byte sw
 template <int MT>
 struct Layout {
   static constexpr int kRows = 16 * MT;  // x rows a stage holds: M rounded up to 16, the wgmma's N
-  // Pipeline stages: as many as keep two CTAs on an SM (more bytes in flight where x is small).
+  // Pipeline stages: two CTAs fit an SM with these (more bytes in flight where x is small); MT = 3
+  // would fit five, untried.
   static constexpr int kStages = MT == 1 ? 6 : MT == 2 ? 5 : 4;
   static constexpr int kStageElems = (kTileCols + kRows) * kStepK;
   static constexpr size_t kPipeBytes = size_t(kStages) * kStageElems * 2;
-  static_assert(kPipeBytes + kSwizzleAlign <= 113 * 1024, "two CTAs per SM");
   static constexpr size_t kRedBytes = size_t(kRows) * kRedStride * 4;
   static constexpr size_t kSmemBytes = (kPipeBytes > kRedBytes ? kPipeBytes : kRedBytes) + kSwizzleAlign;
+  static_assert(kSmemBytes <= 113 * 1024, "two CTAs per SM");
 };
 
 // Element offset of 16-byte chunk `chunk` of row `row` in a stage of 64-element rows: the 128-byte
@@ -57,7 +58,8 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   extern __shared__ __align__(128) uint8_t smem_raw[];
   // The swizzle pattern is anchored to 1024-byte boundaries of the shared address.
   const uint32_t raw_address = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + ((kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign));
+  const uint32_t pad = (kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign;
+  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + pad);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const int group = warp / 4, group_warp = warp % 4;
   const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
 
   // Each thread copies the same chunk column of the same rows every stage (W: rows t/8 + 32r; x: the
-  // same for r < kRows / 32), so the sources advance by one step and the swizzled destinations are fixed.
+  // same rows while they are below kRows), so the sources advance by one step and the swizzled destinations are fixed.
   const int load_row = threadIdx.x / 8, load_chunk = threadIdx.x % 8;
   const int load_dst = Swizzle(load_row, load_chunk);
   const int64_t k_first = int64_t(first) * kStepK + load_chunk * 8;
@@ -212,7 +214,8 @@ int BatchLinearSplits(int n, int k, int sms) {
 }
 
 bool BatchLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) {
-  return m >= kBatchGemmMinRows && m <= kBatchGemmMaxRows && n >= 1 && k > 0 && k % kStepK == 0 &&
+  return x != nullptr && weight != nullptr && y != nullptr && m >= kBatchGemmMinRows && m <= kBatchGemmMaxRows &&
+         n >= 1 && k > 0 && k % kStepK == 0 &&
          VectorAligned(x) && VectorAligned(weight) && VectorAligned(y) && CurrentDeviceShape().hopper;
 }
 
@@ -224,7 +227,7 @@ Status BatchLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int 
   if (!BatchLinearSupports(x, weight, m, n, k, y)) {
     return InvalidArgument("batch decode linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                            std::to_string(k) +
-                           " needs 9 <= M <= 64, K % 64 == 0, 16-byte aligned operands and an sm_90 GPU");
+                           " needs 9 <= M <= 64, N >= 1, K % 64 == 0, 16-byte aligned operands and an sm_90 GPU");
   }
   if (splits == 0) splits = BatchLinearSplits(n, k, CurrentDeviceShape().sms);
   cudaError_t err = cudaSuccess;
