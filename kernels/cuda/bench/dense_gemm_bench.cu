@@ -56,8 +56,8 @@ bool BenchShape(const DenseGemmBenchOptions& o, DenseGemm& vt, DenseGemm& cublas
     }
   };
   for (int m : o.ms) {
-    auto timed = [&, m](auto linear) {
-      return [&, m, linear](int i, cudaStream_t stream) {
+    auto timed = [&](auto linear) {
+      return [&, linear](int i, cudaStream_t stream) {
         const Status st = linear(weights[i % copies], stream);
         if (!st.ok()) std::fprintf(stderr, "vt bench gemm: %s\n", st.message().c_str());
         return st.ok();
@@ -128,8 +128,8 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"kernel\":\"%s\",\"vt_us\":%.3f,\"vt_GBps\":%.1f,\"copy_pct\":%.2f,"
                   "\"cublas_us\":%.3f,\"cublas_GBps\":%.1f,\"speedup\":%.3f}",
-                  i ? "," : "", r.k, r.n, r.m, r.kernel.c_str(), r.vt_us, r.vt_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps,
-                  r.cublas_us / r.vt_us);
+                  i ? "," : "", r.k, r.n, r.m, r.kernel.c_str(), r.vt_us, r.vt_gbps, r.copy_pct, r.cublas_us,
+                  r.cublas_gbps, r.cublas_us / r.vt_us);
     }
     std::printf("]}\n");
   }

@@ -21,7 +21,7 @@ using attention::CpAsyncWait;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kTileCols = 128;          // weight rows (output columns) per CTA: 64 per warpgroup
+constexpr int kTileCols = 64 * (kWarps / 4);  // weight rows (output columns) per CTA: a wgmma's m64 per warpgroup
 constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
 constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   const int steps = k / kStepK, first = rank * steps / splits, count = (rank + 1) * steps / splits - first;
 
   // Each thread copies the same chunk column of the same rows every stage (W: rows t/8 + 32r; x: the
-  // same rows while they are below kRows), so the sources advance by one step and the swizzled destinations are fixed.
+  // same rows while they are below kRows), so the sources advance by one step and the swizzled
+  // destinations are fixed.
   const int load_row = threadIdx.x / 8, load_chunk = threadIdx.x % 8;
   const int load_dst = Swizzle(load_row, load_chunk);
   const int64_t k_first = int64_t(first) * kStepK + load_chunk * 8;

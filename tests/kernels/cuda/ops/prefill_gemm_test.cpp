@@ -214,7 +214,8 @@ TEST(BatchDecodeGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM
   }
 }
 
-// The split count follows N and K alone: at most one CTA per SM, two pipeline steps per split.
+// The split count follows N, K and the SM count alone: at most one CTA per SM, two pipeline steps
+// per split.
 TEST(BatchDecodeGemm, SplitsKOnlyWhereTheColumnsLeaveSmsIdle) {
   EXPECT_EQ(BatchLinearSplits(2048, 2048, 132), 8);    // 16 tiles
   EXPECT_EQ(BatchLinearSplits(4096, 4096, 132), 4);    // 32 tiles
