@@ -170,7 +170,8 @@ Command AddBenchCommand(CLI::App& parent) {
   gemm->add_option("--shapes", dense->shapes, "Weight shapes KxN")->delimiter(',');
   gemm->add_option("--ms", dense->ms, "Batch rows M")->delimiter(',')->check(CLI::PositiveNumber);
   gemm->add_option("--splits", dense->batch_splits, "Also time the batch-decode kernel at these K splits (1,2,4,8)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(CLI::IsMember({1, 2, 4, 8}));
   gemm->add_option("--launches", dense->launches_per_graph, "Calls captured per CUDA graph");
   gemm->add_option("--reps", dense->repetitions, "Graph replays (the median is reported)");
   gemm->add_flag("--json", dense->json, "Print JSON instead of a table");

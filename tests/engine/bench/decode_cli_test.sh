@@ -98,6 +98,12 @@ fails "a plot into a missing directory is an error before the run" "not a direct
 fails "--ab-rounds 0 is an error" "ab-rounds" --concurrency 1 --ab 'X=a' 'X=b' --ab-rounds 0
 if [ "$build" = no-cuda ]; then
   fails "--backend cuda without CUDA is an error" "without CUDA" --backend cuda --concurrency 1
+else
+  # Checked before any device work, so it holds on a machine without a GPU too.
+  "$vt" bench gemm --splits 1,3 >"$work/out" 2>"$work/err"
+  rc=$?
+  check "bench gemm --splits 3 is an error naming the option" \
+    bash -c "[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q -- '--splits' '$work/err' && [ ! -s '$work/out' ]"
 fi
 
 echo "$failures failure(s)"
