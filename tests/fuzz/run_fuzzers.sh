@@ -65,7 +65,12 @@ for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 if [ "$failed" != 0 ]; then echo "the $target fuzzer did not compile"; exit 1; fi
 object_files=()
 for source in "${sources[@]}"; do object_files+=("$(object_of "$source")"); done
-newest_object=$(ls -t "${object_files[@]}" | head -n1)
+# The newest object without `ls -t | head`: past 4 KB of names ls writes twice, and when head has
+# already left, the second write's SIGPIPE ends this script silently under pipefail.
+newest_object=${object_files[0]}
+for object in "${object_files[@]}"; do
+  if [ "$object" -nt "$newest_object" ]; then newest_object=$object; fi
+done
 if [ ! -x "$binary" ] || [ "$newest_object" -nt "$binary" ]; then
   "$cxx" "${flags[@]}" "${object_files[@]}" "${libs[@]}" -o "$binary"
 fi
