@@ -50,7 +50,8 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_CUDA_GRAPHS", &RunnerOptions::cuda_graphs, "1", "0"},
                                          {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
-                                         {"VT_W4A16_FORM", &RunnerOptions::stacked_w4a16, "auto", "spread"},
+                                         {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
+                                         {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},
                                          {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"}};
   for (const Switch& sw : kSwitches) {
     Result<bool> value = ParseChoice(lookup, sw.name, o.*sw.field, sw.on, sw.off);

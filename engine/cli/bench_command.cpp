@@ -160,9 +160,14 @@ Command AddBenchCommand(CLI::App& parent) {
   auto w4 = std::make_shared<kernels::cuda::W4A16BenchOptions>();
   w4a16->add_option("--shapes", w4->shapes, "Weight shapes KxN")->delimiter(',');
   w4a16->add_option("--ms", w4->ms, "Batch rows M")->delimiter(',');
-  w4a16->add_option("--forms", w4->forms, "W4A16 forms to time: auto (vt's choice), spread, stack (M <= 8)")
+  w4a16
+      ->add_option("--forms", w4->forms,
+                   "W4A16 forms to time: auto (vt's choice), spread, stack (M <= 8), tile, dequant (bf16 weights, cuBLAS)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"auto", "spread", "stack"}));
+      ->check(CLI::IsMember({"auto", "spread", "stack", "tile", "dequant"}));
+  w4a16->add_option("--tile-slices", w4->tile_slices, "Also time the tiled form split into these many K slices")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
   w4a16->add_option("--launches", w4->launches_per_graph, "Calls captured per CUDA graph");
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");

@@ -82,6 +82,10 @@ class CudaModelRunner final : public ModelRunner {
   size_t W4A16WorkspaceBytes() const;
   // The int4 GEMM's form and K split for m rows of a [k, n] weight (VT_W4A16_FORM).
   kernels::cuda::W4A16Split W4A16SplitFor(int m, int k, int n) const;
+  // Whether an int4 layer of m rows runs as the bf16 GEMM on its dequantised weights (VT_W4A16_LARGE).
+  bool DequantisesW4A16(int m) const;
+  // The bf16 scratch those layers dequantise into: the largest int4 weight, or 0 when no step can.
+  size_t W4A16DequantisedBytes() const;
   int GraphBucket(int tokens) const;
 
   uint16_t* KCache(int layer) const { return kv_.as<uint16_t>() + size_t(2 * layer) * layer_kv_elems_; }
@@ -112,6 +116,8 @@ class CudaModelRunner final : public ModelRunner {
   size_t attention_ws_bytes_ = 0;
   float* w4a16_ws_ = nullptr;  // split-K partial sums of the int4 GEMMs
   size_t w4a16_ws_bytes_ = 0;
+  uint16_t* w4a16_dequantised_ = nullptr;  // [n, k] bf16 of the int4 layer running on cuBLAS
+  size_t w4a16_dequantised_bytes_ = 0;
   int num_sms_ = 0;
   // Step inputs, laid out identically on the host (pinned) and the device: one copy per step.
   std::optional<StepInputs> inputs_;

@@ -19,6 +19,13 @@ constexpr int kDependentLaunchMaxRows = 4;
 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
+  if (DequantisesW4A16(m)) {
+    if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
+      return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
+    }
+    VT_RETURN_IF_ERROR(kc::DequantizeW4A16(w.packed, w.scales, w.k, w.n, w.group_size, w4a16_dequantised_, stream_));
+    return gemm_->Linear(x, w4a16_dequantised_, m, w.n, w.k, y, stream_);
+  }
   kc::W4A16Problem p;
   p.x = x;
   p.packed = w.packed;

@@ -77,6 +77,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                adjusted_at = a.Reserve(size_t(max_seqs_) * vocab * 4), adjust_at = a.Reserve(AdjustStagingBytes());
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
+  w4a16_dequantised_bytes_ = W4A16DequantisedBytes();
+  const size_t dequantised_at = a.Reserve(w4a16_dequantised_bytes_);
   Result<DeviceBuffer> work = DeviceBuffer::Allocate(a.size(), "activations and workspaces");
   if (!work.ok()) return work.status();
   work_ = std::move(*work);
@@ -104,6 +106,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
   adjusted_logits_ = reinterpret_cast<float*>(base + adjusted_at);
   adjust_dev_ = base + adjust_at;
   w4a16_ws_ = reinterpret_cast<float*>(base + w4a16_at);
+  if (w4a16_dequantised_bytes_ > 0) w4a16_dequantised_ = bf16_at(dequantised_at);
   inputs_dev_ = base + inputs_at;
   const StepInputs::Layout& in = inputs_->layout();
   slots_ = reinterpret_cast<int64_t*>(inputs_dev_ + in.slots);
@@ -173,15 +176,30 @@ size_t CudaModelRunner::W4A16WorkspaceBytes() const {
   }
   size_t most = 0;
   for (const auto& [k, n] : shapes) {
-    for (int m = 1; m <= max_tokens_; ++m) {
+    for (int m = 1; m <= max_tokens_ && !DequantisesW4A16(m); ++m) {
       most = std::max(most, kc::W4A16WorkspaceBytes(m, n, W4A16SplitFor(m, k, n)));
     }
   }
   return most;
 }
 
+bool CudaModelRunner::DequantisesW4A16(int m) const {
+  return options_.tuning.dequantised_large_w4a16 && m >= kc::kW4A16DequantMinRows;
+}
+
+size_t CudaModelRunner::W4A16DequantisedBytes() const {
+  if (!DequantisesW4A16(max_tokens_)) return 0;
+  size_t most = 0;
+  for (const DeviceLayer& l : weights_.layers) {
+    for (const DeviceMatrix* w : {&l.qkv, &l.o_proj, &l.gate_up, &l.down_proj}) {
+      if (w->packed != nullptr) most = std::max(most, size_t(w->k) * w->n * 2);
+    }
+  }
+  return most;
+}
+
 kc::W4A16Split CudaModelRunner::W4A16SplitFor(int m, int k, int n) const {
-  if (!options_.tuning.stacked_w4a16) return kc::ChooseW4A16Split(m, k, n, num_sms_, kc::W4A16Form::kSpread);
+  if (!options_.tuning.chosen_w4a16_forms) return kc::ChooseW4A16Split(m, k, n, num_sms_, kc::W4A16Form::kSpread);
   return kc::ChooseW4A16Split(m, k, n, num_sms_);
 }
 

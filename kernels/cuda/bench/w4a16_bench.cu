@@ -27,15 +27,45 @@ struct Row {
   double w4_us, w4_gbps, copy_pct, cublas_us, cublas_gbps;
 };
 
-// The splits to time for M: "auto" is vt's choice; "spread" and "stack" force a form (stack only at M <= 8).
-std::vector<std::pair<std::string, W4A16Split>> SplitsToTime(const W4A16BenchOptions& o, int m, int k, int n, int sms) {
-  std::vector<std::pair<std::string, W4A16Split>> splits;
+const char* FormName(W4A16Form form) {
+  return form == W4A16Form::kStack ? "stack" : form == W4A16Form::kTile ? "tile" : "spread";
+}
+
+// One way to run the product: an int4 form with its split, or the weights dequantised to bf16
+// and cuBLAS on them.
+struct Variant {
+  std::string label;
+  W4A16Split split;
+  bool dequant = false;
+};
+
+Variant FormVariant(const std::string& prefix, const W4A16Split& split) {
+  return Variant{prefix + FormName(split.form) + ", K split " + std::to_string(split.slices) + " x " +
+                     std::to_string(split.k_slice),
+                 split, false};
+}
+
+// The variants to time for M: "auto" is vt's choice (the dequantised GEMM from kW4A16DequantMinRows);
+// "spread", "stack" and "tile" force a form (stack only at M <= 8), "dequant" the dequantised GEMM;
+// each of `tile_slices` the tiled form split into that many K slices.
+std::vector<Variant> VariantsToTime(const W4A16BenchOptions& o, int m, int k, int n, int sms) {
+  std::vector<Variant> variants;
+  const std::string dequant = "dequantise + cuBLAS";
   for (const std::string& form : o.forms) {
-    if (form == "auto") splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms));
-    if (form == "spread") splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms, W4A16Form::kSpread));
-    if (form == "stack" && m <= 8) splits.emplace_back(form, ChooseW4A16Split(m, k, n, sms, W4A16Form::kStack));
+    if (form == "auto") {
+      variants.push_back(m >= kW4A16DequantMinRows ? Variant{"auto: " + dequant, W4A16Split{}, true}
+                                                   : FormVariant("auto: ", ChooseW4A16Split(m, k, n, sms)));
+    }
+    if (form == "spread") variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kSpread)));
+    if (form == "stack" && m <= 8) variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kStack)));
+    if (form == "tile") variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kTile)));
+    if (form == "dequant") variants.push_back(Variant{dequant, W4A16Split{}, true});
   }
-  return splits;
+  for (int slices : o.tile_slices) {
+    const int k_slice = ((k + slices - 1) / slices + 127) / 128 * 128;
+    variants.push_back(FormVariant("forced ", W4A16Split{k_slice, (k + k_slice - 1) / k_slice, W4A16Form::kTile}));
+  }
+  return variants;
 }
 
 bool CublasOk(cublasStatus_t st, const char* what) {
@@ -79,12 +109,16 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   size_t ws_bytes = 0;
+  bool dequantises = false;
   for (int m : o.ms) {
-    for (const auto& [form, split] : SplitsToTime(o, m, k, n, sms)) {
-      ws_bytes = std::max(ws_bytes, W4A16WorkspaceBytes(m, n, split));
+    for (const Variant& v : VariantsToTime(o, m, k, n, sms)) {
+      if (!v.dequant) ws_bytes = std::max(ws_bytes, W4A16WorkspaceBytes(m, n, v.split));
+      dequantises = dequantises || v.dequant;
     }
   }
   if (ws_bytes > 0 && !bench::Check(cudaMalloc(&workspace, ws_bytes), "alloc workspace")) return false;
+  uint16_t* dequantised = nullptr;  // [n, k] bf16
+  if (dequantises && !bench::Check(cudaMalloc(&dequantised, size_t(k) * n * 2), "alloc dequantised")) return false;
 
   for (int m : o.ms) {
     W4A16Split split;
@@ -104,19 +138,31 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
                                    CUBLAS_GEMM_DEFAULT),
                       "gemm");
     };
+    // The rotated int4 copy dequantised into one scratch, then cuBLAS on it in nn.Linear's layout.
+    auto dequant_bf16 = [&](int i, cudaStream_t stream) {
+      const float alpha = 1.f, beta = 0.f;
+      Status st = DequantizeW4A16(packed[i % w4_copies], scales[i % w4_copies], k, n, group, dequantised, stream);
+      if (!st.ok()) std::fprintf(stderr, "vt bench w4a16: %s\n", st.message().c_str());
+      return st.ok() && CublasOk(cublasSetStream(cublas, stream), "set stream") &&
+             CublasOk(cublasSetWorkspace(cublas, cublas_ws, kCublasWorkspace), "set workspace") &&
+             CublasOk(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, dequantised, CUDA_R_16BF, k, x,
+                                   CUDA_R_16BF, k, &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                      "gemm");
+    };
     double cublas_us = 0;
     if (!bench::TimeGraph(bf16, o.launches_per_graph, o.repetitions, cublas_us)) return false;
-    for (const auto& [form, chosen] : SplitsToTime(o, m, k, n, sms)) {
-      split = chosen;
-      Row r{k, n, m, form, 0, 0, 0, cublas_us, bf16_bytes / (cublas_us * 1e-6) / 1e9};
-      if (!bench::TimeGraph(w4, o.launches_per_graph, o.repetitions, r.w4_us)) return false;
+    for (const Variant& v : VariantsToTime(o, m, k, n, sms)) {
+      split = v.split;
+      Row r{k, n, m, v.label, 0, 0, 0, cublas_us, bf16_bytes / (cublas_us * 1e-6) / 1e9};
+      const bool timed = v.dequant ? bench::TimeGraph(dequant_bf16, o.launches_per_graph, o.repetitions, r.w4_us)
+                                   : bench::TimeGraph(w4, o.launches_per_graph, o.repetitions, r.w4_us);
+      if (!timed) return false;
       r.w4_gbps = w4_bytes / (r.w4_us * 1e-6) / 1e9;
       r.copy_pct = 100.0 * r.w4_gbps / copy_gbps;
       rows.push_back(r);
       if (!o.json) {
-        std::printf("%6d x %-6d %4d %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx  (%s, K split %d x %d)\n", k, n, m,
-                    r.w4_us, r.w4_gbps, r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.w4_us,
-                    split.form == W4A16Form::kStack ? "stack" : "spread", split.slices, split.k_slice);
+        std::printf("%6d x %-6d %4d %9.2f %8.0f %6.1f%% %9.2f %8.0f %7.2fx  (%s)\n", k, n, m, r.w4_us, r.w4_gbps,
+                    r.copy_pct, r.cublas_us, r.cublas_gbps, r.cublas_us / r.w4_us, v.label.c_str());
         std::fflush(stdout);
       }
     }
@@ -127,6 +173,7 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
   cudaFree(x);
   cudaFree(y);
   cudaFree(workspace);
+  cudaFree(dequantised);
   return true;
 }
 

@@ -10,7 +10,8 @@ namespace vt::kernels::cuda {
 struct W4A16BenchOptions {
   std::vector<std::string> shapes = {"4096x4096", "4096x14336", "14336x4096", "8192x8192", "8192x28672"};
   std::vector<int> ms = {1, 2, 4, 8, 16, 32, 64};
-  std::vector<std::string> forms = {"auto"};  // auto (vt's choice), spread, stack (M <= 8)
+  std::vector<std::string> forms = {"auto"};  // auto (vt's choice), spread, stack (M <= 8), tile, dequant
+  std::vector<int> tile_slices;               // also the tiled form split into these many K slices
   int launches_per_graph = 20;
   int repetitions = 15;
   bool json = false;

@@ -17,6 +17,8 @@
 // streams its column block from end to end (concurrent CTAs read whole column blocks, not 512-byte
 // pieces of eight of them), only the m real activation rows are staged, and with K unsplit there is
 // no partial-sum pass.
+//
+// The tiled form (M >= 9) is in w4a16_tile.cu, the dequantisation for large M in w4a16_dequant.cu.
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 #include <cuda_bf16.h>
@@ -27,6 +29,7 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/per_device.h"
+#include "kernels/cuda/w4a16/w4a16_common.cuh"
 #include "kernels/w4a16/w4a16_shape.h"
 
 namespace vt::kernels::cuda {
@@ -47,38 +50,7 @@ constexpr size_t kActivationSmemBudget = 96 * 1024;
 // launch may use without opting in (and four CTAs fit an SM).
 constexpr size_t kStackDynamicSmemLimit = 44 * 1024;
 
-struct GemmParams {
-  W4A16Problem p;
-  int k_slice;
-  int slices;
-  float* partial;  // [slices, m, n] when slices > 1
-};
-
-// Four bf16x2 registers holding (128 + q) for the eight nibbles of `w` (bf16 128.0 is the magic
-// number whose ulp is 1.0): register j holds nibbles j (low half) and j + 4 (high half). The stacked
-// form feeds these to its MMA as they are and adds the -8 bias by one more MMA against a constant
-// -136 matrix, an issued instruction instead of four.
-__device__ __forceinline__ void DequantWordBiased(uint32_t w, uint32_t (&r)[4]) {
-  constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    asm("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r[j]) : "r"(w >> (4 * j)), "n"(kMask), "n"(kMagic));
-  }
-}
-
-// The same registers holding (q - 8).
-__device__ __forceinline__ void DequantWord(uint32_t w, uint32_t (&r)[4]) {
-  DequantWordBiased(w, r);
-  const __nv_bfloat162 bias = __halves2bfloat162(__float2bfloat16(136.f), __float2bfloat16(136.f));
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    __nv_bfloat162 h = *reinterpret_cast<__nv_bfloat162*>(&r[j]);
-    h = __hsub2(h, bias);  // exact: 128 + q - 136 = q - 8
-    r[j] = *reinterpret_cast<uint32_t*>(&h);
-  }
-}
-
-__device__ __forceinline__ uint4 LoadStreaming(const uint4* p) { return __ldcs(p); }
+using GemmParams = W4A16LaunchParams;
 
 // kSwapAB (M <= 8): the weights become the MMA's A operand (16 columns as rows) and the
 // activations its 8-wide B operand, so each k16 step of a warp is one MMA instead of two and
@@ -234,30 +206,11 @@ __global__ void __launch_bounds__(kWarps * 32) W4A16GemmKernel(GemmParams g) {
         for (int half = 0; half < 2; ++half) {
           const int row = row0 + mt * 16 + q + half * 8;
           if (row >= p.m) continue;
-          const float v0 = acc[mt][t][2 * half], v1 = acc[mt][t][2 * half + 1];
-          if (g.slices == 1) {
-            *reinterpret_cast<uint32_t*>(p.y + static_cast<size_t>(row) * p.n + col) = attention::PackBf16x2(v0, v1);
-          } else {
-            float* dst = g.partial + (static_cast<size_t>(slice) * p.m + row) * p.n + col;
-            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-          }
+          StoreW4A16Pair(g, slice, row, col, acc[mt][t][2 * half], acc[mt][t][2 * half + 1]);
         }
       }
     }
   }
-}
-
-// Adds the K-slice partial sums in slice order and writes bf16.
-__global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t elements, int slices) {
-  const size_t i = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) * 2;
-  if (i >= elements) return;
-  float2 sum = make_float2(0.f, 0.f);
-  for (int s = 0; s < slices; ++s) {
-    const float2 v = *reinterpret_cast<const float2*>(partial + s * elements + i);
-    sum.x += v.x;
-    sum.y += v.y;
-  }
-  *reinterpret_cast<uint32_t*>(y + i) = attention::PackBf16x2(sum.x, sum.y);
 }
 
 // Where activation (row, k) sits in the stacked form's shared memory: within each 64-row step, the
@@ -423,16 +376,40 @@ W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
   return W4A16Split{slice, (k + slice - 1) / slice, W4A16Form::kStack};
 }
 
+// Adds the K-slice partial sums in slice order and writes bf16.
+__global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t elements, int slices) {
+  const size_t i = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) * 2;
+  if (i >= elements) return;
+  float2 sum = make_float2(0.f, 0.f);
+  for (int s = 0; s < slices; ++s) {
+    const float2 v = *reinterpret_cast<const float2*>(partial + s * elements + i);
+    sum.x += v.x;
+    sum.y += v.y;
+  }
+  *reinterpret_cast<uint32_t*>(y + i) = attention::PackBf16x2(sum.x, sum.y);
+}
+
 }  // namespace
 
+cudaError_t ReduceW4A16Slices(const float* partial, uint16_t* y, size_t elements, int slices, cudaStream_t stream) {
+  const int block = 256;
+  ReduceSlicesKernel<<<static_cast<unsigned>((elements / 2 + block - 1) / block), block, 0, stream>>>(partial, y, elements,
+                                                                                                 slices);
+  return cudaGetLastError();
+}
+
 // The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on
-// that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2").
+// that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2"). The tiled
+// form from M = 9: split by its cost model it is faster than the spread form on all six benchmark
+// shapes at M = 9, 12 and 16, and not at M = 8 (docs/BENCHMARKS.md, "W4A16 from M = 9").
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms) {
-  return ChooseW4A16Split(m, k, n, num_sms, m <= 2 ? W4A16Form::kStack : W4A16Form::kSpread);
+  const W4A16Form form = m <= 2 ? W4A16Form::kStack : m <= 8 ? W4A16Form::kSpread : W4A16Form::kTile;
+  return ChooseW4A16Split(m, k, n, num_sms, form);
 }
 
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form) {
   if (form == W4A16Form::kStack) return ChooseStackSplit(std::clamp(m, 1, 8), k, n, num_sms);
+  if (form == W4A16Form::kTile) return ChooseW4A16TileSplit(m, k, n, num_sms);
   const int rows = StagedRows(m);
   // The activation slice must fit the shared-memory budget ...
   int max_slice = static_cast<int>(kActivationSmemBudget / (2 * rows)) - 8;
@@ -476,6 +453,8 @@ Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* works
   cudaError_t err;
   if (split.form == W4A16Form::kStack) {
     err = LaunchStack(g, stream);
+  } else if (split.form == W4A16Form::kTile) {
+    err = LaunchW4A16Tile(g, stream);
   } else if (p.m <= 8) {
     err = Launch<1, true>(g, stream);
   } else {
@@ -486,11 +465,7 @@ Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* works
     }
   }
   if (err == cudaSuccess && split.slices > 1) {
-    const size_t elements = static_cast<size_t>(p.m) * p.n;
-    const int block = 256;
-    ReduceSlicesKernel<<<static_cast<unsigned>((elements / 2 + block - 1) / block), block, 0, stream>>>(
-        workspace, p.y, elements, split.slices);
-    err = cudaGetLastError();
+    err = ReduceW4A16Slices(workspace, p.y, static_cast<size_t>(p.m) * p.n, split.slices, stream);
   }
   if (err != cudaSuccess) return Internal(std::string("W4A16 GEMM: ") + cudaGetErrorString(err));
   return Status::Ok();

@@ -20,11 +20,13 @@ struct W4A16Problem {
   int group_size = 128;              // 128, or k for per-channel scales
 };
 
-// How a CTA's eight warps share the weights. kSpread: each warp streams its own 16-column block
-// over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on one
-// 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
-// contiguous weights and the warps' sums meet in shared memory.
-enum class W4A16Form { kSpread, kStack };
+// How a CTA's warps share the weights. kSpread: each of eight warps streams its own 16-column
+// block over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on
+// one 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
+// contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from
+// M = 9): four warps of 32 columns each share up to 64 activation rows staged through shared
+// memory and read with ldmatrix, the weights scaled in bf16 before the MMAs (w4a16_tile.cu).
+enum class W4A16Form { kSpread, kStack, kTile };
 
 // How the K dimension is split across CTAs for a shape. A function of (m, k, n), the form and the
 // device only, so a shape always reduces in the same order: results are bitwise reproducible run
@@ -34,7 +36,7 @@ struct W4A16Split {
   int slices = 1;
   W4A16Form form = W4A16Form::kSpread;
 };
-// The form vt runs for M (kStack at M <= 2), split for the shape.
+// The form vt runs for M (kStack at M <= 2, kSpread to 8, kTile from 9), split for the shape.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms);
 // A given form (kStack only at M <= 8), for A/B runs of the forms.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form);
@@ -48,5 +50,15 @@ Status CheckW4A16Split(const W4A16Problem& problem, const W4A16Split& split);
 
 // Launch-only (no allocation, no synchronisation): safe inside CUDA graph capture.
 Status RunW4A16Gemm(const W4A16Problem& problem, const W4A16Split& split, float* workspace, cudaStream_t stream);
+
+// From this many rows vt dequantises the weights into a bf16 scratch and runs the bf16 GEMM on it
+// (prefill chunks): there one pass over the weights costs less than the int4 forms' MMA-bound time
+// (docs/BENCHMARKS.md, "W4A16 from M = 9").
+constexpr int kW4A16DequantMinRows = 192;
+
+// Writes the weights as bf16 [n, k] (nn.Linear's layout), each (q - 8) * scale rounded to bf16 once:
+// the values the tiled form multiplies. Launch-only; `dense` holds k * n bf16.
+Status DequantizeW4A16(const uint32_t* packed, const uint16_t* scales, int k, int n, int group_size, uint16_t* dense,
+                       cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

@@ -27,7 +27,8 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->cuda_graphs);
   EXPECT_TRUE(o->skinny_dense_gemm);
   EXPECT_FALSE(o->batch_dense_gemm);
-  EXPECT_TRUE(o->stacked_w4a16);
+  EXPECT_TRUE(o->chosen_w4a16_forms);
+  EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
@@ -43,6 +44,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_DENSE_GEMM", "cublas"},
                                    {"VT_DENSE_GEMM_MID", "batch"},
                                    {"VT_W4A16_FORM", "spread"},
+                                   {"VT_W4A16_LARGE", "kernel"},
                                    {"VT_PDL", "0"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
@@ -52,7 +54,8 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
   EXPECT_TRUE(o->batch_dense_gemm);
-  EXPECT_FALSE(o->stacked_w4a16);
+  EXPECT_FALSE(o->chosen_w4a16_forms);
+  EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
 }
 
@@ -61,7 +64,7 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_CUDA_GRAPHS", "yes"}},
                                                     {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_DENSE_GEMM_MID", "on"}},
-                                                    {{"VT_W4A16_FORM", "stack"}},
+                                                    {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
                                                     {{"VT_PDL", "2"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;

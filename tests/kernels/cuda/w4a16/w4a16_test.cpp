@@ -1,10 +1,13 @@
 // The W4A16 GEMM against the CPU reference that dequantises the GPTQ checkpoint from its
 // disk layout: ||out - ref|| / ||ref|| < 5e-3 for every benchmark shape and M in
-// {1, 2, 3, 7, 16, 33, 64, 200}; outputs poisoned first; repeated runs bitwise identical.
+// {1, 2, 3, 7, 16, 33, 64, 200} in every form, and the dequantised weights with the bf16 GEMM;
+// outputs poisoned first; repeated runs bitwise identical.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <thread>
@@ -12,6 +15,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
+#include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 #include "tests/kernels/cuda/paged_kv_fixture.h"
 #include "tests/kernels/w4a16/gptq_test_data.h"
@@ -79,9 +83,11 @@ std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
   return out;
 }
 
-// Both forms at M <= 8 (vt runs the stacked one at M <= 2), the spread one above.
+// Every form at every M it takes: the stacked one at M <= 8 (vt runs it at M <= 2), the spread and
+// tiled ones at any M (vt runs the tiled one from M = 9).
 std::vector<W4A16Split> SplitsFor(const Case& c, int m) {
-  std::vector<W4A16Split> splits = {ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kSpread)};
+  std::vector<W4A16Split> splits = {ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kSpread),
+                                    ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kTile)};
   if (m <= 8) splits.push_back(ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kStack));
   return splits;
 }
@@ -102,6 +108,23 @@ void ExpectClose(const Case& c, int m, const std::vector<uint16_t>& out) {
   std::printf("w4a16 %5d x %-5d group %5d M %3d  rel %.3e\n", c.k, c.n, c.weights.group_size, m, rel);
   EXPECT_EQ(unwritten, 0) << c.k << "x" << c.n << " M " << m;
   EXPECT_LT(rel, kRelTol) << c.k << "x" << c.n << " M " << m;
+}
+
+// A 2048 x 320 checkpoint per group and per channel in `form` at every M and K slice given: close to
+// the reference, and the same bits when run again.
+void ExpectCloseAndRepeatableSplitAlongK(W4A16Form form, uint32_t seed, std::initializer_list<int> ms,
+                                         std::initializer_list<int> k_slices) {
+  for (int group : {128, -1}) {
+    const Case c = MakeCase(2048, 320, group, seed);
+    for (int m : ms) {
+      for (int k_slice : k_slices) {
+        const W4A16Split split{k_slice, (c.k + k_slice - 1) / k_slice, form};
+        const std::vector<uint16_t> out = RunGemm(c, m, split);
+        ExpectClose(c, m, out);
+        EXPECT_EQ(out, RunGemm(c, m, split)) << "M " << m << " slice " << k_slice;
+      }
+    }
+  }
 }
 
 struct Shape {
@@ -148,16 +171,75 @@ TEST(W4A16, PerChannelScalesAndSmallShapes) {
 TEST(W4A16, StackedFormSplitAlongK) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  for (int group : {128, -1}) {
-    const Case c = MakeCase(2048, 320, group, 9u);
-    for (int m : {1, 5, 8}) {
-      for (int k_slice : {128, 384, 1024}) {
-        const W4A16Split split{k_slice, (c.k + k_slice - 1) / k_slice, W4A16Form::kStack};
-        const std::vector<uint16_t> out = RunGemm(c, m, split);
-        ExpectClose(c, m, out);
-        EXPECT_EQ(out, RunGemm(c, m, split)) << "M " << m << " slice " << k_slice;
+  ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kStack, 9u, {1, 5, 8}, {128, 384, 1024});
+}
+
+// The tiled form with its K split across CTAs, per group and per channel: slices shorter than its
+// activation pipeline (two steps), slices whose steps are not a multiple of its weight depth, row
+// counts that leave part of a row tile or a second row block, and an N (320) whose last CTA has
+// warps past the columns.
+TEST(W4A16, TiledFormSplitAlongK) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kTile, 15u, {9, 16, 17, 33, 64, 65}, {128, 384, 1024, 2048});
+}
+
+// The dequantised weights hold exactly (q - 8) * scale rounded to bf16 once, the tiled form's
+// values, in nn.Linear's [n, k] layout, per group and per channel; the scratch is poisoned first.
+TEST(W4A16, DequantisedWeightsAreTheTiledFormsValues) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (auto [k, n, group] : {std::tuple{1024, 192, 128}, std::tuple{384, 320, -1}, std::tuple{4096, 128, 128}}) {
+    const Case c = MakeCase(k, n, group, 31u);
+    const W4A16Weights& w = c.weights;
+    uint32_t* packed = Upload(w.packed);
+    uint16_t* scales = Upload(w.scales);
+    uint16_t* dense = nullptr;
+    CheckCuda(cudaMalloc(&dense, size_t(k) * n * 2), "alloc dense");
+    CheckCuda(cudaMemset(dense, 0xff, size_t(k) * n * 2), "poison dense");
+    const Status st = DequantizeW4A16(packed, scales, k, n, w.group_size, dense, nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+    std::vector<uint16_t> out(size_t(k) * n);
+    CheckCuda(cudaMemcpy(out.data(), dense, out.size() * 2, cudaMemcpyDeviceToHost), "download");
+    int64_t wrong = 0;
+    for (int col = 0; col < n; ++col) {
+      for (int row = 0; row < k; ++row) {
+        const float scale = Bf16ToFloat(bf16{w.scales[size_t(row / w.group_size) * n + col]});
+        const bf16 want = FloatToBf16(float(PackedNibble(w, row, col) - 8) * scale);
+        wrong += out[size_t(col) * k + row] != want.bits;
       }
     }
+    EXPECT_EQ(wrong, 0) << k << "x" << n << " group " << group;
+    for (void* ptr : {static_cast<void*>(packed), static_cast<void*>(scales), static_cast<void*>(dense)}) cudaFree(ptr);
+  }
+}
+
+// What vt runs for prefill-sized steps: the weights dequantised, then the bf16 GEMM (cuBLAS at these
+// M) on them, against the reference; a K that is not a whole number of groups is refused.
+TEST(W4A16, DequantisedGemmMatchesTheReference) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  Result<DenseGemm*> gemm = DenseGemm::Create();
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  const std::unique_ptr<DenseGemm> owned(*gemm);
+  const Case c = MakeCase(2048, 576, 128, 17u);
+  uint16_t* x = Upload(c.x_bits);
+  uint32_t* packed = Upload(c.weights.packed);
+  uint16_t* scales = Upload(c.weights.scales);
+  uint16_t *dense = nullptr, *y = nullptr;
+  CheckCuda(cudaMalloc(&dense, size_t(c.k) * c.n * 2), "alloc dense");
+  CheckCuda(cudaMalloc(&y, size_t(kMaxM) * c.n * 2), "alloc y");
+  CheckCuda(cudaMemset(y, 0xff, size_t(kMaxM) * c.n * 2), "poison y");
+  ASSERT_TRUE(DequantizeW4A16(packed, scales, c.k, c.n, c.weights.group_size, dense, nullptr).ok());
+  const Status st = owned->Linear(x, dense, kMaxM, c.n, c.k, y, nullptr);
+  ASSERT_TRUE(st.ok()) << st.message();
+  std::vector<uint16_t> out(size_t(kMaxM) * c.n);
+  CheckCuda(cudaMemcpy(out.data(), y, out.size() * 2, cudaMemcpyDeviceToHost), "download");
+  ExpectClose(c, kMaxM, out);
+  EXPECT_FALSE(DequantizeW4A16(packed, scales, c.k + 64, c.n, 128, dense, nullptr).ok());
+  for (void* ptr : {static_cast<void*>(x), static_cast<void*>(packed), static_cast<void*>(scales),
+                    static_cast<void*>(dense), static_cast<void*>(y)}) {
+    cudaFree(ptr);
   }
 }
 
@@ -173,7 +255,7 @@ TEST(W4A16, StackedFormRefusesWhatItCannotRun) {
   EXPECT_FALSE(RunW4A16Gemm(p, W4A16Split{4096, 1, W4A16Form::kStack}, nullptr, nullptr).ok());
 }
 
-// vt's own splits are ones RunW4A16Gemm takes, for every M, both forms and the int4 shapes of the
+// vt's own splits are ones RunW4A16Gemm takes, for every M, every form and the int4 shapes of the
 // presets, per group and per channel (a K of 28,672 once got a stacked slice whose scales overran
 // the shared memory a launch may use). Host only: runs without a GPU.
 TEST(W4A16, ChosenSplitsAreAccepted) {
@@ -189,7 +271,8 @@ TEST(W4A16, ChosenSplitsAreAccepted) {
           p.n = shape.n;
           p.group_size = group;
           std::vector<W4A16Split> splits = {ChooseW4A16Split(m, shape.k, shape.n, sms),
-                                            ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kSpread)};
+                                            ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kSpread),
+                                            ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kTile)};
           if (m <= 8) splits.push_back(ChooseW4A16Split(m, shape.k, shape.n, sms, W4A16Form::kStack));
           for (const W4A16Split& split : splits) {
             const Status st = CheckW4A16Split(p, split);
