@@ -33,9 +33,14 @@ constexpr int kTileCols = kWarps * kBlocksPerWarp * 16;    // 128
 constexpr int kStages = 4;                                 // activation stages of 64 k in shared memory
 constexpr int kStepK = 64;                                 // one 16-byte weight load per lane and block
 
-// Weight steps in flight per warp: fewer row tiles leave registers for more.
+// CTAs per SM the kernel is built for, and the weight steps each warp keeps in flight. With one or
+// two row tiles the registers allow four CTAs at 6 / 4 steps: 3-11% faster at M = 16 and 32 than
+// three CTAs at 8 / 6 steps on five of six benchmark shapes (3% slower on 4096 x 6144). With four row
+// tiles, four CTAs spilled and ran 6-33% slower, so that build keeps three
+// (docs/BENCHMARKS.md, "W4A16 from M = 9").
+inline constexpr int CtasPerSm(int m_tiles) { return m_tiles == 4 ? 3 : 4; }
 template <int kMTiles>
-inline constexpr int kWeightDepth = kMTiles == 1 ? 8 : kMTiles == 2 ? 6 : 4;
+inline constexpr int kWeightDepth = kMTiles == 1 ? 6 : 4;
 
 int TileRows(int m) { return m <= 16 ? 16 : m <= 32 ? 32 : 64; }
 
@@ -45,7 +50,7 @@ __device__ __forceinline__ uint32_t MulBf16x2(uint32_t a, uint32_t b) {
 }
 
 template <int kMTiles>
-__global__ void __launch_bounds__(kWarps * 32) W4A16TileKernel(W4A16LaunchParams g) {
+__global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKernel(W4A16LaunchParams g) {
   constexpr int kRows = kMTiles * 16;
   constexpr int kStageElems = kRows * kStepK;
   constexpr int kDepth = kWeightDepth<kMTiles>;
@@ -180,19 +185,18 @@ cudaError_t Launch(const W4A16LaunchParams& g, cudaStream_t stream) {
 
 }  // namespace
 
-// The K split whose modelled time is least. CTAs run in waves of three per SM (the kernel's
-// registers allow three); a wave costs its CTAs' weight steps plus about four steps of pipeline
-// fill, and each slice beyond one costs its fp32 partials, written and read back, counted at the
-// rate of the weights (4 KB per CTA step). Over a sweep of forced splits on six shapes at M = 16,
+// The K split whose modelled time is least. CTAs run in waves of CtasPerSm per SM; a wave costs
+// its CTAs' weight steps plus about four steps of pipeline fill, and each slice beyond one costs its
+// fp32 partials, written and read back, counted at the rate of the weights (4 KB per CTA step). Over a sweep of forced splits on six shapes at M = 16,
 // 32 and 64 the model's choice came within 1.5% of the best one; the first rule (about three CTAs
 // per SM, rounded up) left a partial second wave and was 21% slower over the same sweep
 // (docs/BENCHMARKS.md, "W4A16 from M = 9"). Slices are never shorter than min(256, K).
 W4A16Split ChooseW4A16TileSplit(int m, int k, int n, int num_sms) {
-  constexpr int kCtasPerSm = 3, kFillSteps = 4, kMaxSlices = 32;
+  constexpr int kFillSteps = 4, kMaxSlices = 32;
   constexpr double kStepBytes = kTileCols * kStepK / 2.0;
   const int rows = TileRows(m);
   const int ctas = (n + kTileCols - 1) / kTileCols * ((m + rows - 1) / rows);
-  const int slots = kCtasPerSm * num_sms;
+  const int slots = CtasPerSm(rows / 16) * num_sms;
   W4A16Split best{k, 1, W4A16Form::kTile};
   double best_cost = 0;
   for (int wanted = 1; wanted <= kMaxSlices; ++wanted) {
