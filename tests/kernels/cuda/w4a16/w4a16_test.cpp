@@ -176,12 +176,12 @@ TEST(W4A16, StackedFormSplitAlongK) {
 
 // The tiled form with its K split across CTAs, per group and per channel: slices shorter than its
 // activation pipeline (two steps), slices whose steps are not a multiple of its weight depth, row
-// counts that leave part of a row tile or a second row block, and an N (320) whose last CTA has
-// warps past the columns.
+// counts that leave part of a row tile or a second row block, each of the 16/32/48/64-row builds, and
+// an N (320) whose last CTA has warps past the columns.
 TEST(W4A16, TiledFormSplitAlongK) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kTile, 15u, {9, 16, 17, 33, 64, 65}, {128, 384, 1024, 2048});
+  ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kTile, 15u, {9, 16, 17, 33, 48, 64, 65}, {128, 384, 1024, 2048});
 }
 
 // The dequantised weights hold exactly (q - 8) * scale rounded to bf16 once, the tiled form's
