@@ -10,7 +10,8 @@
 //   replay against eager steps;
 // - no device allocation once the engine is built;
 // - GPTQ checkpoints through the W4A16 GEMM (fused q|k|v and gate|up int4 weights) against the CPU
-//   on their dequantised float32 twins.
+//   on their dequantised float32 twins, a 512-token prompt's prefill on the dequantised bf16 weights
+//   and on the tiled form.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -38,6 +39,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/loader/model_source.h"
 #include "engine/sample/sampler.h"
+#include "kernels/cuda/w4a16/w4a16_gemm.h"
 #include "tests/assets/embedded_fixture.h"
 #include "tests/engine/loader/gptq_fixture.h"
 #include "tests/kernels/cuda/gpu_test_support.h"
@@ -73,6 +75,7 @@ struct RunnerSettings {
   std::string prefill;  // VT_ATTN_PREFILL
   std::string graphs = "1";
   std::string pdl;  // VT_PDL
+  std::string w4a16_large;  // VT_W4A16_LARGE
   int32_t max_num_seqs = 16;
   int64_t max_model_len = 2048;  // capped by the model's own context
   int64_t max_num_batched_tokens = 512;
@@ -84,7 +87,8 @@ std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettin
                                                      {"VT_ATTN_SPLIT", settings.split},
                                                      {"VT_CUDA_GRAPHS", settings.graphs},
                                                      {"VT_ATTN_PREFILL", settings.prefill},
-                                                     {"VT_PDL", settings.pdl}};
+                                                     {"VT_PDL", settings.pdl},
+                                                     {"VT_W4A16_LARGE", settings.w4a16_large}};
   Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
     auto it = values.find(name);
     return it == values.end() ? nullptr : it->second.c_str();
@@ -184,10 +188,12 @@ double RelativeL2(const float* a, const float* ref, int64_t n) {
 // the two down different continuations and the comparison stays about the forward itself.
 // `cpu_model` runs on the CPU and `cuda_model` on the GPU (the same model, or a GPTQ checkpoint
 // and its dequantised twin), both from `prompt` (ids within the model's vocabulary).
+// `w4a16_large`: VT_W4A16_LARGE for the CUDA runner.
 void CompareLogits(const std::string& name, LoadedModel cpu_model, const LoadedModel& cuda_model,
-                   const std::vector<int32_t>& prompt, int steps) {
+                   const std::vector<int32_t>& prompt, int steps, const std::string& w4a16_large = "") {
   kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
   RunnerSettings settings;
+  settings.w4a16_large = w4a16_large;
   settings.max_num_seqs = 1;
   settings.max_model_len = int64_t(prompt.size()) + steps + 1;
   settings.max_num_batched_tokens = std::max<int64_t>(512, int64_t(prompt.size()));  // the prompt in one step
@@ -409,6 +415,28 @@ TEST(CudaEngine, GptqCheckpointsRunTheW4A16GemmAndMatchTheirDequantisedTwin) {
     ASSERT_TRUE(twin.ok()) << twin.status().message();
     CompareLogits(std::string("fortune GPTQ ") + group, std::move(*twin), *int4,
                   ReadExpected()["prompts"][0].get<std::vector<int32_t>>(), 64);
+  }
+}
+
+// A 512-token prompt prefills in one step: its int4 layers run as the bf16 GEMM on weights
+// dequantised into the scratch (VT_W4A16_LARGE=dequant, the default from kW4A16DequantMinRows rows)
+// or on the tiled form (=kernel); the decodes after it on the stacked form. Both against the twin.
+TEST(CudaEngine, GptqLongPromptsPrefillOnTheDequantisedWeightsAndOnTheTiledForm) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  if (testing::GetGptqFixture().root.empty()) GTEST_SKIP() << testing::GetGptqFixture().error;
+  kernels::cpu::ThreadPool& pool = kernels::cpu::DefaultThreadPool();
+  std::vector<int32_t> prompt = LongPrompt();
+  prompt.resize(512);
+  static_assert(512 >= kernels::cuda::kW4A16DequantMinRows);
+  const std::string root = (testing::GetGptqFixture().root / "g128").string();
+  Result<LoadedModel> int4 = LoadModel(root, LoadFormat::kAuto, pool);
+  ASSERT_TRUE(int4.ok()) << int4.status().message();
+  for (const char* large : {"dequant", "kernel"}) {
+    Result<LoadedModel> twin = LoadModel(root + "-fp32", LoadFormat::kAuto, pool);
+    ASSERT_TRUE(twin.ok()) << twin.status().message();
+    CompareLogits(std::string("fortune GPTQ g128, 512-token prompt, VT_W4A16_LARGE=") + large, std::move(*twin),
+                  *int4, prompt, 8, large);
   }
 }
 
