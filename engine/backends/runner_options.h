@@ -22,10 +22,11 @@ struct RunnerOptions {
   // is slower than cuBLAS at most of these shapes (docs/BENCHMARKS.md, "Batch-decode GEMM").
   bool batch_dense_gemm = false;
   // VT_W4A16_FORM=auto|spread: the int4 GEMM's forms by M (stacked at M <= 2, tiled from 9), or the
-  // spread form of issue #9 at every M.
+  // spread form of issue #9 at every M the int4 kernels run (see VT_W4A16_LARGE).
   bool chosen_w4a16_forms = true;
-  // VT_W4A16_LARGE=dequant|kernel: int4 layers of steps with kW4A16DequantMinRows rows or more (prefill)
-  // dequantise their weights into a bf16 scratch and run the bf16 GEMM, or stay on the int4 kernels.
+  // VT_W4A16_LARGE=dequant|kernel: int4 layers of steps with kW4A16DequantMinRows rows or more
+  // (prefill chunks, and decode batches that large) dequantise their weights into a bf16 scratch and
+  // run the bf16 GEMM, or stay on the int4 kernels.
   bool dequantised_large_w4a16 = true;
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
 };

@@ -12,6 +12,7 @@
 // value the tiled form multiplies.
 #include <cuda_bf16.h>
 
+#include <cstdint>
 #include <string>
 
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
@@ -73,6 +74,9 @@ Status DequantizeW4A16(const uint32_t* packed, const uint16_t* scales, int k, in
   VT_RETURN_IF_ERROR(CheckW4A16Shape(k, n));
   if (group_size != 128 && group_size != k) {
     return InvalidArgument("W4A16 dequantise: group_size " + std::to_string(group_size) + " (128 or K)");
+  }
+  if (reinterpret_cast<uintptr_t>(packed) % 16 != 0 || reinterpret_cast<uintptr_t>(dense) % 16 != 0) {
+    return InvalidArgument("W4A16 dequantise: the packed weights and the output must be 16-byte aligned");
   }
   const dim3 grid(n / 16, (k / 64 + kStepsPerCta - 1) / kStepsPerCta);
   DequantizeW4A16Kernel<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const uint4*>(packed), scales, k, n,

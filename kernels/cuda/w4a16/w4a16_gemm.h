@@ -24,7 +24,7 @@ struct W4A16Problem {
 // block over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on
 // one 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
 // contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from
-// M = 9): four warps of 32 columns each share up to 64 activation rows staged through shared
+// M = 9 up to kW4A16DequantMinRows): four warps of 32 columns each share up to 64 activation rows staged through shared
 // memory and read with ldmatrix, the weights scaled in bf16 before the MMAs (w4a16_tile.cu).
 enum class W4A16Form { kSpread, kStack, kTile };
 
@@ -57,7 +57,8 @@ Status RunW4A16Gemm(const W4A16Problem& problem, const W4A16Split& split, float*
 constexpr int kW4A16DequantMinRows = 192;
 
 // Writes the weights as bf16 [n, k] (nn.Linear's layout), each (q - 8) * scale rounded to bf16 once:
-// the values the tiled form multiplies. Launch-only; `dense` holds k * n bf16.
+// the values the tiled form multiplies. Launch-only; `dense` holds k * n bf16; `packed` and `dense`
+// are 16-byte aligned (the kernel moves 16-byte pieces), else an error.
 Status DequantizeW4A16(const uint32_t* packed, const uint16_t* scales, int k, int n, int group_size, uint16_t* dense,
                        cudaStream_t stream);
 

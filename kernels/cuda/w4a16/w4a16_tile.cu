@@ -192,13 +192,14 @@ cudaError_t Launch(const W4A16LaunchParams& g, cudaStream_t stream) {
 // fp32 partials, written and read back, counted at the rate of the weights (4 KB per CTA step). Over a sweep of forced splits on six shapes at M = 16,
 // 32 and 64 the model's choice came within 1.5% of the best one; the first rule (about three CTAs
 // per SM, rounded up) left a partial second wave and was 21% slower over the same sweep
-// (docs/BENCHMARKS.md, "W4A16 from M = 9"). Slices are never shorter than min(256, K).
+// (docs/BENCHMARKS.md, "W4A16 from M = 9"). Slices other than the last are never shorter than
+// min(256, K).
 W4A16Split ChooseW4A16TileSplit(int m, int k, int n, int num_sms) {
   constexpr int kFillSteps = 4, kMaxSlices = 32;
   constexpr double kStepBytes = kTileCols * kStepK / 2.0;
   const int rows = TileRows(m);
   const int ctas = (n + kTileCols - 1) / kTileCols * ((m + rows - 1) / rows);
-  const int slots = CtasPerSm(rows / 16) * num_sms;
+  const int slots = CtasPerSm(rows / 16) * std::max(1, num_sms);
   W4A16Split best{k, 1, W4A16Form::kTile};
   double best_cost = 0;
   for (int wanted = 1; wanted <= kMaxSlices; ++wanted) {

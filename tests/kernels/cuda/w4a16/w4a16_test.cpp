@@ -58,7 +58,8 @@ Case MakeCase(int k, int n, int group_size, uint32_t seed) {
 }
 
 std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
-  uint16_t* x = Upload(c.x_bits);
+  // Exactly m rows of activations, so a read past them is out of bounds for memcheck.
+  uint16_t* x = Upload(std::vector<uint16_t>(c.x_bits.begin(), c.x_bits.begin() + size_t(m) * c.k));
   uint32_t* packed = Upload(c.weights.packed);
   uint16_t* scales = Upload(c.weights.scales);
   uint16_t* y = nullptr;
@@ -215,7 +216,8 @@ TEST(W4A16, DequantisedWeightsAreTheTiledFormsValues) {
 }
 
 // What vt runs for prefill-sized steps: the weights dequantised, then the bf16 GEMM (cuBLAS at these
-// M) on them, against the reference; a K that is not a whole number of groups is refused.
+// M) on them, against the reference; a K that is not a whole number of groups and a misaligned
+// output are refused.
 TEST(W4A16, DequantisedGemmMatchesTheReference) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -237,6 +239,7 @@ TEST(W4A16, DequantisedGemmMatchesTheReference) {
   CheckCuda(cudaMemcpy(out.data(), y, out.size() * 2, cudaMemcpyDeviceToHost), "download");
   ExpectClose(c, kMaxM, out);
   EXPECT_FALSE(DequantizeW4A16(packed, scales, c.k + 64, c.n, 128, dense, nullptr).ok());
+  EXPECT_FALSE(DequantizeW4A16(packed, scales, c.k, c.n, 128, dense + 1, nullptr).ok());  // misaligned
   for (void* ptr : {static_cast<void*>(x), static_cast<void*>(packed), static_cast<void*>(scales),
                     static_cast<void*>(dense), static_cast<void*>(y)}) {
     cudaFree(ptr);
