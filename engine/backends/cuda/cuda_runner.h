@@ -10,7 +10,9 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/backends/cuda/cuda_model_runner.h"
@@ -79,6 +81,7 @@ class CudaModelRunner final : public ModelRunner {
   Status UseRankDevice() const;
   Status SumOverRanks(uint16_t* data, size_t count);
   Status HeadLogits(const uint16_t* x, int rows);
+  std::set<std::pair<int, int>> W4A16Shapes() const;
   size_t W4A16WorkspaceBytes() const;
   // The int4 GEMM's form and K split for m rows of a [k, n] weight (VT_W4A16_FORM).
   kernels::cuda::W4A16Split W4A16SplitFor(int m, int k, int n) const;

@@ -166,16 +166,21 @@ Status CudaModelRunner::AllocateKvPool() {
   return CudaCheck(cudaMemsetAsync(kv_.as<void>(), 0, kv_.bytes(), stream_), "clearing the KV cache");
 }
 
-// The largest split-K workspace any int4 GEMM of any step size can ask for (each distinct shape once).
-size_t CudaModelRunner::W4A16WorkspaceBytes() const {
+// The distinct [k, n] shapes of the int4 projections.
+std::set<std::pair<int, int>> CudaModelRunner::W4A16Shapes() const {
   std::set<std::pair<int, int>> shapes;
   for (const DeviceLayer& l : weights_.layers) {
     for (const DeviceMatrix* w : {&l.qkv, &l.o_proj, &l.gate_up, &l.down_proj}) {
       if (w->packed != nullptr) shapes.insert({w->k, w->n});
     }
   }
+  return shapes;
+}
+
+// The largest split-K workspace any int4 GEMM of any step size can ask for (each distinct shape once).
+size_t CudaModelRunner::W4A16WorkspaceBytes() const {
   size_t most = 0;
-  for (const auto& [k, n] : shapes) {
+  for (const auto& [k, n] : W4A16Shapes()) {
     for (int m = 1; m <= max_tokens_ && !DequantisesW4A16(m); ++m) {
       most = std::max(most, kc::W4A16WorkspaceBytes(m, n, W4A16SplitFor(m, k, n)));
     }
@@ -190,11 +195,7 @@ bool CudaModelRunner::DequantisesW4A16(int m) const {
 size_t CudaModelRunner::W4A16DequantisedBytes() const {
   if (!DequantisesW4A16(max_tokens_)) return 0;
   size_t most = 0;
-  for (const DeviceLayer& l : weights_.layers) {
-    for (const DeviceMatrix* w : {&l.qkv, &l.o_proj, &l.gate_up, &l.down_proj}) {
-      if (w->packed != nullptr) most = std::max(most, size_t(w->k) * w->n * 2);
-    }
-  }
+  for (const auto& [k, n] : W4A16Shapes()) most = std::max(most, size_t(k) * n * 2);
   return most;
 }
 

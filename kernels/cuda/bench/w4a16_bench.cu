@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 #include "kernels/w4a16/w4a16_shape.h"
 
@@ -118,7 +120,16 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
   }
   if (ws_bytes > 0 && !bench::Check(cudaMalloc(&workspace, ws_bytes), "alloc workspace")) return false;
   uint16_t* dequantised = nullptr;  // [n, k] bf16
-  if (dequantises && !bench::Check(cudaMalloc(&dequantised, size_t(k) * n * 2), "alloc dequantised")) return false;
+  std::unique_ptr<DenseGemm> dense_gemm;  // what the engine runs on dequantised weights, cuBLAS at every M
+  if (dequantises) {
+    Result<DenseGemm*> created = DenseGemm::Create(/*skinny=*/false, /*batch=*/false);
+    if (!created.ok()) {
+      std::fprintf(stderr, "vt bench w4a16: %s\n", created.status().message().c_str());
+      return false;
+    }
+    dense_gemm.reset(*created);
+    if (!bench::Check(cudaMalloc(&dequantised, size_t(k) * n * 2), "alloc dequantised")) return false;
+  }
 
   for (int m : o.ms) {
     W4A16Split split;
@@ -138,16 +149,12 @@ bool BenchShape(const W4A16BenchOptions& o, cublasHandle_t cublas, void* cublas_
                                    CUBLAS_GEMM_DEFAULT),
                       "gemm");
     };
-    // The rotated int4 copy dequantised into one scratch, then cuBLAS on it in nn.Linear's layout.
+    // The rotated int4 copy dequantised into one scratch, then the bf16 GEMM on it in nn.Linear's layout.
     auto dequant_bf16 = [&](int i, cudaStream_t stream) {
-      const float alpha = 1.f, beta = 0.f;
       Status st = DequantizeW4A16(packed[i % w4_copies], scales[i % w4_copies], k, n, group, dequantised, stream);
+      if (st.ok()) st = dense_gemm->Linear(x, dequantised, m, n, k, y, stream);
       if (!st.ok()) std::fprintf(stderr, "vt bench w4a16: %s\n", st.message().c_str());
-      return st.ok() && CublasOk(cublasSetStream(cublas, stream), "set stream") &&
-             CublasOk(cublasSetWorkspace(cublas, cublas_ws, kCublasWorkspace), "set workspace") &&
-             CublasOk(cublasGemmEx(cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, dequantised, CUDA_R_16BF, k, x,
-                                   CUDA_R_16BF, k, &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                      "gemm");
+      return st.ok();
     };
     double cublas_us = 0;
     if (!bench::TimeGraph(bf16, o.launches_per_graph, o.repetitions, cublas_us)) return false;

@@ -23,7 +23,9 @@ struct W4A16LaunchParams {
 
 // Four bf16x2 registers holding (128 + q) for the eight nibbles of `w` (bf16 128.0 is the magic
 // number whose ulp is 1.0): register j holds nibbles j (low half) and j + 4 (high half), the B
-// fragments of mma.m16n8k16 in the order kernels/w4a16/gptq_layout.h documents.
+// fragments of mma.m16n8k16 in the order kernels/w4a16/gptq_layout.h documents. The stacked form
+// feeds these to its MMA as they are and adds the -8 bias by one more MMA against a constant -136
+// matrix, an issued instruction instead of four.
 __device__ __forceinline__ void DequantWordBiased(uint32_t w, uint32_t (&r)[4]) {
   constexpr uint32_t kMask = 0x000f000f, kMagic = 0x43004300;  // bf16 128.0 in both halves
 #pragma unroll
@@ -42,6 +44,12 @@ __device__ __forceinline__ void DequantWord(uint32_t w, uint32_t (&r)[4]) {
     h = __hsub2(h, bias);  // exact: 128 + q - 136 = q - 8
     r[j] = *reinterpret_cast<uint32_t*>(&h);
   }
+}
+
+// Two bf16 products in one instruction, operands and result as bf16x2 bit patterns.
+__device__ __forceinline__ uint32_t MulBf16x2(uint32_t a, uint32_t b) {
+  __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162*>(&a), *reinterpret_cast<__nv_bfloat162*>(&b));
+  return *reinterpret_cast<uint32_t*>(&r);
 }
 
 // Every weight byte is read once per call: stream it past L1 with an evict-first hint.

@@ -26,11 +26,6 @@ constexpr int kStepsPerCta = 8;
 constexpr int kThreads = kStepsPerCta * 32;
 constexpr int kSpan = kStepsPerCta * 64;  // rows of K a CTA dequantises
 
-__device__ __forceinline__ uint32_t ScaleBf16x2(uint32_t w, __nv_bfloat162 scale) {
-  __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162*>(&w), scale);
-  return *reinterpret_cast<uint32_t*>(&r);
-}
-
 __global__ void __launch_bounds__(kThreads) DequantizeW4A16Kernel(const uint4* packed, const uint16_t* scales, int k,
                                                                   int n, int group_size, uint16_t* dense) {
   // [column][row pair]; the 4-word pad puts the eight columns one store writes in different banks.
@@ -41,8 +36,8 @@ __global__ void __launch_bounds__(kThreads) DequantizeW4A16Kernel(const uint4* p
   if (local < span_steps) {
     const int kb = kb0 + local, q = lane / 4, c = lane % 4;
     const size_t scale_row = static_cast<size_t>(kb * 64 / group_size) * n + nb * 16 + q;
-    const __nv_bfloat162 s_lo = __bfloat162bfloat162(*reinterpret_cast<const __nv_bfloat16*>(scales + scale_row));
-    const __nv_bfloat162 s_hi = __bfloat162bfloat162(*reinterpret_cast<const __nv_bfloat16*>(scales + scale_row + 8));
+    // Each column's scale in both halves.
+    const uint32_t s_lo = uint32_t(scales[scale_row]) * 0x10001u, s_hi = uint32_t(scales[scale_row + 8]) * 0x10001u;
     const uint4 words = LoadStreaming(packed + (static_cast<size_t>(nb) * steps + kb) * 32 + lane);
     uint32_t* lo = &tile[q][local * 32 + c];  // row pair (16s + 2c) / 2 of this step
     uint32_t* hi = &tile[q + 8][local * 32 + c];
@@ -51,10 +46,10 @@ __global__ void __launch_bounds__(kThreads) DequantizeW4A16Kernel(const uint4* p
       const uint32_t word = s == 0 ? words.x : s == 1 ? words.y : s == 2 ? words.z : words.w;
       uint32_t r[4];
       DequantWord(word, r);
-      lo[8 * s] = ScaleBf16x2(r[0], s_lo);      // rows 16s + 2c, + 1
-      lo[8 * s + 4] = ScaleBf16x2(r[1], s_lo);  // rows 16s + 2c + 8, + 9
-      hi[8 * s] = ScaleBf16x2(r[2], s_hi);
-      hi[8 * s + 4] = ScaleBf16x2(r[3], s_hi);
+      lo[8 * s] = MulBf16x2(r[0], s_lo);      // rows 16s + 2c, + 1
+      lo[8 * s + 4] = MulBf16x2(r[1], s_lo);  // rows 16s + 2c + 8, + 9
+      hi[8 * s] = MulBf16x2(r[2], s_hi);
+      hi[8 * s + 4] = MulBf16x2(r[3], s_hi);
     }
   }
   __syncthreads();

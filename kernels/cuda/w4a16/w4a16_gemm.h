@@ -23,9 +23,10 @@ struct W4A16Problem {
 // How a CTA's warps share the weights. kSpread: each of eight warps streams its own 16-column
 // block over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on
 // one 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
-// contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from
-// M = 9 up to kW4A16DequantMinRows): four warps of 32 columns each share up to 64 activation rows staged through shared
-// memory and read with ldmatrix, the weights scaled in bf16 before the MMAs (w4a16_tile.cu).
+// contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from M = 9
+// up to kW4A16DequantMinRows): four warps of 32 columns each share up to 64 activation rows staged
+// through shared memory and read with ldmatrix, the weights scaled in bf16 before the MMAs
+// (w4a16_tile.cu).
 enum class W4A16Form { kSpread, kStack, kTile };
 
 // How the K dimension is split across CTAs for a shape. A function of (m, k, n), the form and the

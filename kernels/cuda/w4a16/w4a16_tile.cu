@@ -46,11 +46,6 @@ inline constexpr int kWeightDepth = kMTiles == 1 ? 6 : 4;
 // than 64 rows with a quarter of them padding.
 int TileRows(int m) { return m <= 16 ? 16 : m <= 32 ? 32 : m <= 48 ? 48 : 64; }
 
-__device__ __forceinline__ uint32_t MulBf16x2(uint32_t a, uint32_t b) {
-  __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162*>(&a), *reinterpret_cast<__nv_bfloat162*>(&b));
-  return *reinterpret_cast<uint32_t*>(&r);
-}
-
 template <int kMTiles>
 __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKernel(W4A16LaunchParams g) {
   constexpr int kRows = kMTiles * 16;
