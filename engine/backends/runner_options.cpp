@@ -47,6 +47,7 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
     const char* off;
   };
   static constexpr Switch kSwitches[] = {{"VT_ATTN_PREFILL", &RunnerOptions::tensor_core_prefill, "tc", "decode"},
+                                         {"VT_ATTN_PREFILL_MMA", &RunnerOptions::warpgroup_prefill, "auto", "warp"},
                                          {"VT_CUDA_GRAPHS", &RunnerOptions::cuda_graphs, "1", "0"},
                                          {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},

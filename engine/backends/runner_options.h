@@ -16,6 +16,9 @@ struct RunnerOptions {
   // and the split-KV policy; the defaults are what users get.
   kernels::cuda::DecodeOverrides attention{kernels::cuda::DecodeArm::kAuto, kernels::cuda::kSplitAuto};
   bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode
+  // VT_ATTN_PREFILL_MMA=auto|warp: the tensor-core prefill on Hopper's warpgroup MMAs where they run
+  // (sm_90, head_dim 128), or on warp MMAs everywhere.
+  bool warpgroup_prefill = true;
   bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
   bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
   // VT_DENSE_GEMM_MID=batch|cublas: vt's batch-decode GEMM for M 9-64. Off by default: on an H200 it

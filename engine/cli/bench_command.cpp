@@ -195,6 +195,9 @@ Command AddBenchCommand(CLI::App& parent) {
   prefill->add_option("--shapes", pre->shapes, "Model shapes, as for `vt bench attention`")->delimiter(',');
   prefill->add_option("--lengths", pre->lengths, "Prompt lengths (each also the chunk case's context)")->delimiter(',');
   prefill->add_option("--chunk", pre->chunk, "Tokens of the chunk case; 0 skips it")->capture_default_str();
+  prefill->add_option("--mma", pre->mmas, "The kernels' MMAs, each timed: auto (warpgroup MMAs where they run), warp")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"auto", "warp"}));
   prefill->add_option("--reps", pre->repetitions, "Graph replays (the median is reported)");
   prefill->add_flag("--json", pre->json, "Print JSON instead of a table");
   return {app, [decode, decode_options, grammar, grammar_options, serve, serve_options, attention, options, prefill,

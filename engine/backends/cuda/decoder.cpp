@@ -101,6 +101,8 @@ Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
   }
   if (decodes == step.tokens) return Status::Ok();
   return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), attention_ws_, attention_ws_bytes_,
+                                           options_.tuning.warpgroup_prefill ? kc::PrefillMma::kAuto
+                                                                             : kc::PrefillMma::kWarp,
                                            stream_);
 }
 

@@ -26,7 +26,7 @@ constexpr int kBlockSize = 16;
   } while (0)
 
 struct Row {
-  std::string shape, kind;
+  std::string shape, kind, mma;
   int context = 0, tokens = 0, splits = 1;
   double us = 0, tflops = 0;
 };
@@ -57,7 +57,7 @@ double CausalFlops(const bench::AttentionShape& s, int context, int tokens) {
 
 // The last `tokens` positions of one sequence of `context` tokens whose K/V sit in shuffled pages.
 bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, int context, int tokens,
-                const char* kind, std::vector<Row>& rows) {
+                const char* kind, const std::string& mma, std::vector<Row>& rows) {
   Buffers b;
   const int pages = (context + kBlockSize - 1) / kBlockSize;
   const size_t cache_elems = size_t(pages) * kBlockSize * s.num_kv_heads * s.head_dim;
@@ -101,19 +101,20 @@ bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, in
   if (!b.Alloc(ws, ws_bytes)) return false;
 
   auto launch = [&](int, cudaStream_t stream) {
-    Status st = RunPrefillAttentionTensorCore(p, ws, ws_bytes, stream);
+    Status st = RunPrefillAttentionTensorCore(p, ws, ws_bytes, mma == "warp" ? PrefillMma::kWarp : PrefillMma::kAuto,
+                                              stream);
     if (!st.ok()) std::fprintf(stderr, "vt bench prefill-attention: %s\n", st.message().c_str());
     return st.ok();
   };
   double us = 0;
   // Calls of milliseconds: a few per graph suffice to hide the launch.
   if (!bench::TimeGraph(launch, 2, o.repetitions, us)) return false;
-  Row row{s.name, kind, context, tokens, ws_bytes > 0 ? (context + kPrefillSplitKeys - 1) / kPrefillSplitKeys : 1,
+  Row row{s.name, kind, mma, context, tokens, ws_bytes > 0 ? (context + kPrefillSplitKeys - 1) / kPrefillSplitKeys : 1,
           us, CausalFlops(s, context, tokens) / (us * 1e-6) / 1e12};
   rows.push_back(row);
   if (!o.json) {
-    std::printf("%-18s %-6s %7d %6d %6d %11.1f %8.1f\n", row.shape.c_str(), kind, context, tokens, row.splits, us,
-                row.tflops);
+    std::printf("%-18s %-6s %-5s %7d %6d %6d %11.1f %8.1f\n", row.shape.c_str(), kind, mma.c_str(), context, tokens,
+                row.splits, us, row.tflops);
     std::fflush(stdout);
   }
   return true;
@@ -129,23 +130,26 @@ int RunPrefillBench(const PrefillBenchOptions& o) {
   }
   if (!o.json) {
     std::printf("device %s, tensor-core prefill attention, CUDA-graph timed, causal TFLOP/s\n", probe.name.c_str());
-    std::printf("%-18s %-6s %7s %6s %6s %11s %8s\n", "shape", "kind", "context", "tokens", "splits", "us", "TFLOP/s");
+    std::printf("%-18s %-6s %-5s %7s %6s %6s %11s %8s\n", "shape", "kind", "mma", "context", "tokens", "splits", "us",
+                "TFLOP/s");
   }
   std::vector<Row> rows;
   for (const bench::AttentionShape& s : bench::kAttentionShapes) {
     if (std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
     for (int context : o.lengths) {
-      if (!BenchPoint(o, s, context, context, "prompt", rows)) return 1;
-      if (o.chunk > 0 && o.chunk < context && !BenchPoint(o, s, context, o.chunk, "chunk", rows)) return 1;
+      for (const std::string& mma : o.mmas) {
+        if (!BenchPoint(o, s, context, context, "prompt", mma, rows)) return 1;
+        if (o.chunk > 0 && o.chunk < context && !BenchPoint(o, s, context, o.chunk, "chunk", mma, rows)) return 1;
+      }
     }
   }
   if (o.json) {
     std::printf("{\"device\":\"%s\",\"rows\":[", probe.name.c_str());
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("%s\n{\"shape\":\"%s\",\"kind\":\"%s\",\"context\":%d,\"tokens\":%d,\"splits\":%d,\"us\":%.1f,"
+      std::printf("%s\n{\"shape\":\"%s\",\"kind\":\"%s\",\"mma\":\"%s\",\"context\":%d,\"tokens\":%d,\"splits\":%d,\"us\":%.1f,"
                   "\"TFLOPs\":%.2f}",
-                  i ? "," : "", r.shape.c_str(), r.kind.c_str(), r.context, r.tokens, r.splits, r.us, r.tflops);
+                  i ? "," : "", r.shape.c_str(), r.kind.c_str(), r.mma.c_str(), r.context, r.tokens, r.splits, r.us, r.tflops);
     }
     std::printf("]}\n");
   }

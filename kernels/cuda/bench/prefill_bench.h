@@ -14,6 +14,9 @@ struct PrefillBenchOptions {
   std::vector<std::string> shapes = {"qwen3-1.7b", "llama3-8b"};  // names as in `vt bench attention`
   std::vector<int> lengths = {2048, 8192, 32768};                  // prompt (context) lengths
   int chunk = 512;  // tokens of the chunk case; 0 skips it
+  // The kernels' MMAs, each timed at every point: "auto" (warpgroup MMAs where they run) and/or
+  // "warp" (VT_ATTN_PREFILL_MMA's values).
+  std::vector<std::string> mmas = {"auto"};
   int repetitions = 5;
   bool json = false;
 };

@@ -4,7 +4,8 @@
 // head (up to four) times further 16-token tiles. The CTA's warps share each K/V tile of that KV
 // head (64 keys at head_dim <= 128, 32 at 256) through shared memory, double buffered with
 // cp.async; each warp keeps its queries in registers. Q.K^T and P.V run as bf16 m16n8k16 MMAs
-// with fp32 accumulation and an online softmax per row, P rounded to bf16 once. A CTA that spans
+// with fp32 accumulation and an online softmax per row, P rounded to bf16 once (on sm_90 at head_dim
+// 128, the same CTAs and tiles run on warpgroup MMAs: prefill_wgmma.h). A CTA that spans
 // several sequences (chunk boundaries, decode tokens in a mixed step) takes one pass per sequence
 // with the other rows masked, so one-token sequences (decode tokens in a mixed step) are better
 // left to the decode arms: the CUDA runner sends a step's leading one-token sequences there.
@@ -32,9 +33,14 @@ inline constexpr int kPrefillSplitMaxTokens = 512;
 // p.max_context (0 when such calls never split).
 size_t PrefillTcWorkspaceBytes(const PrefillAttentionParams& p);
 
+// Which MMAs the kernel issues. kAuto: Hopper's warpgroup MMAs where the device and head_dim allow
+// (prefill_wgmma.h: sm_90, head_dim 128), else warp MMAs; kWarp: warp MMAs everywhere
+// (VT_ATTN_PREFILL_MMA=warp, for A/B). A row's result depends on which ran, never on the batch.
+enum class PrefillMma { kAuto, kWarp };
+
 // head_dim 64, 128 or 256. Splits only when the call qualifies and `workspace_bytes` holds its
 // partials; otherwise (a null workspace included) it runs unsplit.
 Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, void* workspace, size_t workspace_bytes,
-                                     cudaStream_t stream);
+                                     PrefillMma mma, cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

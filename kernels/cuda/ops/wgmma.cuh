@@ -1,5 +1,5 @@
-// Hopper warpgroup MMAs (wgmma, sm_90a): bf16 operands both read from shared memory in the 128-byte
-// swizzled K-major layout (rows of 64 bf16, 16-byte chunk c of row r stored at chunk c ^ (r % 8), each
+// Hopper warpgroup MMAs (wgmma, sm_90a): bf16 operands read from shared memory in the 128-byte
+// swizzled K-major layout (or A from registers, and B N-major: see below) (rows of 64 bf16, 16-byte chunk c of row r stored at chunk c ^ (r % 8), each
 // eight-row group 1024-byte aligned), fp32 accumulators in registers. The tensor cores read the
 // operands themselves: no ldmatrix, no fragments in registers (PTX ISA, "Asynchronous Warpgroup Level
 // Matrix Multiply-Accumulate Instructions").
@@ -27,6 +27,17 @@ template <int kPending>
 __device__ __forceinline__ void WgmmaWait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
+// Ties the registers to this point of the program: after a WgmmaWait, the compiler may not move
+// reads of the accumulators above it; before a wgmma, writes to them stay above it.
+template <int N>
+__device__ __forceinline__ void WgmmaFenceOperands(float (&d)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
+  }
+}
+
 // Shared memory written through the generic proxy (stores, cp.async) made visible to wgmma's reads.
 __device__ __forceinline__ void FenceProxyAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -87,6 +98,65 @@ __device__ __forceinline__ void WgmmaBf16<64>(float (&d)[32], uint64_t a, uint64
         "+f"(d[30]), "+f"(d[31])
       : "l"(a), "l"(b), "r"(1)
       : "memory");
+}
+
+// The A operand from registers instead of shared memory: per warp of the warpgroup (rows 16 w ..
+// 16 w + 15), a[0..3] are the m16n8k16 MMA's A fragments (rows q and q + 8, columns 2c, 2c + 1 and
+// 2c + 8, 2c + 9 of the k16 step), which is also the layout of two adjacent n8 accumulator tiles of
+// an earlier wgmma rounded to bf16 pairs. Accumulators as d[n8 tile][4]; `accumulate` false
+// overwrites d (D = A.B).
+
+// d[64 x 64] (+)= A[64 x 16] . B[16 x 64], B K-major from shared memory.
+__device__ __forceinline__ void WgmmaBf16RegA64(float (&d)[8][4], const uint32_t (&a)[4], uint64_t b,
+                                                bool accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
+        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
+        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
+        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
+        "+f"(d[7][2]), "+f"(d[7][3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
+      : "memory");
+}
+
+// d[64 x 128] (+)= A[64 x 16] . B[16 x 128], B N-major (imm-trans-b): rows of B along K, each a run
+// of N contiguous elements, as SwizzledNMajorDescriptor describes.
+__device__ __forceinline__ void WgmmaBf16RegA128TransB(float (&d)[16][4], const uint32_t (&a)[4], uint64_t b,
+                                                       bool accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "
+      "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, "
+      "%67}, %68, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
+        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
+        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
+        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
+        "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),
+        "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), "+f"(d[10][0]), "+f"(d[10][1]),
+        "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+        "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]),
+        "+f"(d[13][2]), "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
+        "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
+      : "memory");
+}
+
+// A shared-memory descriptor of an N-major B operand in the 128-byte swizzle: 64-element (128-byte)
+// rows along K, chunk c of row r at chunk c ^ (r % 8), eight-row groups 1024 bytes apart (stride
+// byte offset), the next 64 elements of N `n_atom_bytes` further (leading byte offset).
+__device__ __forceinline__ uint64_t SwizzledNMajorDescriptor(const void* tile, uint32_t n_atom_bytes) {
+  const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t((n_atom_bytes >> 4) & 0x3fff) << 16) |
+         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
 }
 
 }  // namespace vt::kernels::cuda

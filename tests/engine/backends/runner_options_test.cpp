@@ -30,6 +30,7 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->chosen_w4a16_forms);
   EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
+  EXPECT_TRUE(o->warpgroup_prefill);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
   EXPECT_EQ(d.attention.split_tokens, o->attention.split_tokens);
@@ -40,6 +41,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_ATTN_DECODE", "warp"},
                                    {"VT_ATTN_SPLIT", "256"},
                                    {"VT_ATTN_PREFILL", "decode"},
+                                   {"VT_ATTN_PREFILL_MMA", "warp"},
                                    {"VT_CUDA_GRAPHS", "0"},
                                    {"VT_DENSE_GEMM", "cublas"},
                                    {"VT_DENSE_GEMM_MID", "batch"},
@@ -51,6 +53,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_EQ(o->attention.arm, kernels::cuda::DecodeArm::kWarp);
   EXPECT_EQ(o->attention.split_tokens, 256);
   EXPECT_FALSE(o->tensor_core_prefill);
+  EXPECT_FALSE(o->warpgroup_prefill);
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
   EXPECT_TRUE(o->batch_dense_gemm);
@@ -62,7 +65,8 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
 TEST(RunnerOptions, ABadValueNamesItsSetting) {
   const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}},
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
-                                                    {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_CUDA_GRAPHS", "yes"}},
+                                                    {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_ATTN_PREFILL_MMA", "wgmma"}},
+                                                    {{"VT_CUDA_GRAPHS", "yes"}},
                                                     {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_DENSE_GEMM_MID", "on"}},
                                                     {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
                                                     {{"VT_PDL", "2"}}};

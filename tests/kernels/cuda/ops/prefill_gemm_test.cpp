@@ -269,7 +269,8 @@ TEST(BatchDecodeGemm, RejectsShapesItDoesNotTake) {
 
 // Every prefill path on chunks of 37 tokens that end at `contexts` (each sequence's chunk ends at
 // its context), against the float32 reference: the decode-query path on two arms, and the
-// tensor-core kernel unsplit (no workspace) and, where a context passes kPrefillSplitKeys, split.
+// tensor-core kernel on warpgroup MMAs (where the GPU and head_dim have them, else the same as warp)
+// and on warp MMAs, each unsplit (no workspace) and, where a context passes kPrefillSplitKeys, split.
 void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int>& contexts) {
   const PagedKvFixture f(shape, contexts, 3u);
   const int chunk = 37;
@@ -310,9 +311,12 @@ void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int
     DecodeArm arm;
     bool tensor_core;
     bool workspace;  // the tensor-core kernel splits only with one
+    PrefillMma mma;
   };
-  for (const Path path : {Path{DecodeArm::kBlock, false, true}, Path{DecodeArm::kGqa, false, true},
-                          Path{DecodeArm::kBlock, true, false}, Path{DecodeArm::kBlock, true, true}}) {
+  for (const Path path :
+       {Path{DecodeArm::kBlock, false, true, PrefillMma::kAuto}, Path{DecodeArm::kGqa, false, true, PrefillMma::kAuto},
+        Path{DecodeArm::kBlock, true, false, PrefillMma::kAuto}, Path{DecodeArm::kBlock, true, true, PrefillMma::kAuto},
+        Path{DecodeArm::kBlock, true, false, PrefillMma::kWarp}, Path{DecodeArm::kBlock, true, true, PrefillMma::kWarp}}) {
     const DecodeArm arm = path.arm;
     const bool tensor_core = path.tensor_core;
     PrefillAttentionParams p;
@@ -339,7 +343,7 @@ void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int
     CheckCuda(cudaMalloc(&ws, std::max<size_t>(ws_bytes, 1)), "alloc workspace");
     CheckCuda(cudaMalloc(&p.out, size_t(tokens) * row * 2), "alloc out");
     CheckCuda(cudaMemset(p.out, 0xff, size_t(tokens) * row * 2), "poison");
-    ASSERT_TRUE((tensor_core ? RunPrefillAttentionTensorCore(p, path.workspace ? ws : nullptr, ws_bytes, nullptr)
+    ASSERT_TRUE((tensor_core ? RunPrefillAttentionTensorCore(p, path.workspace ? ws : nullptr, ws_bytes, path.mma, nullptr)
                              : RunPrefillAttention(p, *plan, ws, nullptr))
                     .ok());
     std::vector<uint16_t> out(size_t(tokens) * row);
@@ -361,9 +365,10 @@ void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int
         }
       }
     }
-    EXPECT_EQ(bad, 0) << (tensor_core ? (path.workspace ? "tensor-core prefill, split where it may"
-                                                        : "tensor-core prefill, unsplit")
-                                      : DecodeArmName(arm));
+    EXPECT_EQ(bad, 0) << (tensor_core ? std::string(path.workspace ? "tensor-core prefill, split where it may"
+                                                                   : "tensor-core prefill, unsplit") +
+                                            (path.mma == PrefillMma::kWarp ? ", warp MMAs" : ", auto MMAs")
+                                      : std::string(DecodeArmName(arm)));
     cudaFree(ws);
     cudaFree(p.out);
   }
@@ -378,6 +383,8 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   ExpectChunksAttendCausally({8, 2, 128, 16}, {300, 45, 1, 70});
+  // Groups of two (two heads times two token tiles per CTA, as qwen3) on 32-token pages.
+  ExpectChunksAttendCausally({16, 8, 128, 32}, {200, 33, 1, 130});
 }
 
 // Chunks at long contexts, where a call this small splits its keys in 1,024-key ranges (three
