@@ -88,17 +88,15 @@ __global__ void __launch_bounds__(kThreads, 3)
       CpAsyncCommit();
     };
 
+    // One barrier a tile: past it every warp has waited for the previous tile's MMAs, so the next
+    // tile's copies may refill that tile's buffer while this one is computed.
     if (run.k_begin < k_end) load_tile(0, run.k_begin);
     int buffer = 0;
     for (int kb = run.k_begin; kb < k_end; kb += kTileKeys, buffer ^= 1) {
-      if (kb + kTileKeys < k_end) {
-        load_tile(buffer ^ 1, kb + kTileKeys);
-        CpAsyncWait<1>();
-      } else {
-        CpAsyncWait<0>();
-      }
+      CpAsyncWait<0>();
       FenceProxyAsyncShared();  // this thread's copies, visible to the tensor cores' reads
       __syncthreads();
+      if (kb + kTileKeys < k_end) load_tile(buffer ^ 1, kb + kTileKeys);
       const uint16_t* k_tile = smem + buffer * kBufferElems;
       const uint16_t* v_tile = k_tile + kTileElems;
 
@@ -133,8 +131,8 @@ __global__ void __launch_bounds__(kThreads, 3)
       WgmmaCommit();
       WgmmaWait<0>();
       WgmmaFenceOperands(o);
-      __syncthreads();  // the next iteration refills the other buffer, and the one after this one
     }
+    __syncthreads();  // the next run's first copies refill the buffers
     run_start = run.end;
   }
   prefill::StoreRows<kD>(p, split, o, rows, tile, split_index, c, scale_log2);
