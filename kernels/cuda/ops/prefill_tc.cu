@@ -67,9 +67,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTc
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const prefill::WarpTile tile = prefill::LocateWarp(p, shape, warp, q);
   const int split_index = blockIdx.z;
-  LaneRows rows;
-  rows.pos_lo = tile.lo_valid ? p.positions[tile.row_lo] : -1;
-  rows.pos_hi = tile.hi_valid ? p.positions[tile.row_hi] : -1;
+  LaneRows rows = prefill::RowsAt(p, tile);
   uint32_t qa[kKSteps][4];  // the queries' A fragments, loaded once
   prefill::LoadQueryFragments<D>(p, tile, c, qa);
 

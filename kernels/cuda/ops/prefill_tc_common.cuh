@@ -111,6 +111,14 @@ __device__ __forceinline__ WarpTile LocateWarp(const PrefillAttentionParams& p, 
   return t;
 }
 
+// The lane's rows before any pass: their positions, empty running maxima and sums.
+__device__ __forceinline__ LaneRows RowsAt(const PrefillAttentionParams& p, const WarpTile& t) {
+  LaneRows r;
+  r.pos_lo = t.lo_valid ? p.positions[t.row_lo] : -1;
+  r.pos_hi = t.hi_valid ? p.positions[t.row_hi] : -1;
+  return r;
+}
+
 // The lane's query A fragments (m16n8k16 layout) for every k16 step of the head dimension.
 template <int D>
 __device__ __forceinline__ void LoadQueryFragments(const PrefillAttentionParams& p, const WarpTile& t, int c,

@@ -48,9 +48,7 @@ __global__ void __launch_bounds__(kThreads, 3)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const prefill::WarpTile tile = prefill::LocateWarp(p, shape, warp, q);
   const int split_index = blockIdx.z;
-  LaneRows rows;
-  rows.pos_lo = tile.lo_valid ? p.positions[tile.row_lo] : -1;
-  rows.pos_hi = tile.hi_valid ? p.positions[tile.row_hi] : -1;
+  LaneRows rows = prefill::RowsAt(p, tile);
   uint32_t qa[kKSteps][4];  // the queries: the A operand of Q.K^T, in registers for the whole call
   prefill::LoadQueryFragments<kD>(p, tile, c, qa);
 
