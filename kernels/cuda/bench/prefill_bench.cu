@@ -14,6 +14,7 @@
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/prefill_tc.h"
+#include "kernels/cuda/ops/prefill_wgmma.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -109,11 +110,13 @@ bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, in
   double us = 0;
   // Calls of milliseconds: a few per graph suffice to hide the launch.
   if (!bench::TimeGraph(launch, 2, o.repetitions, us)) return false;
-  Row row{s.name, kind, mma, context, tokens, ws_bytes > 0 ? (context + kPrefillSplitKeys - 1) / kPrefillSplitKeys : 1,
+  // The kernel that ran, not the one asked for: "auto" is the warpgroup kernel only where it runs.
+  const std::string ran = mma == "auto" && PrefillWgmmaSupported(s.head_dim) ? "wgmma" : "warp";
+  Row row{s.name, kind, ran, context, tokens, ws_bytes > 0 ? (context + kPrefillSplitKeys - 1) / kPrefillSplitKeys : 1,
           us, CausalFlops(s, context, tokens) / (us * 1e-6) / 1e12};
   rows.push_back(row);
   if (!o.json) {
-    std::printf("%-18s %-6s %-5s %7d %6d %6d %11.1f %8.1f\n", row.shape.c_str(), kind, mma.c_str(), context, tokens,
+    std::printf("%-18s %-6s %-5s %7d %6d %6d %11.1f %8.1f\n", row.shape.c_str(), kind, ran.c_str(), context, tokens,
                 row.splits, us, row.tflops);
     std::fflush(stdout);
   }

@@ -24,13 +24,10 @@ using attention::LdMatrixX4Trans;
 using attention::MmaBf16;
 
 using prefill::CtaShape;
-using prefill::kRows;
 using prefill::kWarpsPerCta;
 using prefill::LaneRows;
-using prefill::Load2;
 using prefill::SplitOutput;
 using prefill::WarpMax;
-using prefill::WarpMin;
 
 // Keys per K/V tile: 64 at head_dim <= 128 (eight S n-tiles per warp and step, so the softmax,
 // its shuffles and the barriers are paid once per 64 keys), 32 at 256 where registers hold the
@@ -182,8 +179,7 @@ size_t SplitBytes(int tokens, int num_q_heads, int head_dim, int splits) {
 template <int D>
 cudaError_t Launch(const PrefillAttentionParams& p, const SplitOutput& split, cudaStream_t stream) {
   const CtaShape shape = prefill::ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
-  const int cta_tokens = kRows * shape.token_tiles;
-  const dim3 grid((p.tokens + cta_tokens - 1) / cta_tokens, p.num_q_heads / shape.heads_per_cta, split.num_splits);
+  const dim3 grid = prefill::GridFor(p, shape, split);
   const dim3 block(32 * kWarpsPerCta);
   // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
   cudaError_t err = cudaFuncSetAttribute(PrefillTcKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,

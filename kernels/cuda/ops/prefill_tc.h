@@ -35,7 +35,8 @@ size_t PrefillTcWorkspaceBytes(const PrefillAttentionParams& p);
 
 // Which MMAs the kernel issues. kAuto: Hopper's warpgroup MMAs where the device and head_dim allow
 // (prefill_wgmma.h: sm_90, head_dim 128), else warp MMAs; kWarp: warp MMAs everywhere
-// (VT_ATTN_PREFILL_MMA=warp, for A/B). A row's result depends on which ran, never on the batch.
+// (VT_ATTN_PREFILL_MMA=warp, for A/B). The choice depends on the device and head_dim only; the two
+// kernels' bits differ, but with either a row's bits depend on its own keys alone (see Split-KV above).
 enum class PrefillMma { kAuto, kWarp };
 
 // head_dim 64, 128 or 256. Splits only when the call qualifies and `workspace_bytes` holds its

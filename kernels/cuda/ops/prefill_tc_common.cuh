@@ -1,6 +1,6 @@
-// What the two tensor-core prefill kernels share: the CTA's shape (query heads of one KV head times
-// 16-token tiles, one warp each), the split outputs, the per-row online softmax of one K/V tile and
-// the epilogue. prefill_tc.cu runs Q.K^T and P.V as warp MMAs (mma.sync, any sm_80+ GPU);
+// The device code the two tensor-core prefill kernels share (their layout of a call is
+// prefill_tc_shape.h): a warp's rows and queries, the runs of one sequence, the per-row online
+// softmax of one K/V tile and the epilogue. prefill_tc.cu runs Q.K^T and P.V as warp MMAs (mma.sync, any sm_80+ GPU);
 // prefill_wgmma.cu as Hopper warpgroup MMAs. Both keep S, P and O in the m16n8 fragment layout
 // (lane = 4 q + c: rows q and q + 8 of the warp's 16 tokens; columns 2c, 2c + 1 of each 8-wide
 // n-tile), which is also the layout a warpgroup MMA gives and takes per warp, so the code below
@@ -13,45 +13,9 @@
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/ops/prefill_attention.h"
+#include "kernels/cuda/ops/prefill_tc_shape.h"
 
 namespace vt::kernels::cuda::prefill {
-
-constexpr int kRows = 16;           // query tokens per warp: the MMA's M
-constexpr int kWarpsPerCta = 4;     // (query head, 16-token tile) pairs per CTA
-constexpr int kMaxHeadsPerCta = 4;  // query heads of one KV head that share a CTA's K/V tiles
-
-struct SplitOutput {
-  float* partial_out = nullptr;  // [tokens, num_q_heads, num_splits, D], normalised per split
-  float* partial_lse = nullptr;  // [tokens, num_q_heads, num_splits], log2-sum-exp; -inf when empty
-  int num_splits = 1;            // 1: the output is written directly
-};
-
-// A CTA's kWarpsPerCta warps: heads_per_cta query heads of one KV head times token_tiles
-// tiles of 16 consecutive tokens. Every warp of a CTA reads the same K/V tiles.
-struct CtaShape {
-  int heads_per_cta = 1;
-  int token_tiles = 1;
-  int block_shift = -1;  // log2 of the KV block size when it is a power of two: a shift, not a division
-};
-
-// The largest power of two up to kMaxHeadsPerCta dividing the GQA group: the query heads one CTA
-// serves; the rest of its kWarpsPerCta warps take further 16-token tiles of those heads (so every
-// CTA has kWarpsPerCta warps, which the tile loads count on).
-inline CtaShape ShapeFor(int group, int block_size) {
-  CtaShape shape;
-  for (int h = kMaxHeadsPerCta; h > 1; h /= 2) {
-    if (group % h == 0) {
-      shape.heads_per_cta = h;
-      break;
-    }
-  }
-  shape.token_tiles = kWarpsPerCta / shape.heads_per_cta;
-  if (block_size > 0 && (block_size & (block_size - 1)) == 0) {
-    shape.block_shift = 0;
-    while ((1 << shape.block_shift) < block_size) ++shape.block_shift;
-  }
-  return shape;
-}
 
 __device__ __forceinline__ uint32_t Load2(const uint16_t* p) { return *reinterpret_cast<const uint32_t*>(p); }
 

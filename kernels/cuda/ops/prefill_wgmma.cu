@@ -2,6 +2,7 @@
 
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/ops/prefill_tc.h"
+#include "kernels/cuda/ops/prefill_tc_common.cuh"
 #include "kernels/cuda/ops/prefill_wgmma.h"
 #include "kernels/cuda/ops/wgmma.cuh"
 #include "kernels/cuda/per_device.h"
@@ -21,11 +22,12 @@ constexpr int kTileKeys = 64;
 constexpr int kKeyTiles = kTileKeys / 8;  // S n8 tiles per K/V tile
 constexpr int kDimTiles = kD / 8;         // O n8 tiles
 constexpr int kKSteps = kD / 16;          // k16 steps of Q.K^T
-// A K or V tile is two 64-wide halves of the head dimension, each 64 key rows of 128 bytes in the
-// 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)): the layout wgmma reads K in as a
-// K-major B (S = Q.K^T, one half per four k16 steps) and V in as an N-major B (O += P.V, the halves
-// 64 elements of N apart).
-constexpr int kHalfElems = kTileKeys * 64;
+// A K or V tile is two halves of the head dimension (kHalfDims each), each 64 key rows of 128 bytes
+// in the 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)): the layout wgmma reads K
+// in as a K-major B (S = Q.K^T, one half per four k16 steps) and V in as an N-major B (O += P.V, the
+// halves kHalfDims elements of N apart).
+constexpr int kHalfDims = 64;                      // one swizzle row: 128 bytes of bf16
+constexpr int kHalfElems = kTileKeys * kHalfDims;
 constexpr int kHalfBytes = kHalfElems * 2;
 constexpr int kTileElems = 2 * kHalfElems;
 constexpr int kBufferElems = 2 * kTileElems;  // K, then V
@@ -34,6 +36,8 @@ constexpr int kSwizzleAlign = 1024;           // the swizzle's eight-row groups 
 constexpr size_t kSmemBytes = size_t(2) * kBufferElems * sizeof(uint16_t) + kSwizzleAlign;
 constexpr int kThreads = 32 * prefill::kWarpsPerCta;  // one warpgroup
 static_assert(kThreads == 128, "the CTA's warps are one warpgroup");
+// The copies: 16 threads a key row, so a thread's rows are 8 apart and its swizzled chunk is fixed.
+static_assert(kThreads / 16 == 8, "each thread copies rows that share their swizzle");
 
 // Grid and warps as PrefillTcKernel (prefill_tc.cu); the four warps are one warpgroup, each the
 // warpgroup MMA's 16 rows of its (query head, token tile), so all four issue every MMA together and
@@ -60,7 +64,7 @@ __global__ void __launch_bounds__(kThreads, 3)
   // Tile loads: thread t copies 16-byte piece t % 16 of rows t / 16 + 8 j (j < 8) of K and of V, so
   // its swizzled column is the same for every row it copies.
   const int piece = threadIdx.x % 16, row0 = threadIdx.x / 16;
-  const int load_dst = (piece / 8) * kHalfElems + row0 * 64 + ((piece % 8) ^ row0) * 8;
+  const int load_dst = (piece / 8) * kHalfElems + row0 * kHalfDims + ((piece % 8) ^ row0) * 8;
   const int key_elems = p.num_kv_heads * kD, page_elems = p.block_size * key_elems;
   const int in_row = tile.kv_head * kD + piece * 8;
 
@@ -80,8 +84,8 @@ __global__ void __launch_bounds__(kThreads, 3)
         const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
         const int64_t at = static_cast<int64_t>(table[block]) * page_elems +
                            (key - block * p.block_size) * key_elems + in_row;
-        CpAsync16(dst + j * 8 * 64, p.k_cache + at, true);
-        CpAsync16(dst + kTileElems + j * 8 * 64, p.v_cache + at, true);
+        CpAsync16(dst + j * 8 * kHalfDims, p.k_cache + at, true);
+        CpAsync16(dst + kTileElems + j * 8 * kHalfDims, p.v_cache + at, true);
       }
       CpAsyncCommit();
     };
@@ -98,12 +102,15 @@ __global__ void __launch_bounds__(kThreads, 3)
       const uint16_t* k_tile = smem + buffer * kBufferElems;
       const uint16_t* v_tile = k_tile + kTileElems;
 
-      // S = Q . K^T: k16 step ks reads half ks / 4 of the K tile, 32 bytes into its rows per step.
+      // S = Q . K^T: a half of the K tile covers four k16 steps, each 16 bf16 (32 bytes) into its rows.
+      constexpr int kStepsPerHalf = kHalfDims / 16;
       float s[kKeyTiles][4];
+      WgmmaFenceOperands(qa);
       WgmmaFence();
 #pragma unroll
       for (int ks = 0; ks < kKSteps; ++ks) {
-        const uint64_t k_desc = SwizzledTileDescriptor(k_tile + (ks / 4) * kHalfElems) + 2 * (ks % 4);
+        const uint64_t k_desc = DescriptorAdvance(SwizzledTileDescriptor(k_tile + (ks / kStepsPerHalf) * kHalfElems),
+                                                  32 * (ks % kStepsPerHalf));
         WgmmaBf16RegA64(s, qa[ks], k_desc, ks > 0);
       }
       WgmmaCommit();
@@ -117,18 +124,20 @@ __global__ void __launch_bounds__(kThreads, 3)
                                       c, scale_log2, corr_lo, corr_hi);
       prefill::RescaleRows<kDimTiles>(o, corr_lo, corr_hi);
 
-      // O += P . V: k16 step kk is keys 16 kk .. 16 kk + 15, two eight-row groups (2048 bytes) further.
+      // O += P . V: k16 step kk is keys 16 kk .. 16 kk + 15, 16 rows of 128 bytes further.
       WgmmaFenceOperands(o);
+      WgmmaFenceOperands(pa);
       WgmmaFence();
       const uint64_t v_desc = SwizzledNMajorDescriptor(v_tile, kHalfBytes);
 #pragma unroll
       for (int kk = 0; kk < kTileKeys / 16; ++kk) {
         const uint32_t a[4] = {pa[2 * kk][0], pa[2 * kk][1], pa[2 * kk + 1][0], pa[2 * kk + 1][1]};
-        WgmmaBf16RegA128TransB(o, a, v_desc + kk * (2048 >> 4), true);
+        WgmmaBf16RegA128TransB(o, a, DescriptorAdvance(v_desc, kk * 16 * kHalfDims * 2), true);
       }
       WgmmaCommit();
       WgmmaWait<0>();
       WgmmaFenceOperands(o);
+      WgmmaFenceOperands(pa);
     }
     __syncthreads();  // the next run's first copies refill the buffers
     run_start = run.end;
@@ -138,26 +147,26 @@ __global__ void __launch_bounds__(kThreads, 3)
 
 }  // namespace
 
+// The kernel image is sm_90a: it runs on compute capability 9.0 and nothing else.
 bool PrefillWgmmaSupported(int head_dim) {
-  static PerDevice<bool> hopper;
-  return head_dim == kD && hopper.Get([] {
-    int device = 0, major = 0;
+  static PerDevice<bool> sm90a;
+  return head_dim == kD && sm90a.Get([] {
+    int device = 0, major = 0, minor = 0;
     return cudaGetDevice(&device) == cudaSuccess &&
            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-           major == 9;
+           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+           major == 9 && minor == 0;
   });
 }
 
 cudaError_t LaunchPrefillWgmma(const PrefillAttentionParams& p, const SplitOutput& split,
                                cudaStream_t stream) {
+  if (!PrefillWgmmaSupported(p.head_dim)) return cudaErrorInvalidValue;
   const CtaShape shape = prefill::ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
-  const int cta_tokens = prefill::kRows * shape.token_tiles;
-  const dim3 grid((p.tokens + cta_tokens - 1) / cta_tokens, p.num_q_heads / shape.heads_per_cta,
-                  split.num_splits);
   cudaError_t err = cudaFuncSetAttribute(PrefillWgmmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(kSmemBytes));
   if (err != cudaSuccess) return err;
-  PrefillWgmmaKernel<<<grid, kThreads, kSmemBytes, stream>>>(p, shape, split);
+  PrefillWgmmaKernel<<<prefill::GridFor(p, shape, split), kThreads, kSmemBytes, stream>>>(p, shape, split);
   return cudaGetLastError();
 }
 

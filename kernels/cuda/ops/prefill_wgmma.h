@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/ops/prefill_attention.h"
-#include "kernels/cuda/ops/prefill_tc_common.cuh"
+#include "kernels/cuda/ops/prefill_tc_shape.h"
 
 namespace vt::kernels::cuda {
 

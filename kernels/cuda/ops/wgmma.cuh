@@ -1,8 +1,8 @@
-// Hopper warpgroup MMAs (wgmma, sm_90a): bf16 operands read from shared memory in the 128-byte
-// swizzled K-major layout (or A from registers, and B N-major: see below) (rows of 64 bf16, 16-byte chunk c of row r stored at chunk c ^ (r % 8), each
-// eight-row group 1024-byte aligned), fp32 accumulators in registers. The tensor cores read the
-// operands themselves: no ldmatrix, no fragments in registers (PTX ISA, "Asynchronous Warpgroup Level
-// Matrix Multiply-Accumulate Instructions").
+// Hopper warpgroup MMAs (wgmma, sm_90a) on bf16 with fp32 accumulators in registers (PTX ISA,
+// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions"). Shared-memory operands sit
+// in the 128-byte swizzle: rows of 64 bf16, 16-byte chunk c of row r stored at chunk c ^ (r % 8), each
+// eight-row group 1024-byte aligned; the tensor cores read them themselves, with no ldmatrix. A may
+// instead come from registers, and B may be N-major (see below).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ __device__ __forceinline__ void WgmmaWait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 // Ties the registers to this point of the program: after a WgmmaWait, the compiler may not move
-// reads of the accumulators above it; before a wgmma, writes to them stay above it.
+// reads of the accumulator or A registers above it; before a WgmmaFence, writes to them stay above it.
 template <int N>
 __device__ __forceinline__ void WgmmaFenceOperands(float (&d)[N][4]) {
 #pragma unroll
@@ -36,6 +36,20 @@ __device__ __forceinline__ void WgmmaFenceOperands(float (&d)[N][4]) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
   }
+}
+
+template <int N, int M>
+__device__ __forceinline__ void WgmmaFenceOperands(uint32_t (&r)[N][M]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+#pragma unroll
+    for (int j = 0; j < M; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+  }
+}
+
+// A descriptor moved `bytes` further into shared memory (the start address field counts 16 bytes).
+__device__ __forceinline__ uint64_t DescriptorAdvance(uint64_t descriptor, uint32_t bytes) {
+  return descriptor + (bytes >> 4);
 }
 
 // Shared memory written through the generic proxy (stores, cp.async) made visible to wgmma's reads.

@@ -18,6 +18,7 @@
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_attention.h"
 #include "kernels/cuda/ops/prefill_tc.h"
+#include "kernels/cuda/ops/prefill_wgmma.h"
 #include "kernels/cuda/ops/skinny_gemm.h"
 #include "tests/kernels/cuda/paged_kv_fixture.h"
 
@@ -385,6 +386,84 @@ TEST(PrefillAttention, ChunkAttendsCausallyToItsPrefixAndItself) {
   ExpectChunksAttendCausally({8, 2, 128, 16}, {300, 45, 1, 70});
   // Groups of two (two heads times two token tiles per CTA, as qwen3) on 32-token pages.
   ExpectChunksAttendCausally({16, 8, 128, 32}, {200, 33, 1, 130});
+  // No GQA: one query head per CTA, four 16-token tiles of it.
+  ExpectChunksAttendCausally({4, 4, 128, 16}, {150, 20, 1, 90});
+}
+
+// The warpgroup kernel's sm_90a image runs on compute capability 9.0 only, and only at head_dim
+// 128; everywhere else the warp-MMA kernel runs (a wrong answer here would fall back silently).
+TEST(PrefillAttention, WarpgroupMmasRunExactlyOnComputeCapability90AtHeadDim128) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  int device = 0, major = 0, minor = 0;
+  CheckCuda(cudaGetDevice(&device), "device");
+  CheckCuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "major");
+  CheckCuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "minor");
+  EXPECT_EQ(PrefillWgmmaSupported(128), major == 9 && minor == 0);
+  EXPECT_FALSE(PrefillWgmmaSupported(64));
+  EXPECT_FALSE(PrefillWgmmaSupported(256));
+}
+
+// The bits of one sequence's chunk: alone (its rows from the first CTA's first row), and after the
+// chunks of three other sequences (its rows start mid-CTA, share CTAs and warps with theirs). A
+// row's bits must depend on its own keys only, on either kernel.
+TEST(PrefillAttention, AChunksBitsDoNotDependOnTheOtherSequencesOfTheCall) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const PagedKvShape shape{16, 8, 128, 16};
+  const std::vector<int> contexts = {300, 45, 1, 170};
+  const PagedKvFixture f(shape, contexts, 5u);
+  const int chunk = 37, row = shape.num_q_heads * shape.head_dim, last = f.batch() - 1;
+  std::vector<int32_t> seq_all, pos_all, seq_one, pos_one;
+  for (int s = 0; s < f.batch(); ++s) {
+    for (int p = std::max(0, contexts[s] - chunk); p < contexts[s]; ++p) {
+      seq_all.push_back(s);
+      pos_all.push_back(p);
+      if (s == last) {
+        seq_one.push_back(s);
+        pos_one.push_back(p);
+      }
+    }
+  }
+  const int all = static_cast<int>(pos_all.size()), one = static_cast<int>(pos_one.size());
+  const Bf16Data qd = RandomBf16(size_t(all) * row, 1.f, 6);
+  // The last sequence's queries are the last `one` rows of the full call's.
+  const std::vector<uint16_t> q_one(qd.bits.end() - size_t(one) * row, qd.bits.end());
+  auto run = [&](const std::vector<uint16_t>& q, const std::vector<int32_t>& seqs, const std::vector<int32_t>& pos,
+                 PrefillMma mma) {
+    PrefillAttentionParams p;
+    uint16_t* dq = Upload(q);
+    int32_t *dseq = Upload(seqs), *dpos = Upload(pos);
+    p.q = dq;
+    p.k_cache = f.d_k_cache();
+    p.v_cache = f.d_v_cache();
+    p.seq_of_token = dseq;
+    p.positions = dpos;
+    p.block_tables = f.d_block_tables();
+    p.tokens = static_cast<int>(pos.size());
+    p.num_q_heads = shape.num_q_heads;
+    p.num_kv_heads = shape.num_kv_heads;
+    p.head_dim = shape.head_dim;
+    p.block_size = shape.block_size;
+    p.max_blocks_per_seq = f.max_blocks_per_seq();
+    p.max_context = *std::max_element(pos.begin(), pos.end()) + 1;
+    p.scale = 1.f / std::sqrt(float(shape.head_dim));
+    CheckCuda(cudaMalloc(&p.out, size_t(p.tokens) * row * 2), "alloc out");
+    EXPECT_TRUE(RunPrefillAttentionTensorCore(p, nullptr, 0, mma, nullptr).ok());
+    CheckCuda(cudaDeviceSynchronize(), "prefill");
+    std::vector<uint16_t> out = Download(p.out, size_t(p.tokens) * row);
+    cudaFree(p.out);
+    cudaFree(dq);
+    cudaFree(dseq);
+    cudaFree(dpos);
+    return out;
+  };
+  for (const PrefillMma mma : {PrefillMma::kAuto, PrefillMma::kWarp}) {
+    const std::vector<uint16_t> together = run(qd.bits, seq_all, pos_all, mma);
+    const std::vector<uint16_t> alone = run(q_one, seq_one, pos_one, mma);
+    const std::vector<uint16_t> tail(together.end() - size_t(one) * row, together.end());
+    EXPECT_EQ(tail, alone) << (mma == PrefillMma::kWarp ? "warp MMAs" : "auto MMAs");
+  }
 }
 
 // Chunks at long contexts, where a call this small splits its keys in 1,024-key ranges (three
