@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/per_device.h"
+
 namespace vt::kernels::cuda {
 
 DeviceProbe ProbeDevice() {
@@ -29,6 +31,17 @@ DeviceProbe ProbeDevice() {
   probe.sm_minor = prop.minor;
   probe.multiprocessors = prop.multiProcessorCount;
   return probe;
+}
+
+bool CurrentDeviceRunsSm90a() {
+  static PerDevice<bool> sm90a;
+  return sm90a.Get([] {
+    int device = 0, major = 0, minor = 0;
+    return cudaGetDevice(&device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+           major == 9 && minor == 0;
+  });
 }
 
 }  // namespace vt::kernels::cuda

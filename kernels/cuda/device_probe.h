@@ -17,4 +17,8 @@ struct DeviceProbe {
 
 DeviceProbe ProbeDevice();
 
+// Whether the current device runs sm_90a images (wgmma, thread-block clusters): compute capability
+// 9.0 and nothing else. Read once per device.
+bool CurrentDeviceRunsSm90a();
+
 }  // namespace vt::kernels::cuda

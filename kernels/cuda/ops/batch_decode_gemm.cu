@@ -7,6 +7,7 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/wgmma.cuh"
 #include "kernels/cuda/per_device.h"
 #include "kernels/device_alignment.h"
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
 }
 
 struct DeviceShape {
-  bool hopper = false;  // sm_90: the wgmma image is built for sm_90a, which runs there only
+  bool hopper = false;  // the wgmma image is built for sm_90a, which runs on compute capability 9.0 only
   int sms = 0;
 };
 
@@ -179,11 +180,10 @@ DeviceShape CurrentDeviceShape() {
   static PerDevice<DeviceShape> shapes;
   return shapes.Get([] {
     DeviceShape s;
-    int device = 0, major = 0;
+    int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) return s;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return s;
     if (cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return s;
-    s.hopper = major == 9;
+    s.hopper = CurrentDeviceRunsSm90a();
     return s;
   });
 }

@@ -5,7 +5,7 @@
 #include "kernels/cuda/ops/prefill_tc_common.cuh"
 #include "kernels/cuda/ops/prefill_wgmma.h"
 #include "kernels/cuda/ops/wgmma.cuh"
-#include "kernels/cuda/per_device.h"
+#include "kernels/cuda/device_probe.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -147,17 +147,8 @@ __global__ void __launch_bounds__(kThreads, 3)
 
 }  // namespace
 
-// The kernel image is sm_90a: it runs on compute capability 9.0 and nothing else.
-bool PrefillWgmmaSupported(int head_dim) {
-  static PerDevice<bool> sm90a;
-  return head_dim == kD && sm90a.Get([] {
-    int device = 0, major = 0, minor = 0;
-    return cudaGetDevice(&device) == cudaSuccess &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-           major == 9 && minor == 0;
-  });
-}
+// The kernel image is sm_90a.
+bool PrefillWgmmaSupported(int head_dim) { return head_dim == kD && CurrentDeviceRunsSm90a(); }
 
 cudaError_t LaunchPrefillWgmma(const PrefillAttentionParams& p, const SplitOutput& split,
                                cudaStream_t stream) {
