@@ -14,7 +14,6 @@
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/prefill_tc.h"
-#include "kernels/cuda/ops/prefill_wgmma.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -58,7 +57,7 @@ double CausalFlops(const bench::AttentionShape& s, int context, int tokens) {
 
 // The last `tokens` positions of one sequence of `context` tokens whose K/V sit in shuffled pages.
 bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, int context, int tokens,
-                const char* kind, const std::string& mma, std::vector<Row>& rows) {
+                const char* kind, PrefillMma mma, std::vector<Row>& rows) {
   Buffers b;
   const int pages = (context + kBlockSize - 1) / kBlockSize;
   const size_t cache_elems = size_t(pages) * kBlockSize * s.num_kv_heads * s.head_dim;
@@ -102,8 +101,7 @@ bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, in
   if (!b.Alloc(ws, ws_bytes)) return false;
 
   auto launch = [&](int, cudaStream_t stream) {
-    Status st = RunPrefillAttentionTensorCore(p, ws, ws_bytes, mma == "warp" ? PrefillMma::kWarp : PrefillMma::kAuto,
-                                              stream);
+    Status st = RunPrefillAttentionTensorCore(p, ws, ws_bytes, mma, stream);
     if (!st.ok()) std::fprintf(stderr, "vt bench prefill-attention: %s\n", st.message().c_str());
     return st.ok();
   };
@@ -111,7 +109,7 @@ bool BenchPoint(const PrefillBenchOptions& o, const bench::AttentionShape& s, in
   // Calls of milliseconds: a few per graph suffice to hide the launch.
   if (!bench::TimeGraph(launch, 2, o.repetitions, us)) return false;
   // The kernel that ran, not the one asked for: "auto" is the warpgroup kernel only where it runs.
-  const std::string ran = mma == "auto" && PrefillWgmmaSupported(s.head_dim) ? "wgmma" : "warp";
+  const std::string ran = PrefillUsesWarpgroupMmas(mma, s.head_dim) ? "wgmma" : "warp";
   Row row{s.name, kind, ran, context, tokens, ws_bytes > 0 ? (context + kPrefillSplitKeys - 1) / kPrefillSplitKeys : 1,
           us, CausalFlops(s, context, tokens) / (us * 1e-6) / 1e12};
   rows.push_back(row);
@@ -140,7 +138,8 @@ int RunPrefillBench(const PrefillBenchOptions& o) {
   for (const bench::AttentionShape& s : bench::kAttentionShapes) {
     if (std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
     for (int context : o.lengths) {
-      for (const std::string& mma : o.mmas) {
+      for (const std::string& name : o.mmas) {
+        const PrefillMma mma = name == "warp" ? PrefillMma::kWarp : PrefillMma::kAuto;
         if (!BenchPoint(o, s, context, context, "prompt", mma, rows)) return 1;
         if (o.chunk > 0 && o.chunk < context && !BenchPoint(o, s, context, o.chunk, "chunk", mma, rows)) return 1;
       }
@@ -150,9 +149,10 @@ int RunPrefillBench(const PrefillBenchOptions& o) {
     std::printf("{\"device\":\"%s\",\"rows\":[", probe.name.c_str());
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("%s\n{\"shape\":\"%s\",\"kind\":\"%s\",\"mma\":\"%s\",\"context\":%d,\"tokens\":%d,\"splits\":%d,\"us\":%.1f,"
-                  "\"TFLOPs\":%.2f}",
-                  i ? "," : "", r.shape.c_str(), r.kind.c_str(), r.mma.c_str(), r.context, r.tokens, r.splits, r.us, r.tflops);
+      std::printf("%s\n{\"shape\":\"%s\",\"kind\":\"%s\",\"mma\":\"%s\",\"context\":%d,\"tokens\":%d,"
+                  "\"splits\":%d,\"us\":%.1f,\"TFLOPs\":%.2f}",
+                  i ? "," : "", r.shape.c_str(), r.kind.c_str(), r.mma.c_str(), r.context, r.tokens, r.splits, r.us,
+                  r.tflops);
     }
     std::printf("]}\n");
   }

@@ -58,9 +58,7 @@ __global__ void __launch_bounds__(kThreads) BatchGemmKernel(const uint16_t* __re
   AwaitPrecedingGrid();
   extern __shared__ __align__(128) uint8_t smem_raw[];
   // The swizzle pattern is anchored to 1024-byte boundaries of the shared address.
-  const uint32_t raw_address = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  const uint32_t pad = (kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign;
-  uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw + pad);
+  uint16_t* smem = SwizzleAlignedShared(smem_raw);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const int group = warp / 4, group_warp = warp % 4;
   const int rank = blockIdx.x % splits, tile = blockIdx.x / splits;

@@ -102,9 +102,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerCta, kMinCtasPerSm<D>) PrefillTc
 #pragma unroll
       for (int j = 0; j < kTileKeys / kRowsPerPass; ++j) {
         const int key = min(kb + row0 + j * kRowsPerPass, k_end - 1);
-        const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
-        const int64_t at = static_cast<int64_t>(table[block]) * page_elems + (key - block * p.block_size) * key_elems +
-                           in_row;
+        const int64_t at = prefill::KeyOffset(p, shape, table, key, key_elems, page_elems, in_row);
         CpAsync16(dst + j * kRowsPerPass * kStride, p.k_cache + at, true);
         CpAsync16(dst + kTile + j * kRowsPerPass * kStride, p.v_cache + at, true);
       }
@@ -197,6 +195,10 @@ size_t PrefillTcWorkspaceBytes(const PrefillAttentionParams& p) {
   return SplitBytes(std::min(p.tokens, kPrefillSplitMaxTokens), p.num_q_heads, p.head_dim, splits);
 }
 
+bool PrefillUsesWarpgroupMmas(PrefillMma mma, int head_dim) {
+  return mma == PrefillMma::kAuto && PrefillWgmmaSupported(head_dim);
+}
+
 Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, void* workspace, size_t workspace_bytes,
                                      PrefillMma mma, cudaStream_t stream) {
   if (p.tokens == 0) return Status::Ok();
@@ -214,7 +216,7 @@ Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, void* work
                                                  AlignToDevice(slots * p.head_dim * sizeof(float)));
   }
   cudaError_t err = cudaSuccess;
-  if (mma == PrefillMma::kAuto && PrefillWgmmaSupported(p.head_dim)) {
+  if (PrefillUsesWarpgroupMmas(mma, p.head_dim)) {
     err = LaunchPrefillWgmma(p, split, stream);
   } else {
     switch (p.head_dim) {

@@ -39,6 +39,9 @@ size_t PrefillTcWorkspaceBytes(const PrefillAttentionParams& p);
 // kernels' bits differ, but with either a row's bits depend on its own keys alone (see Split-KV above).
 enum class PrefillMma { kAuto, kWarp };
 
+// Whether a call of this head_dim runs on warpgroup MMAs on the current device under `mma`.
+bool PrefillUsesWarpgroupMmas(PrefillMma mma, int head_dim);
+
 // head_dim 64, 128 or 256. Splits only when the call qualifies and `workspace_bytes` holds its
 // partials; otherwise (a null workspace included) it runs unsplit.
 Status RunPrefillAttentionTensorCore(const PrefillAttentionParams& p, void* workspace, size_t workspace_bytes,

@@ -126,6 +126,16 @@ __device__ __forceinline__ Run FindRun(const PrefillAttentionParams& p, const Wa
   return run;
 }
 
+// Where key `key` of a sequence (its block-table row `table`) starts in the paged K or V cache, plus
+// `in_row` elements into that key's row of all KV heads (`key_elems` per key, `page_elems` per page:
+// the caller's loop invariants).
+__device__ __forceinline__ int64_t KeyOffset(const PrefillAttentionParams& p, const CtaShape& shape,
+                                             const int32_t* table, int key, int key_elems, int page_elems,
+                                             int in_row) {
+  const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
+  return static_cast<int64_t>(table[block]) * page_elems + (key - block * p.block_size) * key_elems + in_row;
+}
+
 // Whether the lane's rows belong to the run starting at CTA row `start`.
 __device__ __forceinline__ void EnterRun(LaneRows& r, const WarpTile& t, int q, int start, int end) {
   r.in_lo = t.lo_valid && t.warp_first + q >= start && t.warp_first + q < end;

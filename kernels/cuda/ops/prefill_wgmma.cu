@@ -45,9 +45,7 @@ static_assert(kThreads / 16 == 8, "each thread copies rows that share their swiz
 __global__ void __launch_bounds__(kThreads, 3)
     PrefillWgmmaKernel(PrefillAttentionParams p, CtaShape shape, SplitOutput split) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const uint32_t raw_address = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  uint16_t* smem =
-      reinterpret_cast<uint16_t*>(smem_raw + (kSwizzleAlign - raw_address % kSwizzleAlign) % kSwizzleAlign);
+  uint16_t* smem = SwizzleAlignedShared(smem_raw);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const prefill::WarpTile tile = prefill::LocateWarp(p, shape, warp, q);
@@ -81,9 +79,7 @@ __global__ void __launch_bounds__(kThreads, 3)
 #pragma unroll
       for (int j = 0; j < kTileKeys / 8; ++j) {
         const int key = min(kb + row0 + 8 * j, k_end - 1);
-        const int block = shape.block_shift >= 0 ? key >> shape.block_shift : key / p.block_size;
-        const int64_t at = static_cast<int64_t>(table[block]) * page_elems +
-                           (key - block * p.block_size) * key_elems + in_row;
+        const int64_t at = prefill::KeyOffset(p, shape, table, key, key_elems, page_elems, in_row);
         CpAsync16(dst + j * 8 * kHalfDims, p.k_cache + at, true);
         CpAsync16(dst + kTileElems + j * 8 * kHalfDims, p.v_cache + at, true);
       }
@@ -152,7 +148,7 @@ bool PrefillWgmmaSupported(int head_dim) { return head_dim == kD && CurrentDevic
 
 cudaError_t LaunchPrefillWgmma(const PrefillAttentionParams& p, const SplitOutput& split,
                                cudaStream_t stream) {
-  if (!PrefillWgmmaSupported(p.head_dim)) return cudaErrorInvalidValue;
+  if (p.head_dim != kD) return cudaErrorInvalidValue;  // the device: the caller's PrefillWgmmaSupported
   const CtaShape shape = prefill::ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
   cudaError_t err = cudaFuncSetAttribute(PrefillWgmmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(kSmemBytes));

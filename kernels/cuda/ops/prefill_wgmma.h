@@ -15,6 +15,8 @@ namespace vt::kernels::cuda {
 // Whether the current device runs the wgmma kernel for this head_dim (sm_90 and head_dim 128).
 bool PrefillWgmmaSupported(int head_dim);
 
+// The kernel on the current device (which must be one PrefillWgmmaSupported accepts); a head_dim
+// other than 128 is cudaErrorInvalidValue.
 cudaError_t LaunchPrefillWgmma(const PrefillAttentionParams& p, const prefill::SplitOutput& split,
                                cudaStream_t stream);
 

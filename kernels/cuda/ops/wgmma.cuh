@@ -18,6 +18,13 @@ __device__ __forceinline__ uint64_t SwizzledTileDescriptor(const void* tile) {
          (uint64_t(1) << 62);
 }
 
+// The first 1024-byte-aligned address at or past `raw` (dynamic shared memory, allocated 1024 bytes
+// larger): where the swizzle's eight-row groups may start.
+__device__ __forceinline__ uint16_t* SwizzleAlignedShared(unsigned char* raw) {
+  const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
+  return reinterpret_cast<uint16_t*>(raw + (1024 - address % 1024) % 1024);
+}
+
 // Orders this thread's earlier accumulator register writes before the next wgmma.
 __device__ __forceinline__ void WgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void WgmmaCommit() {

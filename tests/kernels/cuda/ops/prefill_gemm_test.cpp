@@ -268,6 +268,28 @@ TEST(BatchDecodeGemm, RejectsShapesItDoesNotTake) {
   cudaFree(d);
 }
 
+// A prefill call of `tokens` device rows (queries, their sequences and positions) over f's paged cache.
+PrefillAttentionParams ParamsOver(const PagedKvFixture& f, const uint16_t* q, const int32_t* seq_of_token,
+                                  const int32_t* positions, int tokens, int max_context) {
+  const PagedKvShape& shape = f.shape();
+  PrefillAttentionParams p;
+  p.q = q;
+  p.k_cache = f.d_k_cache();
+  p.v_cache = f.d_v_cache();
+  p.seq_of_token = seq_of_token;
+  p.positions = positions;
+  p.block_tables = f.d_block_tables();
+  p.tokens = tokens;
+  p.num_q_heads = shape.num_q_heads;
+  p.num_kv_heads = shape.num_kv_heads;
+  p.head_dim = shape.head_dim;
+  p.block_size = shape.block_size;
+  p.max_blocks_per_seq = f.max_blocks_per_seq();
+  p.max_context = max_context;
+  p.scale = 1.f / std::sqrt(float(shape.head_dim));
+  return p;
+}
+
 // Every prefill path on chunks of 37 tokens that end at `contexts` (each sequence's chunk ends at
 // its context), against the float32 reference: the decode-query path on two arms, and the
 // tensor-core kernel on warpgroup MMAs (where the GPU and head_dim have them, else the same as warp)
@@ -320,21 +342,7 @@ void ExpectChunksAttendCausally(const PagedKvShape& shape, const std::vector<int
         Path{DecodeArm::kBlock, true, false, PrefillMma::kWarp}, Path{DecodeArm::kBlock, true, true, PrefillMma::kWarp}}) {
     const DecodeArm arm = path.arm;
     const bool tensor_core = path.tensor_core;
-    PrefillAttentionParams p;
-    p.q = dq;
-    p.k_cache = f.d_k_cache();
-    p.v_cache = f.d_v_cache();
-    p.seq_of_token = dseq;
-    p.positions = dpos;
-    p.block_tables = f.d_block_tables();
-    p.tokens = tokens;
-    p.num_q_heads = shape.num_q_heads;
-    p.num_kv_heads = shape.num_kv_heads;
-    p.head_dim = shape.head_dim;
-    p.block_size = shape.block_size;
-    p.max_blocks_per_seq = f.max_blocks_per_seq();
-    p.max_context = f.max_context();
-    p.scale = scale;
+    PrefillAttentionParams p = ParamsOver(f, dq, dseq, dpos, tokens, f.max_context());
     Result<DecodePlan> plan = PlanDecode({tokens, shape.num_q_heads, shape.num_kv_heads, shape.head_dim,
                                           shape.block_size, f.max_context()},
                                          DecodeOverrides{arm, kSplitAuto});
@@ -431,23 +439,10 @@ TEST(PrefillAttention, AChunksBitsDoNotDependOnTheOtherSequencesOfTheCall) {
   const std::vector<uint16_t> q_one(qd.bits.end() - size_t(one) * row, qd.bits.end());
   auto run = [&](const std::vector<uint16_t>& q, const std::vector<int32_t>& seqs, const std::vector<int32_t>& pos,
                  PrefillMma mma) {
-    PrefillAttentionParams p;
     uint16_t* dq = Upload(q);
     int32_t *dseq = Upload(seqs), *dpos = Upload(pos);
-    p.q = dq;
-    p.k_cache = f.d_k_cache();
-    p.v_cache = f.d_v_cache();
-    p.seq_of_token = dseq;
-    p.positions = dpos;
-    p.block_tables = f.d_block_tables();
-    p.tokens = static_cast<int>(pos.size());
-    p.num_q_heads = shape.num_q_heads;
-    p.num_kv_heads = shape.num_kv_heads;
-    p.head_dim = shape.head_dim;
-    p.block_size = shape.block_size;
-    p.max_blocks_per_seq = f.max_blocks_per_seq();
-    p.max_context = *std::max_element(pos.begin(), pos.end()) + 1;
-    p.scale = 1.f / std::sqrt(float(shape.head_dim));
+    PrefillAttentionParams p = ParamsOver(f, dq, dseq, dpos, static_cast<int>(pos.size()),
+                                          *std::max_element(pos.begin(), pos.end()) + 1);
     CheckCuda(cudaMalloc(&p.out, size_t(p.tokens) * row * 2), "alloc out");
     EXPECT_TRUE(RunPrefillAttentionTensorCore(p, nullptr, 0, mma, nullptr).ok());
     CheckCuda(cudaDeviceSynchronize(), "prefill");
