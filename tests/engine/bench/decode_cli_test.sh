@@ -104,6 +104,13 @@ else
   rc=$?
   check "bench gemm --splits 3 is an error naming the option" \
     bash -c "[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q -- '--splits' '$work/err' && [ ! -s '$work/out' ]"
+  # An unknown or empty MMA choice, a valid one beside it included, is refused before any device work.
+  for mmas in bogus "" "auto,wgmma"; do
+    "$vt" bench prefill-attention --mma "$mmas" >"$work/out" 2>"$work/err"
+    rc=$?
+    check "bench prefill-attention --mma '$mmas' is an error naming the option" \
+      bash -c "[ $rc -eq 2 ] && grep -q -- '--mma' '$work/err' && [ ! -s '$work/out' ]"
+  done
 fi
 
 echo "$failures failure(s)"
