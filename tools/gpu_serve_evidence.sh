@@ -7,8 +7,8 @@
 #   PARTS: comma-separated model names (default qwen3-1.7b,llama3-8b), and `mix`: issue #16's mix on
 #   qwen3-1.7b, 8 clients with 8k-token prompts beside 8 with 128-token prompts (c = 16), against two
 #   decode-only TPOTs: 16 clients with short prompts alone, and the engine's decode-only steps with the
-#   8 long requests alone (`vt bench decode`, all 8 decoding), which the mix's own decode-only step
-#   cannot undercut: it carries those 8 and 8 more. BIN_DIR packed as for tools/gpu_e2e_evidence.sh.
+#   8 long requests alone (`vt bench decode`, all 8 decoding), a lower bound of the mix's own
+#   decode-only step: it carries those 8 and 8 more. BIN_DIR packed as for tools/gpu_e2e_evidence.sh.
 set -uo pipefail
 default_parts=qwen3-1.7b,llama3-8b
 source "$(dirname "$0")/gpu_evidence_common.sh" "$@"
