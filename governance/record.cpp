@@ -94,23 +94,52 @@ const RecordRow* Record::Find(const std::string& id) const {
 }
 
 Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
-                          const std::function<bool(const Record&)>& enough) {
+                          const std::vector<std::string>* only_ids) {
+  auto holds_them = [&](const Record& record) {
+    return std::all_of(only_ids->begin(), only_ids->end(),
+                       [&](const std::string& id) { return record.Find(id) != nullptr; });
+  };
+  auto mentions_one = [&](const std::string& text) {
+    return std::any_of(only_ids->begin(), only_ids->end(),
+                       [&](const std::string& id) { return text.find(id) != std::string::npos; });
+  };
   Record record;
+  std::vector<std::string> read;                                  // every path read, in glob order
+  std::vector<std::pair<std::string, std::string>> passed_over;  // path and text, not parsed
   for (const std::string& glob : config.files) {
     std::vector<std::string> paths = source.Glob(glob);
     if (paths.empty()) return NotFound("record: no file matches '" + glob + "' in " + source.name());
     for (const std::string& path : paths) {
-      bool seen = std::any_of(record.files.begin(), record.files.end(),
-                              [&](const RecordFile& f) { return f.path == path; });
-      if (seen) continue;
+      if (only_ids != nullptr && holds_them(record)) return record;
+      if (std::find(read.begin(), read.end(), path) != read.end()) continue;
+      read.push_back(path);
       std::optional<std::string> text = source.Read(path);
       if (!text) return NotFound(path + ": cannot read it from " + source.name());
+      if (only_ids != nullptr && !mentions_one(*text)) {
+        passed_over.emplace_back(path, std::move(*text));
+        continue;
+      }
       record.files.push_back({path, ParseMarkdown(*text)});
       ReadTables(record.files.back(), config, record);
-      if (enough && enough(record)) return record;
     }
   }
-  return record;
+  if (passed_over.empty() || holds_them(record)) return record;
+  // A row can spell its id without its characters in a row (a backslash escape, a character
+  // reference): before an id is called missing, the whole record, in glob order, with the files
+  // passed over parsed too and the others reused.
+  Record whole;
+  for (const std::string& path : read) {
+    auto parsed = std::find_if(record.files.begin(), record.files.end(),
+                               [&](const RecordFile& f) { return f.path == path; });
+    if (parsed != record.files.end()) {
+      whole.files.push_back(std::move(*parsed));
+    } else {
+      auto text = std::find_if(passed_over.begin(), passed_over.end(), [&](const auto& p) { return p.first == path; });
+      whole.files.push_back({path, ParseMarkdown(text->second)});
+    }
+    ReadTables(whole.files.back(), config, whole);
+  }
+  return whole;
 }
 
 std::vector<std::string> CellWords(const MdCell& cell) {

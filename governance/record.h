@@ -6,7 +6,6 @@
 // rows and trailers gates all read the record through this one loader.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -65,11 +64,14 @@ struct Record {
 
 // Reads every file matched by config.files from `source` (the work tree or
 // the index). A glob that matches nothing is an error: a record that silently
-// vanished must not pass. With `enough`, reading stops after the first file
-// (in glob order) past which it holds: the record so far, for a caller that
-// needs only some of it (the commit-msg hook, the rows its message names).
+// vanished must not pass. With `only_ids`, the caller needs only the rows with
+// those ids (the commit-msg hook, the rows its message names): files are read in
+// glob order until the record holds them all, and a file whose text does not
+// mention any of them is not parsed. When one of them is not found so, the whole
+// record is read, so an id spelled with an escape is still found and what the
+// caller reports about a missing one is the whole record's.
 Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
-                          const std::function<bool(const Record&)>& enough = nullptr);
+                          const std::vector<std::string>* only_ids = nullptr);
 
 // The text of a cell with backticks and surrounding punctuation removed, split
 // into words: "`ACTIVE`" -> {"ACTIVE"}, "A-1, B-2" -> {"A-1", "B-2"}.

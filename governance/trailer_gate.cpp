@@ -208,8 +208,8 @@ struct Effective {
   const OwnershipMap* owners() const { return ownership ? &*ownership : nullptr; }
 };
 
-// `wanted`: when given (and no ownership is needed), the only ids the caller will look up; the record
-// is read only until it holds them all (or to its end, where one is not a row).
+// `wanted`: when given (and no ownership is needed), the only ids the caller will look up; only the
+// record files that name them are parsed, until it holds them all (LoadRecord's only_ids).
 Result<Effective> WithRecord(const Repository* repo, const Config& config, bool ownership_applies,
                              const std::vector<std::string>* wanted = nullptr) {
   bool ids = std::any_of(config.trailers.required.begin(), config.trailers.required.end(),
@@ -217,14 +217,7 @@ Result<Effective> WithRecord(const Repository* repo, const Config& config, bool 
   bool owners = ownership_applies && config.record && config.record->ownership;
   if ((!ids && !owners) || !config.record) return Effective{config, std::nullopt};
   if (!repo) return InvalidArgument("the Row rule consults the record, which needs a repository");
-  std::function<bool(const Record&)> enough;
-  if (wanted != nullptr && !owners) {
-    enough = [wanted](const Record& so_far) {
-      return std::all_of(wanted->begin(), wanted->end(),
-                         [&](const std::string& id) { return so_far.Find(id) != nullptr; });
-    };
-  }
-  Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record, enough);
+  Result<Record> record = LoadRecord(FileSource::WorkTree(*repo), *config.record, owners ? nullptr : wanted);
   if (!record.ok()) return record.status();
   Effective effective{config, std::nullopt};
   if (ids) effective.config.trailers.record_ids = record->SortedIds();
