@@ -34,4 +34,13 @@ class PerDevice {
   std::array<std::optional<T>, kMaxDevices> values_;
 };
 
+// Lets `Kernel` take kBytes of dynamic shared memory (past the 48 KiB default) on the current device:
+// set once per device; the attribute call's result.
+template <auto Kernel, size_t kBytes>
+cudaError_t AllowDynamicSharedMemory() {
+  static PerDevice<cudaError_t> set;
+  return set.Get(
+      [] { return cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)); });
+}
+
 }  // namespace vt::kernels::cuda

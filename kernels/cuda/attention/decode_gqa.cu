@@ -193,11 +193,7 @@ int ResidentCtasPerSm(size_t smem_bytes) {
 
 template <int D>
 cudaError_t Launch(PagedDecodeParams p, cudaStream_t stream) {
-  static PerDevice<cudaError_t> attrs;
-  const cudaError_t attr = attrs.Get([] {
-    return cudaFuncSetAttribute(DecodeGqaKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(GqaSmem<D>::Total(kRows)));
-  });
+  const cudaError_t attr = AllowDynamicSharedMemory<DecodeGqaKernel<D>, GqaSmem<D>::Total(kRows)>();
   if (attr != cudaSuccess) return attr;
   static PerDevice<int> sms_by_device;
   const int sms = sms_by_device.Get([] {

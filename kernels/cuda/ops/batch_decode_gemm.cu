@@ -26,7 +26,6 @@ constexpr int kTileCols = 64 * (kWarps / 4);  // weight rows (output columns) pe
 constexpr int kStepK = 64;              // K per pipeline stage: one 128-byte row segment, eight 16-byte chunks
 constexpr int kMaxSplits = 8;           // the portable thread-block cluster size
 constexpr int kRedStride = kTileCols + 4;  // floats per row of a partial tile (padding spreads the banks)
-constexpr int kSwizzleAlign = 1024;     // an eight-row group of the 128-byte swizzle
 
 template <int MT>
 struct Layout {
@@ -190,9 +189,7 @@ template <int MT>
 cudaError_t Launch(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int splits,
                    cudaStream_t stream) {
   constexpr size_t smem = Layout<MT>::kSmemBytes;
-  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
-  const cudaError_t err =
-      cudaFuncSetAttribute(BatchGemmKernel<MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  const cudaError_t err = AllowDynamicSharedMemory<BatchGemmKernel<MT>, smem>();
   if (err != cudaSuccess) return err;
   const dim3 grid(static_cast<unsigned>((n + kTileCols - 1) / kTileCols * splits));
   return LaunchDependentClustered(BatchGemmKernel<MT>, grid, dim3(kThreads), smem, stream,

@@ -10,6 +10,7 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/ops/prefill_tc_common.cuh"
 #include "kernels/cuda/ops/prefill_wgmma.h"
+#include "kernels/cuda/per_device.h"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
@@ -179,9 +180,7 @@ cudaError_t Launch(const PrefillAttentionParams& p, const SplitOutput& split, cu
   const CtaShape shape = prefill::ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
   const dim3 grid = prefill::GridFor(p, shape, split);
   const dim3 block(32 * kWarpsPerCta);
-  // Past the 48 KiB default: set per launch (cheap) so every device of the process has it.
-  cudaError_t err = cudaFuncSetAttribute(PrefillTcKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(kSmemBytes<D>));
+  const cudaError_t err = AllowDynamicSharedMemory<PrefillTcKernel<D>, kSmemBytes<D>>();
   if (err != cudaSuccess) return err;
   PrefillTcKernel<D><<<grid, block, kSmemBytes<D>, stream>>>(p, shape, split);
   return cudaGetLastError();

@@ -1,11 +1,12 @@
 #include <cuda_bf16.h>
 
 #include "kernels/cuda/attention/decode_common.cuh"
+#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/prefill_tc_common.cuh"
 #include "kernels/cuda/ops/prefill_wgmma.h"
 #include "kernels/cuda/ops/wgmma.cuh"
-#include "kernels/cuda/device_probe.h"
+#include "kernels/cuda/per_device.h"
 
 namespace vt::kernels::cuda {
 namespace {
@@ -31,7 +32,6 @@ constexpr int kHalfElems = kTileKeys * kHalfDims;
 constexpr int kHalfBytes = kHalfElems * 2;
 constexpr int kTileElems = 2 * kHalfElems;
 constexpr int kBufferElems = 2 * kTileElems;  // K, then V
-constexpr int kSwizzleAlign = 1024;           // the swizzle's eight-row groups start 1024-byte aligned
 // Two buffers: 64 KiB (and the alignment slack), three CTAs per SM.
 constexpr size_t kSmemBytes = size_t(2) * kBufferElems * sizeof(uint16_t) + kSwizzleAlign;
 constexpr int kThreads = 32 * prefill::kWarpsPerCta;  // one warpgroup
@@ -150,8 +150,7 @@ cudaError_t LaunchPrefillWgmma(const PrefillAttentionParams& p, const SplitOutpu
                                cudaStream_t stream) {
   if (p.head_dim != kD) return cudaErrorInvalidValue;  // the device: the caller's PrefillWgmmaSupported
   const CtaShape shape = prefill::ShapeFor(p.num_q_heads / p.num_kv_heads, p.block_size);
-  cudaError_t err = cudaFuncSetAttribute(PrefillWgmmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(kSmemBytes));
+  const cudaError_t err = AllowDynamicSharedMemory<PrefillWgmmaKernel, kSmemBytes>();
   if (err != cudaSuccess) return err;
   PrefillWgmmaKernel<<<prefill::GridFor(p, shape, split), kThreads, kSmemBytes, stream>>>(p, shape, split);
   return cudaGetLastError();

@@ -9,20 +9,26 @@
 
 namespace vt::kernels::cuda {
 
-// A shared-memory matrix descriptor for that layout: start address, leading byte offset 16 (unused
-// when swizzled), stride byte offset 1024 (one eight-row group to the next), 128-byte swizzle.
-// The k16 step kk of a 64-wide row starts at `tile + 32 * kk` bytes.
-__device__ __forceinline__ uint64_t SwizzledTileDescriptor(const void* tile) {
+// Where the swizzle's eight-row groups start (and how far apart they are): 1024-byte boundaries.
+inline constexpr int kSwizzleAlign = 1024;
+
+// A shared-memory matrix descriptor in that layout: start address, leading byte offset, stride byte
+// offset kSwizzleAlign (one eight-row group to the next), 128-byte swizzle.
+__device__ __forceinline__ uint64_t SwizzledDescriptor(const void* tile, uint32_t leading_bytes) {
   const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
-         (uint64_t(1) << 62);
+  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t((leading_bytes >> 4) & 0x3fff) << 16) |
+         (uint64_t(kSwizzleAlign >> 4) << 32) | (uint64_t(1) << 62);
 }
 
-// The first 1024-byte-aligned address at or past `raw` (dynamic shared memory, allocated 1024 bytes
-// larger): where the swizzle's eight-row groups may start.
+// A K-major operand: the leading byte offset is unused when swizzled (16). The k16 step kk of a
+// 64-wide row starts at `tile + 32 * kk` bytes.
+__device__ __forceinline__ uint64_t SwizzledTileDescriptor(const void* tile) { return SwizzledDescriptor(tile, 16); }
+
+// The first kSwizzleAlign-aligned address at or past `raw` (dynamic shared memory, allocated
+// kSwizzleAlign bytes larger): where the swizzle's eight-row groups may start.
 __device__ __forceinline__ uint16_t* SwizzleAlignedShared(unsigned char* raw) {
   const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
-  return reinterpret_cast<uint16_t*>(raw + (1024 - address % 1024) % 1024);
+  return reinterpret_cast<uint16_t*>(raw + (kSwizzleAlign - address % kSwizzleAlign) % kSwizzleAlign);
 }
 
 // Orders this thread's earlier accumulator register writes before the next wgmma.
@@ -171,13 +177,10 @@ __device__ __forceinline__ void WgmmaBf16RegA128TransB(float (&d)[16][4], const 
       : "memory");
 }
 
-// A shared-memory descriptor of an N-major B operand in the 128-byte swizzle: 64-element (128-byte)
-// rows along K, chunk c of row r at chunk c ^ (r % 8), eight-row groups 1024 bytes apart (stride
-// byte offset), the next 64 elements of N `n_atom_bytes` further (leading byte offset).
+// An N-major B operand in the 128-byte swizzle: 64-element (128-byte) rows along K, the next 64
+// elements of N `n_atom_bytes` further (the leading byte offset).
 __device__ __forceinline__ uint64_t SwizzledNMajorDescriptor(const void* tile, uint32_t n_atom_bytes) {
-  const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
-  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t((n_atom_bytes >> 4) & 0x3fff) << 16) |
-         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+  return SwizzledDescriptor(tile, n_atom_bytes);
 }
 
 }  // namespace vt::kernels::cuda

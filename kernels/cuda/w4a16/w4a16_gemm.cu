@@ -341,11 +341,7 @@ cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
   const int groups = g.k_slice / std::min(g.p.group_size, g.k_slice) + 1;
   const size_t smem =
       static_cast<size_t>(StagedRows(g.p.m)) * (g.k_slice + 8) * 2 + size_t(groups) * kColsPerCta * 2;
-  static PerDevice<cudaError_t> attrs;
-  const cudaError_t attr = attrs.Get([] {
-    return cudaFuncSetAttribute(W4A16GemmKernel<kMTiles, kSwapAB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(kActivationSmemBudget + 8192));
-  });
+  const cudaError_t attr = AllowDynamicSharedMemory<W4A16GemmKernel<kMTiles, kSwapAB>, kActivationSmemBudget + 8192>();
   if (attr != cudaSuccess) return attr;
   const dim3 grid((g.p.n + kColsPerCta - 1) / kColsPerCta, g.slices, (g.p.m + kMaxRowsPerCta - 1) / kMaxRowsPerCta);
   W4A16GemmKernel<kMTiles, kSwapAB><<<grid, kWarps * 32, smem, stream>>>(g);
