@@ -27,16 +27,38 @@ def kind_of(name):
     return next((k for k in KINDS if k in name), name.split("(")[0][-40:])
 
 
+COLUMNS = ("Kernel Name", "gpu__time_duration.sum", "dram__bytes_read.sum")
+
+
 def read_kernels(path):
-    rows = list(csv.reader(open(path, newline="")))
-    header_at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
-    header = rows[header_at]
-    name, time, dram = (header.index(k) for k in ("Kernel Name", "gpu__time_duration.sum", "dram__bytes_read.sum"))
-    units = rows[header_at + 1]
-    if units[time] != "ns" or units[dram] != "byte":
-        sys.exit(f"expected ns and byte units, got {units[time]!r} and {units[dram]!r}")
-    return [(kind_of(r[name]), float(r[time].replace(",", "")), float(r[dram].replace(",", "")))
-            for r in rows[header_at + 2:] if len(r) > max(name, time, dram)]
+    """(kind, ns, DRAM bytes) per profiled kernel; exits naming the problem on anything else."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        sys.exit(f"{path}: cannot read it as CSV: {e}")
+    header_at = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if header_at is None or header_at + 1 >= len(rows):
+        sys.exit(f"{path}: no 'Kernel Name' header and units row: not `ncu --csv --page raw` output")
+    header, units = rows[header_at], rows[header_at + 1]
+    missing = [k for k in COLUMNS if k not in header]
+    if missing:
+        sys.exit(f"{path}: no column {', '.join(missing)}: profile with --metrics {','.join(COLUMNS[1:])}")
+    name, time, dram = (header.index(k) for k in COLUMNS)
+    if len(units) <= max(time, dram) or units[time] != "ns" or units[dram] != "byte":
+        sys.exit(f"{path}: expected the units ns and byte in the row under the header")
+    kernels = []
+    for line, r in enumerate(rows[header_at + 2:], start=header_at + 3):
+        if len(r) <= max(name, time, dram):
+            continue  # ncu's trailing notes
+        try:
+            ns, dram_bytes = float(r[time].replace(",", "")), float(r[dram].replace(",", ""))
+        except ValueError:
+            sys.exit(f"{path}:{line}: a duration or byte count that is not a number")
+        if not (ns > 0 and dram_bytes >= 0):  # NaN fails both
+            sys.exit(f"{path}:{line}: a duration that is not positive or a byte count below zero")
+        kernels.append((kind_of(r[name]), ns, dram_bytes))
+    return kernels
 
 
 def main():
