@@ -4,7 +4,8 @@ eager (what a PyTorch user pays per call) and CUDA-graph replay (the kernel, lau
 removed), so vt's graph-timed arms compare kernel against kernel in the same job.
 
 Runs on the GPU machine (PyTorch is a reference there, never a vt dependency).
-Usage: python3 tools/sdpa_decode_anchor.py [--batches 1,8,64] [--contexts 1024,4096,16384] > sdpa.json
+Usage: python3 tools/sdpa_decode_anchor.py [--batches 1,8,64] [--contexts 1024,4096,16384]
+       [--shapes qwen3-1.7b,llama3-8b] > sdpa.json
 """
 import argparse
 import json
@@ -60,9 +61,16 @@ def main():
     ap.add_argument("--batches", default="1,8,64")
     ap.add_argument("--contexts", default="1024,4096,16384")
     ap.add_argument("--launches", type=int, default=20)
+    ap.add_argument("--shapes", default="", help="comma-separated shape names (default: all)")
     args = ap.parse_args()
+    wanted = set(filter(None, args.shapes.split(",")))
+    unknown = wanted - {name for name, *_ in SHAPES}
+    if unknown:
+        sys.exit(f"sdpa_decode_anchor: unknown shapes {sorted(unknown)}; known: {[s[0] for s in SHAPES]}")
     rows = []
     for name, hq, hkv, d in SHAPES:
+        if wanted and name not in wanted:
+            continue
         for b in map(int, args.batches.split(",")):
             for ctx in map(int, args.contexts.split(",")):
                 kv_bytes = 2 * b * hkv * ctx * d * 2

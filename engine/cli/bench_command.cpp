@@ -188,6 +188,9 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--shapes", options->shapes,
                         "Model shapes: qwen3-1.7b, llama3-8b, qwen3-32b, d256-16q2kv, gemma3-d256-8q4kv, mqa-d128-8q1kv")
       ->delimiter(',');
+  attention->add_option("--pages", options->pages, "Block tables: shuffled pages, or each request's pages in order")
+      ->check(CLI::IsMember({"shuffled", "in-order"}))
+      ->capture_default_str();
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");

@@ -76,7 +76,7 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
     }
     std::vector<int32_t> table(pages);
     std::iota(table.begin(), table.end(), 0);
-    std::shuffle(table.begin(), table.end(), rng);
+    if (o.pages == "shuffled") std::shuffle(table.begin(), table.end(), rng);
     VT_BENCH_CHECK(cudaMalloc(&copies[c].tables, table.size() * 4));
     VT_BENCH_CHECK(cudaMemcpy(copies[c].tables, table.data(), table.size() * 4, cudaMemcpyHostToDevice));
   }
@@ -142,8 +142,9 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   return true;
 }
 
-void PrintJson(const std::string& device, double copy_gbps, const std::vector<Row>& rows) {
-  std::printf("{\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", device.c_str(), copy_gbps);
+void PrintJson(const std::string& device, const std::string& pages, double copy_gbps, const std::vector<Row>& rows) {
+  std::printf("{\"device\":\"%s\",\"pages\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", device.c_str(), pages.c_str(),
+              copy_gbps);
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",
@@ -168,8 +169,8 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
   double copy_gbps = 0;
   if (!bench::MeasureCopyGBps(copy_gbps)) return 1;
   if (!o.json) {
-    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, CUDA-graph timed\n", probe.name.c_str(),
-                copy_gbps, o.split.c_str());
+    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, pages %s, CUDA-graph timed\n",
+                probe.name.c_str(), copy_gbps, o.split.c_str(), o.pages.c_str());
     std::printf("%-18s %3s %6s %8s %-6s %6s %9s %8s %7s\n", "shape", "B", "ctx", "KV MB", "arm", "chunks", "us",
                 "GB/s", "%copy");
   }
@@ -182,7 +183,7 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
       }
     }
   }
-  if (o.json) PrintJson(probe.name, copy_gbps, rows);
+  if (o.json) PrintJson(probe.name, o.pages, copy_gbps, rows);
   return 0;
 }
 

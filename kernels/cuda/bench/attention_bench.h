@@ -14,6 +14,9 @@ struct AttentionBenchOptions {
   std::vector<int> batches = {1, 8, 64};
   std::vector<int> contexts = {1024, 4096, 16384};
   std::vector<std::string> shapes;        // empty = all; names like "llama3-8b"
+  // Page order of each request's block table: "shuffled" (pages anywhere in the cache, as after long
+  // serving) or "in-order" (a request's pages consecutive, as a fresh engine allocates them).
+  std::string pages = "shuffled";
   int launches_per_graph = 20;
   int repetitions = 15;
   bool json = false;
