@@ -67,8 +67,8 @@ __device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool 
 }
 
 // CpAsync16 with the L2 told to fetch the whole 128-byte line on a miss: for rows read whole, 16
-// bytes a lane. On the persist arm's K/V rows 1-2.5% faster on an H200 than without the hint, and
-// 256-byte lines slower (docs/BENCHMARKS.md, "its loads measured alone").
+// bytes a lane. On the persist arm's K/V rows 0.5-1% faster on an H200's large calls than without
+// the hint, and 256-byte lines slower (docs/BENCHMARKS.md, "its loads measured alone").
 __device__ __forceinline__ void CpAsync16WholeLine(void* dst_smem, const void* src, bool valid) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
   const int src_bytes = valid ? 16 : 0;
