@@ -111,6 +111,13 @@ else
     check "bench prefill-attention --mma '$mmas' is an error naming the option" \
       bash -c "[ $rc -eq 2 ] && grep -q -- '--mma' '$work/err' && [ ! -s '$work/out' ]"
   done
+  # Page order is shuffled or in-order; anything else is refused before any device work.
+  for pages in sideways ""; do
+    "$vt" bench attention --pages "$pages" >"$work/out" 2>"$work/err"
+    rc=$?
+    check "bench attention --pages '$pages' is an error naming the option" \
+      bash -c "[ $rc -eq 2 ] && grep -q -- '--pages' '$work/err' && [ ! -s '$work/out' ]"
+  done
 fi
 
 echo "$failures failure(s)"
