@@ -57,6 +57,27 @@ TEST(Config, RepositoryConfigRequiresTheProtocolTrailers) {
   EXPECT_EQ(gates, (std::vector<std::string>{"trailers", "record", "intake", "rows", "gencode"}));
 }
 
+// Issue #20's record rules are on for vt itself: DONE needs every speed goal met, MEASURED-SHORT
+// needs them measured, verdicts come from docs/BENCHMARKS.md, and file ownership is reported (warn).
+TEST(Config, RepositoryConfigTurnsOnTheGoalsAndOwnershipRules) {
+  Result<Config> config = LoadConfig(std::string(VT_SOURCE_DIR) + "/.vt-gate.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  ASSERT_TRUE(config->record.has_value());
+  const RecordConfig& record = *config->record;
+  ASSERT_TRUE(record.goals.has_value()) << "record.goals is on";
+  EXPECT_EQ(record.goals->verdicts, "docs/BENCHMARKS.md");
+  const StateRule* done = record.FindState("DONE");
+  const StateRule* short_of_goals = record.FindState("MEASURED-SHORT");
+  ASSERT_NE(done, nullptr);
+  ASSERT_NE(short_of_goals, nullptr);
+  EXPECT_EQ(done->goals, GoalsRule::kMet);
+  EXPECT_EQ(short_of_goals->goals, GoalsRule::kMeasured);
+  EXPECT_TRUE(short_of_goals->closing) << "a row short of its goals has still landed";
+  ASSERT_TRUE(record.ownership.has_value()) << "record.ownership is on";
+  EXPECT_EQ(record.ownership->mode, OwnershipMode::kWarn);
+  EXPECT_EQ(record.ownership->shared, (std::vector<std::string>{"CMakeLists.txt", "**/CMakeLists.txt"}));
+}
+
 TEST(Config, GateSectionsAreValidatedWithFileAndLine) {
   auto error = [](const std::string& yaml) {
     Result<Config> config = ParseConfig(yaml, "x.yaml");
