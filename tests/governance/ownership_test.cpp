@@ -42,11 +42,16 @@ class Ownership : public ::testing::Test {
   }
 
   // The fixture's config with `ownership` (YAML under record:) added.
-  GateReport Run(const std::string& ownership) {
+  static Result<Config> WithOwnership(const std::string& ownership) {
     std::string text = RecordRepo::ConfigText();
     text.insert(text.find("  anchor_prefixes:"), ownership);
     Result<Config> config = ParseConfig(text, "ownership.yaml");
     EXPECT_TRUE(config.ok()) << config.status().message();
+    return config;
+  }
+
+  GateReport Run(const std::string& ownership) {
+    Result<Config> config = WithOwnership(ownership);
     if (!config.ok()) return GateReport{};
     Result<Repository> repo = Repository::Open(repo_.path());
     Result<git_oid> base = PinBase(repo.value(), "main");
@@ -115,10 +120,7 @@ TEST_F(Ownership, APullRequestDescriptionMustOwnTheFilesOfTheWholeChange) {
   Result<git_oid> base = PinBase(repo.value(), "main");
   ASSERT_TRUE(base.ok());
   auto intake = [&](const std::string& ownership, const std::string& description, bool through_scope) {
-    std::string text = RecordRepo::ConfigText();
-    text.insert(text.find("  anchor_prefixes:"), ownership);
-    Result<Config> config = ParseConfig(text, "ownership.yaml");
-    EXPECT_TRUE(config.ok()) << config.status().message();
+    Result<Config> config = WithOwnership(ownership);
     IntakeInput input;
     input.description_name = "pull request #9";
     input.description_text = description;
@@ -157,6 +159,37 @@ TEST_F(Ownership, APullRequestDescriptionMustOwnTheFilesOfTheWholeChange) {
   EXPECT_EQ(unnamed.status, GateStatus::kOk) << Dump(unnamed);
   ASSERT_EQ(unnamed.notes.size(), 1u) << Dump(unnamed);
   EXPECT_NE(unnamed.notes[0].find("names no `Row:`"), std::string::npos) << unnamed.notes[0];
+}
+
+// CI's clone may lack the fork point (a base with no history in common with the head here): the
+// description's ownership cannot be verified, and the gate says so in a note rather than passing
+// the files silently or failing the change for what it could not read.
+TEST_F(Ownership, ADescriptionWhoseForkPointIsNotInTheCloneIsANote) {
+  Change("src/next.cpp", "APP-NEXT");  // not APP-LIVE's: a known fork point makes this a finding
+  Result<Repository> repo = Repository::Open(repo_.path());
+  ASSERT_TRUE(repo.ok());
+  Result<Config> config = WithOwnership(kFail);
+  ASSERT_TRUE(config.ok());
+  auto intake = [&](const std::string& base) {
+    IntakeInput input;
+    input.description_name = "pull request #9";
+    input.description_text = "Live work\n\nRefs #2\n\nRow: APP-LIVE\n";
+    ChangeScope scope;
+    EXPECT_EQ(git_oid_fromstr(&scope.head, repo_.git().Head().c_str()), 0);
+    scope.hide.emplace_back();
+    EXPECT_EQ(git_oid_fromstr(&scope.hide.back(), base.c_str()), 0);
+    scope.describe = "pull request #9";
+    input.scope = scope;
+    return CheckIntake(repo.value(), config.value(), input);
+  };
+  GateReport known = intake(repo_.git().Git("rev-parse main"));
+  ASSERT_EQ(known.status, GateStatus::kFail) << Dump(known);
+  const std::string unrelated = repo_.git().Git("commit-tree -m unrelated " + repo_.git().Git("write-tree"));
+  GateReport unknown = intake(unrelated);
+  EXPECT_EQ(unknown.status, GateStatus::kOk) << Dump(unknown);
+  for (const Finding& f : unknown.findings) EXPECT_NE(f.rule, "ownership") << Dump(unknown);
+  ASSERT_EQ(unknown.notes.size(), 1u) << Dump(unknown);
+  EXPECT_EQ(unknown.notes[0], "ownership of pull request #9 not verified: the change's fork point is unknown");
 }
 
 TEST_F(Ownership, ABadModeIsAConfigError) {
