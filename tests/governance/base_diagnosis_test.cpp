@@ -131,5 +131,24 @@ TEST_F(ExplainBase, BaseAndChangeFindingsAreToldApartInOneGate) {
   EXPECT_NE(s.base_note.find("0 commits behind main"), std::string::npos) << s.base_note;
 }
 
+// The intake gate labels its findings too, and on the command line: an issue main listed under a row
+// whose spec does not name it is the base's, not the change's.
+TEST_F(ExplainBase, IntakeOnTheCommandLineLabelsWhatTheBaseBrought) {
+  repo_.Write("roadmap/intake.md", repo_.Read("roadmap/intake.md") + "| #4 | `APP-NEXT` |\n");
+  CommitAll("main lists an issue its row's spec does not name");
+  repo_.git().Git("checkout -q -b change");
+  repo_.Write("tests/new_test.cpp", "// a new test\n");
+  CommitAll("the change: a new test");
+  const std::string intake = std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " intake";
+  CommandOutput plain = Shell(intake);
+  EXPECT_EQ(plain.status, 1) << plain.out;
+  EXPECT_NE(plain.out.find("does not mention #4"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("[from-"), std::string::npos) << "labels only when asked: " << plain.out;
+  CommandOutput explained = Shell(intake + " --explain-base");
+  EXPECT_EQ(explained.status, 1) << explained.out;
+  EXPECT_NE(explained.out.find("[from-base]"), std::string::npos) << explained.out;
+  EXPECT_EQ(explained.out.find("[from-change]"), std::string::npos) << explained.out;
+}
+
 }  // namespace
 }  // namespace vt::gate
