@@ -104,8 +104,8 @@ Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
                        [&](const std::string& id) { return text.find(id) != std::string::npos; });
   };
   Record record;
-  std::vector<std::string> read;                                  // every path read, in glob order
-  std::vector<std::pair<std::string, std::string>> passed_over;  // path and text, not parsed
+  std::vector<std::string> read;  // every path read, in glob order (a path two globs match is read once)
+  bool passed_over = false;       // a file was not parsed: it did not mention a wanted id
   for (const std::string& glob : config.files) {
     std::vector<std::string> paths = source.Glob(glob);
     if (paths.empty()) return NotFound("record: no file matches '" + glob + "' in " + source.name());
@@ -116,30 +116,18 @@ Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
       std::optional<std::string> text = source.Read(path);
       if (!text) return NotFound(path + ": cannot read it from " + source.name());
       if (only_ids != nullptr && !mentions_one(*text)) {
-        passed_over.emplace_back(path, std::move(*text));
+        passed_over = true;
         continue;
       }
       record.files.push_back({path, ParseMarkdown(*text)});
       ReadTables(record.files.back(), config, record);
     }
   }
-  if (passed_over.empty() || holds_them(record)) return record;
+  if (!passed_over || holds_them(record)) return record;
   // A row can spell its id without its characters in a row (a backslash escape, a character
-  // reference): before an id is called missing, the whole record, in glob order, with the files
-  // passed over parsed too and the others reused.
-  Record whole;
-  for (const std::string& path : read) {
-    auto parsed = std::find_if(record.files.begin(), record.files.end(),
-                               [&](const RecordFile& f) { return f.path == path; });
-    if (parsed != record.files.end()) {
-      whole.files.push_back(std::move(*parsed));
-    } else {
-      auto text = std::find_if(passed_over.begin(), passed_over.end(), [&](const auto& p) { return p.first == path; });
-      whole.files.push_back({path, ParseMarkdown(text->second)});
-    }
-    ReadTables(whole.files.back(), config, whole);
-  }
-  return whole;
+  // reference): before an id is called missing, the whole record. Only then, so the common case
+  // (every id a row, spelled plainly) reads no file twice.
+  return LoadRecord(source, config);
 }
 
 std::vector<std::string> CellWords(const MdCell& cell) {

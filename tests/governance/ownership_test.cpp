@@ -59,6 +59,28 @@ class Ownership : public ::testing::Test {
     return CheckTrailerRange(repo.value(), config.value(), base.value());
   }
 
+  // Intake of pull request #9's description over this change: through CI's scope (head, `base`
+  // hidden) or through the pinned `base` (the CLI's --description).
+  GateReport PullRequestIntake(const Config& config, const std::string& description, const git_oid& base,
+                               bool through_scope) {
+    Result<Repository> repo = Repository::Open(repo_.path());
+    EXPECT_TRUE(repo.ok());
+    if (!repo.ok()) return GateReport{};
+    IntakeInput input;
+    input.description_name = "pull request #9";
+    input.description_text = description;
+    if (through_scope) {
+      ChangeScope scope;
+      EXPECT_EQ(git_oid_fromstr(&scope.head, repo_.git().Head().c_str()), 0);
+      scope.hide = {base};
+      scope.describe = "pull request #9";
+      input.scope = scope;
+    } else {
+      input.base = base;
+    }
+    return CheckIntake(repo.value(), config, input);
+  }
+
   RecordRepo repo_;
 };
 
@@ -121,19 +143,7 @@ TEST_F(Ownership, APullRequestDescriptionMustOwnTheFilesOfTheWholeChange) {
   ASSERT_TRUE(base.ok());
   auto intake = [&](const std::string& ownership, const std::string& description, bool through_scope) {
     Result<Config> config = WithOwnership(ownership);
-    IntakeInput input;
-    input.description_name = "pull request #9";
-    input.description_text = description;
-    if (through_scope) {
-      ChangeScope scope;
-      EXPECT_EQ(git_oid_fromstr(&scope.head, repo_.git().Head().c_str()), 0);
-      scope.hide = {base.value()};
-      scope.describe = "pull request #9";
-      input.scope = scope;
-    } else {
-      input.base = base.value();
-    }
-    return CheckIntake(repo.value(), config.value(), input);
+    return config.ok() ? PullRequestIntake(config.value(), description, base.value(), through_scope) : GateReport{};
   };
   const std::string live = "Live work\n\nRefs #2\n\nRow: APP-LIVE\n";
   GateReport without = intake("", live, false);
@@ -166,21 +176,12 @@ TEST_F(Ownership, APullRequestDescriptionMustOwnTheFilesOfTheWholeChange) {
 // the files silently or failing the change for what it could not read.
 TEST_F(Ownership, ADescriptionWhoseForkPointIsNotInTheCloneIsANote) {
   Change("src/next.cpp", "APP-NEXT");  // not APP-LIVE's: a known fork point makes this a finding
-  Result<Repository> repo = Repository::Open(repo_.path());
-  ASSERT_TRUE(repo.ok());
   Result<Config> config = WithOwnership(kFail);
   ASSERT_TRUE(config.ok());
   auto intake = [&](const std::string& base) {
-    IntakeInput input;
-    input.description_name = "pull request #9";
-    input.description_text = "Live work\n\nRefs #2\n\nRow: APP-LIVE\n";
-    ChangeScope scope;
-    EXPECT_EQ(git_oid_fromstr(&scope.head, repo_.git().Head().c_str()), 0);
-    scope.hide.emplace_back();
-    EXPECT_EQ(git_oid_fromstr(&scope.hide.back(), base.c_str()), 0);
-    scope.describe = "pull request #9";
-    input.scope = scope;
-    return CheckIntake(repo.value(), config.value(), input);
+    git_oid oid;
+    EXPECT_EQ(git_oid_fromstr(&oid, base.c_str()), 0);
+    return PullRequestIntake(config.value(), "Live work\n\nRefs #2\n\nRow: APP-LIVE\n", oid, true);
   };
   GateReport known = intake(repo_.git().Git("rev-parse main"));
   ASSERT_EQ(known.status, GateStatus::kFail) << Dump(known);
