@@ -264,8 +264,9 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
       const int r = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
       const bool valid = key_base + r < key_end;
       const int64_t off = valid ? page_base + int64_t(r) * p.num_kv_heads * D + chunk * 8 : 0;
-      CpAsync16WholeLine(k_dst + Swizzle<D>(r, chunk), p.k_cache + off, valid);
-      CpAsync16WholeLine(v_dst + Swizzle<D>(r, chunk), p.v_cache + off, valid);
+      // Each lane's row is read whole: the L2 fetches whole lines (CpAsync16's kWholeLine).
+      CpAsync16<true>(k_dst + Swizzle<D>(r, chunk), p.k_cache + off, valid);
+      CpAsync16<true>(v_dst + Swizzle<D>(r, chunk), p.v_cache + off, valid);
     }
   };
 

@@ -60,19 +60,18 @@ __device__ __forceinline__ void LdMatrixX4Trans(uint32_t& r0, uint32_t& r1, uint
 
 // Copies 16 bytes global -> shared, or writes 16 zero bytes when !valid (`src` must still be
 // a mapped address). Zero-fill keeps masked rows finite so 0 * row never becomes NaN.
+// kWholeLine tells the L2 to fetch the whole 128-byte line on a miss, for rows read whole, 16 bytes a
+// lane: on the persist arm's K/V rows 0.5-1% faster on an H200's large calls than without the hint,
+// and 256-byte lines slower (docs/BENCHMARKS.md, "its loads measured alone").
+template <bool kWholeLine = false>
 __device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
   const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-
-// CpAsync16 with the L2 told to fetch the whole 128-byte line on a miss: for rows read whole, 16
-// bytes a lane. On the persist arm's K/V rows 0.5-1% faster on an H200's large calls than without
-// the hint, and 256-byte lines slower (docs/BENCHMARKS.md, "its loads measured alone").
-__device__ __forceinline__ void CpAsync16WholeLine(void* dst_smem, const void* src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
-  const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  if constexpr (kWholeLine) {
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  }
 }
 
 __device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
