@@ -28,6 +28,7 @@ vt_find_config(yaml-cpp libyaml-cpp-dev)
 vt_find_pkgconfig(VT_LIBGIT2 libgit2 libgit2-dev)
 vt_find_pkgconfig(VT_CMARK_GFM libcmark-gfm libcmark-gfm-dev)
 vt_find_pkgconfig(VT_PCRE2 libpcre2-8 libpcre2-dev)
+vt_find_pkgconfig(VT_YAML yaml-0.1 libyaml-dev)
 # Boost.Beast and Boost.Asio (header-only) for the server's HTTP front end.
 find_package(Boost 1.74 QUIET)
 if(NOT Boost_FOUND)
