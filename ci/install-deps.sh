@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git ccache
-  libgit2-dev zlib1g-dev libyaml-cpp-dev libyaml-dev libcli11-dev
+  libgit2-dev zlib1g-dev libyaml-dev libcli11-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libboost-dev libpcre2-dev

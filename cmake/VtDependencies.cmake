@@ -24,7 +24,6 @@ endmacro()
 
 vt_find_config(CLI11 libcli11-dev)
 vt_find_config(nlohmann_json nlohmann-json3-dev)
-vt_find_config(yaml-cpp libyaml-cpp-dev)
 vt_find_pkgconfig(VT_LIBGIT2 libgit2 libgit2-dev)
 vt_find_pkgconfig(VT_CMARK_GFM libcmark-gfm libcmark-gfm-dev)
 vt_find_pkgconfig(VT_PCRE2 libpcre2-8 libpcre2-dev)

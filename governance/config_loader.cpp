@@ -1,67 +1,59 @@
-// Reads `.vt-gate.yaml` with yaml-cpp. Every error names the file and line,
-// unknown keys are errors (a typo must not silently disable a rule), and no
-// yaml-cpp exception escapes this file.
-#include <yaml-cpp/yaml.h>
-
-#include <algorithm>
+// Reads `.vt-gate.yaml`, parsed by governance/yaml_document.h. Every error
+// names the file and line, and unknown keys are errors (a typo must not
+// silently disable a rule).
 #include <cctype>
-#include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 
 #include "governance/builtin_gates.h"
 #include "governance/config.h"
+#include "governance/yaml_document.h"
 
 namespace vt::gate {
 namespace {
 
-// Thrown only inside this file; LoadConfig turns it into a Status.
+// Thrown only inside this file; ParseConfig turns it into a Status.
 struct ConfigError {
   int line;
   std::string message;
 };
 
-[[noreturn]] void Fail(const YAML::Node& node, const std::string& message) {
-  throw ConfigError{node.Mark().line + 1, message};
-}
+[[noreturn]] void Fail(const YamlNode& node, const std::string& message) { throw ConfigError{node.line, message}; }
 
-void ExpectMap(const YAML::Node& node, const std::string& what, const std::set<std::string>& allowed) {
+void ExpectMap(const YamlNode& node, const std::string& what, const std::set<std::string>& allowed) {
   if (!node.IsMap()) Fail(node, what + " must be a mapping");
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (!allowed.count(key)) {
+  for (const YamlEntry& entry : node.entries) {
+    if (!allowed.count(entry.key.scalar)) {
       std::string known;
       for (const std::string& k : allowed) known += (known.empty() ? "" : ", ") + k;
-      Fail(it->first, "unknown key '" + key + "' in " + what + " (known: " + known + ")");
+      Fail(entry.key, "unknown key '" + entry.key.scalar + "' in " + what + " (known: " + known + ")");
     }
   }
 }
 
-std::string Scalar(const YAML::Node& node, const std::string& what) {
+std::string Scalar(const YamlNode& node, const std::string& what) {
   if (!node.IsScalar()) Fail(node, what + " must be a scalar");
-  return node.Scalar();
+  return node.scalar;
 }
 
-bool Bool(const YAML::Node& node, const std::string& what) {
+bool Bool(const YamlNode& node, const std::string& what) {
   std::string s = Scalar(node, what);
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
   Fail(node, what + " must be true or false, not '" + s + "'");
 }
 
-std::vector<std::string> StringList(const YAML::Node& node, const std::string& what) {
+std::vector<std::string> StringList(const YamlNode& node, const std::string& what) {
   std::vector<std::string> out;
   if (node.IsScalar()) {
-    out.push_back(node.Scalar());
+    out.push_back(node.scalar);
     return out;
   }
   if (!node.IsSequence()) Fail(node, what + " must be a list of strings");
-  for (const YAML::Node& item : node) out.push_back(Scalar(item, what + " entry"));
+  for (const YamlNode& item : node.items) out.push_back(Scalar(item, what + " entry"));
   return out;
 }
 
-Pattern CompilePattern(const YAML::Node& node, const std::string& what, bool caseless = false) {
+Pattern CompilePattern(const YamlNode& node, const std::string& what, bool caseless = false) {
   Result<Pattern> pattern = Pattern::Compile(Scalar(node, what), caseless);
   if (!pattern.ok()) Fail(node, what + ": " + pattern.status().message());
   return pattern.value();
@@ -76,7 +68,7 @@ bool ParseInt(const std::string& s, int* out) {
   return true;
 }
 
-CountSpec ParseCount(const YAML::Node& node) {
+CountSpec ParseCount(const YamlNode& node) {
   std::string s = Scalar(node, "count");
   CountSpec count;
   int a = 0;
@@ -93,7 +85,7 @@ CountSpec ParseCount(const YAML::Node& node) {
 }
 
 template <typename T>
-T Choice(const YAML::Node& node, const std::string& what,
+T Choice(const YamlNode& node, const std::string& what,
          const std::vector<std::pair<std::string, T>>& choices) {
   std::string s = Scalar(node, what);
   std::string known;
@@ -104,73 +96,77 @@ T Choice(const YAML::Node& node, const std::string& what,
   Fail(node, what + " must be " + known + ", not '" + s + "'");
 }
 
-TrailerRequirement ParseRequirement(const YAML::Node& node) {
+TrailerRequirement ParseRequirement(const YamlNode& node) {
   ExpectMap(node, "a required trailer", {"key", "count", "pattern", "values", "when", "in_record"});
-  if (!node["key"]) Fail(node, "a required trailer needs a key");
+  const YamlNode* key = node.Find("key");
+  if (!key) Fail(node, "a required trailer needs a key");
   TrailerRequirement req;
-  req.key = Scalar(node["key"], "key");
-  if (node["count"]) req.count = ParseCount(node["count"]);
-  if (node["pattern"] && node["values"]) Fail(node, "give either pattern or values, not both");
-  if (node["pattern"]) req.pattern = CompilePattern(node["pattern"], "pattern");
-  if (node["values"]) req.values = StringList(node["values"], "values");
-  if (node["in_record"]) req.in_record = Bool(node["in_record"], "in_record");
-  if (node["when"]) {
-    const YAML::Node& when = node["when"];
-    if (!when.IsMap()) Fail(when, "when must map trailer keys to values, e.g. {AI-Assisted: \"true\"}");
-    for (auto it = when.begin(); it != when.end(); ++it) {
-      req.when.emplace_back(Scalar(it->first, "when key"), Scalar(it->second, "when value"));
+  req.key = Scalar(*key, "key");
+  if (const YamlNode* count = node.Find("count")) req.count = ParseCount(*count);
+  const YamlNode* pattern = node.Find("pattern");
+  const YamlNode* values = node.Find("values");
+  if (pattern && values) Fail(node, "give either pattern or values, not both");
+  if (pattern) req.pattern = CompilePattern(*pattern, "pattern");
+  if (values) req.values = StringList(*values, "values");
+  if (const YamlNode* in_record = node.Find("in_record")) req.in_record = Bool(*in_record, "in_record");
+  if (const YamlNode* when = node.Find("when")) {
+    if (!when->IsMap()) Fail(*when, "when must map trailer keys to values, e.g. {AI-Assisted: \"true\"}");
+    for (const YamlEntry& entry : when->entries) {
+      req.when.emplace_back(Scalar(entry.key, "when key"), Scalar(entry.value, "when value"));
     }
   }
   return req;
 }
 
-ForbiddenTrailer ParseForbidden(const YAML::Node& node) {
-  if (node.IsScalar()) return {node.Scalar(), ""};
+ForbiddenTrailer ParseForbidden(const YamlNode& node) {
+  if (node.IsScalar()) return {node.scalar, ""};
   ExpectMap(node, "a forbidden trailer", {"key", "reason"});
-  if (!node["key"]) Fail(node, "a forbidden trailer needs a key");
-  ForbiddenTrailer f{Scalar(node["key"], "key"), ""};
-  if (node["reason"]) f.reason = Scalar(node["reason"], "reason");
+  const YamlNode* key = node.Find("key");
+  if (!key) Fail(node, "a forbidden trailer needs a key");
+  ForbiddenTrailer f{Scalar(*key, "key"), ""};
+  if (const YamlNode* reason = node.Find("reason")) f.reason = Scalar(*reason, "reason");
   return f;
 }
 
-MarkerRule ParseMarker(const YAML::Node& node) {
+MarkerRule ParseMarker(const YamlNode& node) {
   ExpectMap(node, "marker", {"token", "placement", "count"});
-  if (!node["token"]) Fail(node, "marker needs a token");
+  const YamlNode* token = node.Find("token");
+  if (!token) Fail(node, "marker needs a token");
   MarkerRule marker;
-  marker.token = Scalar(node["token"], "token");
+  marker.token = Scalar(*token, "token");
   if (marker.token.empty() || marker.token.find_first_of(" \t\n") != std::string::npos) {
-    Fail(node["token"], "marker token must be one word");
+    Fail(*token, "marker token must be one word");
   }
-  if (node["placement"]) {
+  if (const YamlNode* placement = node.Find("placement")) {
     marker.placement = Choice<MarkerPlacement>(
-        node["placement"], "placement",
+        *placement, "placement",
         {{"anywhere", MarkerPlacement::kAnywhere}, {"own-paragraph", MarkerPlacement::kOwnParagraph}});
   }
-  if (node["count"]) marker.count = ParseCount(node["count"]);
+  if (const YamlNode* count = node.Find("count")) marker.count = ParseCount(*count);
   return marker;
 }
 
-IdentityBan ParseIdentity(const YAML::Node& node) {
+IdentityBan ParseIdentity(const YamlNode& node) {
   ExpectMap(node, "identity", {"keys", "tokens", "allow_emails"});
   IdentityBan ban;
-  if (node["keys"]) ban.keys = StringList(node["keys"], "keys");
-  if (!node["tokens"]) Fail(node, "identity needs tokens");
-  ban.tokens = StringList(node["tokens"], "tokens");
-  if (node["allow_emails"]) ban.allowed_emails = StringList(node["allow_emails"], "allow_emails");
+  if (const YamlNode* keys = node.Find("keys")) ban.keys = StringList(*keys, "keys");
+  const YamlNode* tokens = node.Find("tokens");
+  if (!tokens) Fail(node, "identity needs tokens");
+  ban.tokens = StringList(*tokens, "tokens");
+  if (const YamlNode* emails = node.Find("allow_emails")) ban.allowed_emails = StringList(*emails, "allow_emails");
   return ban;
 }
 
-CherryPickRule ParseCherryPicks(const YAML::Node& node) {
+CherryPickRule ParseCherryPicks(const YamlNode& node) {
   CherryPickRule rule;
   if (node.IsNull()) return rule;
   ExpectMap(node, "cherry_picks", {"author_waivers"});
-  if (node["author_waivers"]) {
-    const YAML::Node& waivers = node["author_waivers"];
+  if (const YamlNode* waivers = node.Find("author_waivers")) {
     // `[]` is allowed and means the authors must always match.
-    rule.author_waivers = StringList(waivers, "author_waivers");
+    rule.author_waivers = StringList(*waivers, "author_waivers");
     for (const std::string& key : rule.author_waivers) {
       if (key.empty() || key.find_first_of(" \t:") != std::string::npos)
-        Fail(waivers, "author_waivers entry '" + key + "' must be a trailer key (no blanks or ':')");
+        Fail(*waivers, "author_waivers entry '" + key + "' must be a trailer key (no blanks or ':')");
     }
   }
   return rule;
@@ -184,57 +180,63 @@ bool IsFullCommitId(const std::string& s) {
   return true;
 }
 
-TrailerConfig ParseTrailers(const YAML::Node& node) {
+// The items of `node[key]`, which must be a list when present.
+const std::vector<YamlNode>* ListAt(const YamlNode& node, const char* key) {
+  const YamlNode* list = node.Find(key);
+  if (!list) return nullptr;
+  if (!list->IsSequence()) Fail(*list, std::string(key) + " must be a list");
+  return &list->items;
+}
+
+TrailerConfig ParseTrailers(const YamlNode& node) {
   ExpectMap(node, "trailers",
             {"first_parent", "merges", "fixups", "reverts", "bots", "cutover", "required", "forbidden",
              "marker", "identity", "cherry_picks", "exceptions"});
   TrailerConfig t;
-  if (node["first_parent"]) t.first_parent = Bool(node["first_parent"], "first_parent");
-  if (node["merges"]) {
-    t.merges = Choice<MergePolicy>(node["merges"], "merges",
+  if (const YamlNode* first_parent = node.Find("first_parent")) t.first_parent = Bool(*first_parent, "first_parent");
+  if (const YamlNode* merges = node.Find("merges")) {
+    t.merges = Choice<MergePolicy>(*merges, "merges",
                                    {{"skip", MergePolicy::kSkip},
                                     {"check", MergePolicy::kCheck},
                                     {"fail", MergePolicy::kFail}});
   }
-  if (node["fixups"]) {
-    t.fixups = Choice<FixupPolicy>(node["fixups"], "fixups",
-                                   {{"fail", FixupPolicy::kFail}, {"skip", FixupPolicy::kSkip}});
+  if (const YamlNode* fixups = node.Find("fixups")) {
+    t.fixups = Choice<FixupPolicy>(*fixups, "fixups", {{"fail", FixupPolicy::kFail}, {"skip", FixupPolicy::kSkip}});
   }
-  if (node["reverts"]) {
-    t.reverts = Choice<RevertPolicy>(node["reverts"], "reverts",
-                                     {{"check", RevertPolicy::kCheck}, {"skip", RevertPolicy::kSkip}});
+  if (const YamlNode* reverts = node.Find("reverts")) {
+    t.reverts =
+        Choice<RevertPolicy>(*reverts, "reverts", {{"check", RevertPolicy::kCheck}, {"skip", RevertPolicy::kSkip}});
   }
-  if (node["bots"]) t.bot_authors = CompilePattern(node["bots"], "bots", true);
-  if (node["cutover"]) {
-    t.cutover = Scalar(node["cutover"], "cutover");
-    if (!IsFullCommitId(t.cutover)) Fail(node["cutover"], "cutover must be a full 40-hex commit id");
+  if (const YamlNode* bots = node.Find("bots")) t.bot_authors = CompilePattern(*bots, "bots", true);
+  if (const YamlNode* cutover = node.Find("cutover")) {
+    t.cutover = Scalar(*cutover, "cutover");
+    if (!IsFullCommitId(t.cutover)) Fail(*cutover, "cutover must be a full 40-hex commit id");
   }
-  if (node["required"]) {
-    if (!node["required"].IsSequence()) Fail(node["required"], "required must be a list");
-    for (const YAML::Node& item : node["required"]) t.required.push_back(ParseRequirement(item));
+  if (const auto* required = ListAt(node, "required")) {
+    for (const YamlNode& item : *required) t.required.push_back(ParseRequirement(item));
   }
-  if (node["forbidden"]) {
-    if (!node["forbidden"].IsSequence()) Fail(node["forbidden"], "forbidden must be a list");
-    for (const YAML::Node& item : node["forbidden"]) t.forbidden.push_back(ParseForbidden(item));
+  if (const auto* forbidden = ListAt(node, "forbidden")) {
+    for (const YamlNode& item : *forbidden) t.forbidden.push_back(ParseForbidden(item));
   }
-  if (node["marker"]) t.marker = ParseMarker(node["marker"]);
-  if (node["identity"]) t.identity = ParseIdentity(node["identity"]);
-  if (node["cherry_picks"]) t.cherry_picks = ParseCherryPicks(node["cherry_picks"]);
-  if (node["exceptions"]) {
-    if (!node["exceptions"].IsSequence()) Fail(node["exceptions"], "exceptions must be a list");
-    for (const YAML::Node& item : node["exceptions"]) {
+  if (const YamlNode* marker = node.Find("marker")) t.marker = ParseMarker(*marker);
+  if (const YamlNode* identity = node.Find("identity")) t.identity = ParseIdentity(*identity);
+  if (const YamlNode* cherry_picks = node.Find("cherry_picks")) t.cherry_picks = ParseCherryPicks(*cherry_picks);
+  if (const auto* exceptions = ListAt(node, "exceptions")) {
+    for (const YamlNode& item : *exceptions) {
       ExpectMap(item, "an exception", {"commit", "rule", "reason"});
-      if (!item["commit"] || !item["rule"]) Fail(item, "an exception needs commit and rule");
-      TrailerException e{Scalar(item["commit"], "commit"), Scalar(item["rule"], "rule"), ""};
-      if (!IsFullCommitId(e.commit)) Fail(item["commit"], "an exception's commit must be a full 40-hex id");
-      if (item["reason"]) e.reason = Scalar(item["reason"], "reason");
+      const YamlNode* commit = item.Find("commit");
+      const YamlNode* rule = item.Find("rule");
+      if (!commit || !rule) Fail(item, "an exception needs commit and rule");
+      TrailerException e{Scalar(*commit, "commit"), Scalar(*rule, "rule"), ""};
+      if (!IsFullCommitId(e.commit)) Fail(*commit, "an exception's commit must be a full 40-hex id");
+      if (const YamlNode* reason = item.Find("reason")) e.reason = Scalar(*reason, "reason");
       t.exceptions.push_back(std::move(e));
     }
   }
   return t;
 }
 
-std::vector<std::string> NonEmptyList(const YAML::Node& node, const std::string& what) {
+std::vector<std::string> NonEmptyList(const YamlNode& node, const std::string& what) {
   std::vector<std::string> out = StringList(node, what);
   if (out.empty()) Fail(node, what + " must not be empty");
   return out;
@@ -255,7 +257,7 @@ std::string Lower(std::string s) {
 }
 
 // Each meaning answers to its own name; `columns` adds aliases per meaning.
-std::vector<std::pair<std::string, Column>> ParseColumns(const YAML::Node* node) {
+std::vector<std::pair<std::string, Column>> ParseColumns(const YamlNode* node) {
   std::vector<std::pair<std::string, Column>> aliases = ColumnNames();
   aliases.push_back({"row", Column::kId});
   aliases.push_back({"closed by", Column::kClosing});
@@ -264,139 +266,143 @@ std::vector<std::pair<std::string, Column>> ParseColumns(const YAML::Node* node)
   std::set<std::string> known;
   for (const auto& [name, column] : ColumnNames()) known.insert(name);
   ExpectMap(*node, "columns", known);
-  for (auto it = node->begin(); it != node->end(); ++it) {
+  for (const YamlEntry& entry : node->entries) {
     Column column = Column::kId;
     for (const auto& [name, c] : ColumnNames()) {
-      if (name == it->first.Scalar()) column = c;
+      if (name == entry.key.scalar) column = c;
     }
-    for (const std::string& alias : NonEmptyList(it->second, "column aliases")) {
+    for (const std::string& alias : NonEmptyList(entry.value, "column aliases")) {
       aliases.insert(aliases.begin(), {Lower(alias), column});
     }
   }
   return aliases;
 }
 
-StateRule ParseState(const std::string& name, const YAML::Node& node) {
+StateRule ParseState(const std::string& name, const YamlNode& node) {
   StateRule rule;
   rule.name = name;
   if (node.IsNull()) return rule;
   ExpectMap(node, "state " + name, {"anchors", "spec", "owner", "closing", "live", "counted", "goals"});
-  if (node["anchors"]) rule.anchors = Bool(node["anchors"], "anchors");
-  if (node["spec"]) rule.spec = Bool(node["spec"], "spec");
-  if (node["owner"]) rule.owner = Bool(node["owner"], "owner");
-  if (node["closing"]) rule.closing = Bool(node["closing"], "closing");
-  if (node["live"]) rule.live = Bool(node["live"], "live");
-  if (node["counted"]) rule.counted = Bool(node["counted"], "counted");
-  if (const YAML::Node goals = node["goals"]) {
-    std::string value = Scalar(goals, "goals");
+  if (const YamlNode* anchors = node.Find("anchors")) rule.anchors = Bool(*anchors, "anchors");
+  if (const YamlNode* spec = node.Find("spec")) rule.spec = Bool(*spec, "spec");
+  if (const YamlNode* owner = node.Find("owner")) rule.owner = Bool(*owner, "owner");
+  if (const YamlNode* closing = node.Find("closing")) rule.closing = Bool(*closing, "closing");
+  if (const YamlNode* live = node.Find("live")) rule.live = Bool(*live, "live");
+  if (const YamlNode* counted = node.Find("counted")) rule.counted = Bool(*counted, "counted");
+  if (const YamlNode* goals = node.Find("goals")) {
+    std::string value = Scalar(*goals, "goals");
     if (value == "met") {
       rule.goals = GoalsRule::kMet;
     } else if (value == "measured") {
       rule.goals = GoalsRule::kMeasured;
     } else {
-      Fail(goals, "goals must be `met` or `measured`, not '" + value + "'");
+      Fail(*goals, "goals must be `met` or `measured`, not '" + value + "'");
     }
     // The goals are read from the spec: without one there is nothing to hold the row to.
-    if (!rule.spec) Fail(goals, "state " + name + ": goals needs spec: true");
+    if (!rule.spec) Fail(*goals, "state " + name + ": goals needs spec: true");
   }
   return rule;
 }
 
-RecordConfig ParseRecord(const YAML::Node& node) {
+RecordConfig ParseRecord(const YamlNode& node) {
   ExpectMap(node, "record",
             {"files", "columns", "id_pattern", "states", "anchor_prefixes", "spec_sections", "placeholders",
              "goals", "ownership"});
-  if (!node["files"]) Fail(node, "record needs files (globs of the Markdown files that hold the record)");
-  if (!node["states"]) Fail(node, "record needs states");
+  const YamlNode* files = node.Find("files");
+  const YamlNode* states = node.Find("states");
+  if (!files) Fail(node, "record needs files (globs of the Markdown files that hold the record)");
+  if (!states) Fail(node, "record needs states");
   RecordConfig record;
-  record.files = NonEmptyList(node["files"], "files");
-  const YAML::Node columns = node["columns"];
-  record.aliases = ParseColumns(columns ? &columns : nullptr);
-  if (node["id_pattern"]) record.id_pattern = CompilePattern(node["id_pattern"], "id_pattern");
-  const YAML::Node& states = node["states"];
-  if (!states.IsMap() || states.size() == 0) Fail(states, "states must map each state to its requirements");
-  for (auto it = states.begin(); it != states.end(); ++it) {
-    std::string name = Scalar(it->first, "state name");
+  record.files = NonEmptyList(*files, "files");
+  record.aliases = ParseColumns(node.Find("columns"));
+  if (const YamlNode* id_pattern = node.Find("id_pattern")) record.id_pattern = CompilePattern(*id_pattern, "id_pattern");
+  if (!states->IsMap() || states->entries.empty()) Fail(*states, "states must map each state to its requirements");
+  for (const YamlEntry& entry : states->entries) {
+    const std::string& name = entry.key.scalar;
     if (name.empty() || name.find_first_of(" \t,|`") != std::string::npos) {
-      Fail(it->first, "state '" + name + "' must be one word");
+      Fail(entry.key, "state '" + name + "' must be one word");
     }
-    record.states.push_back(ParseState(name, it->second));
+    record.states.push_back(ParseState(name, entry.value));
   }
-  if (node["anchor_prefixes"])
-    record.anchor_prefixes = NonEmptyList(node["anchor_prefixes"], "anchor_prefixes");
-  if (node["spec_sections"]) record.spec_sections = StringList(node["spec_sections"], "spec_sections");
-  if (node["placeholders"]) record.placeholders = StringList(node["placeholders"], "placeholders");
-  if (const YAML::Node goals = node["goals"]) {
-    ExpectMap(goals, "record goals", {"section", "verdicts"});
-    if (!goals["verdicts"]) Fail(goals, "record goals needs verdicts (the file that marks goals met / not met)");
+  if (const YamlNode* prefixes = node.Find("anchor_prefixes"))
+    record.anchor_prefixes = NonEmptyList(*prefixes, "anchor_prefixes");
+  if (const YamlNode* sections = node.Find("spec_sections")) record.spec_sections = StringList(*sections, "spec_sections");
+  if (const YamlNode* placeholders = node.Find("placeholders"))
+    record.placeholders = StringList(*placeholders, "placeholders");
+  if (const YamlNode* goals = node.Find("goals")) {
+    ExpectMap(*goals, "record goals", {"section", "verdicts"});
+    const YamlNode* verdicts = goals->Find("verdicts");
+    if (!verdicts) Fail(*goals, "record goals needs verdicts (the file that marks goals met / not met)");
     record.goals = GoalsConfig{};
-    if (goals["section"]) record.goals->section = Scalar(goals["section"], "goals section");
-    record.goals->verdicts = Scalar(goals["verdicts"], "goals verdicts");
+    if (const YamlNode* section = goals->Find("section")) record.goals->section = Scalar(*section, "goals section");
+    record.goals->verdicts = Scalar(*verdicts, "goals verdicts");
   }
-  if (const YAML::Node ownership = node["ownership"]) {
-    ExpectMap(ownership, "record ownership", {"mode", "shared"});
+  if (const YamlNode* ownership = node.Find("ownership")) {
+    ExpectMap(*ownership, "record ownership", {"mode", "shared"});
     record.ownership = OwnershipConfig{};
-    if (ownership["mode"]) {
-      std::string mode = Scalar(ownership["mode"], "ownership mode");
+    if (const YamlNode* mode_node = ownership->Find("mode")) {
+      std::string mode = Scalar(*mode_node, "ownership mode");
       if (mode == "fail") {
         record.ownership->mode = OwnershipMode::kFail;
       } else if (mode != "warn") {
-        Fail(ownership["mode"], "ownership mode must be `warn` or `fail`, not '" + mode + "'");
+        Fail(*mode_node, "ownership mode must be `warn` or `fail`, not '" + mode + "'");
       }
     }
-    if (ownership["shared"]) record.ownership->shared = StringList(ownership["shared"], "ownership shared");
+    if (const YamlNode* shared = ownership->Find("shared"))
+      record.ownership->shared = StringList(*shared, "ownership shared");
   }
-  for (auto it = states.begin(); it != states.end(); ++it) {
-    if (it->second.IsMap() && it->second["goals"] && !record.goals)
-      Fail(it->second["goals"], "state " + it->first.Scalar() + ": goals needs a record goals section");
+  for (const YamlEntry& entry : states->entries) {
+    const YamlNode* goals = entry.value.Find("goals");
+    if (goals && !record.goals) Fail(*goals, "state " + entry.key.scalar + ": goals needs a record goals section");
   }
   return record;
 }
 
-IntakeConfig ParseIntake(const YAML::Node& node) {
+IntakeConfig ParseIntake(const YamlNode& node) {
   IntakeConfig intake;
   if (node.IsNull()) return intake;
   ExpectMap(node, "intake", {"ref_keywords", "row_trailer", "no_row"});
-  if (node["ref_keywords"]) intake.ref_keywords = NonEmptyList(node["ref_keywords"], "ref_keywords");
-  if (node["row_trailer"]) intake.row_trailer = Scalar(node["row_trailer"], "row_trailer");
-  if (node["no_row"]) intake.no_row = StringList(node["no_row"], "no_row");
+  if (const YamlNode* keywords = node.Find("ref_keywords")) intake.ref_keywords = NonEmptyList(*keywords, "ref_keywords");
+  if (const YamlNode* row_trailer = node.Find("row_trailer")) intake.row_trailer = Scalar(*row_trailer, "row_trailer");
+  if (const YamlNode* no_row = node.Find("no_row")) intake.no_row = StringList(*no_row, "no_row");
   return intake;
 }
 
-RowsConfig ParseRows(const YAML::Node& node) {
+RowsConfig ParseRows(const YamlNode& node) {
   RowsConfig rows;
   if (node.IsNull()) return rows;
   ExpectMap(node, "rows", {"branch"});
-  if (node["branch"]) rows.branch = Scalar(node["branch"], "branch");
-  if (rows.branch.find("{id}") == std::string::npos) Fail(node["branch"], "branch must contain {id}");
+  if (const YamlNode* branch = node.Find("branch")) {
+    rows.branch = Scalar(*branch, "branch");
+    if (rows.branch.find("{id}") == std::string::npos) Fail(*branch, "branch must contain {id}");
+  }
   return rows;
 }
 
-GencodeConfig ParseGencode(const YAML::Node& node) {
+GencodeConfig ParseGencode(const YamlNode& node) {
   GencodeConfig gencode;
   if (node.IsNull()) return gencode;
   ExpectMap(node, "gencode", {"features", "sources_root", "compile_commands", "cuobjdump_list"});
-  if (node["features"]) gencode.features = Scalar(node["features"], "features");
-  if (node["sources_root"]) gencode.sources_root = Scalar(node["sources_root"], "sources_root");
-  if (node["compile_commands"])
-    gencode.compile_commands = Scalar(node["compile_commands"], "compile_commands");
-  if (node["cuobjdump_list"]) gencode.cuobjdump_list = Scalar(node["cuobjdump_list"], "cuobjdump_list");
+  if (const YamlNode* features = node.Find("features")) gencode.features = Scalar(*features, "features");
+  if (const YamlNode* root = node.Find("sources_root")) gencode.sources_root = Scalar(*root, "sources_root");
+  if (const YamlNode* db = node.Find("compile_commands")) gencode.compile_commands = Scalar(*db, "compile_commands");
+  if (const YamlNode* list = node.Find("cuobjdump_list")) gencode.cuobjdump_list = Scalar(*list, "cuobjdump_list");
   return gencode;
 }
 
-Ratchet ParseRatchet(const YAML::Node& node) {
+Ratchet ParseRatchet(const YamlNode& node) {
   ExpectMap(node, "a ratchet", {"gate", "rule", "baseline"});
-  if (!node["gate"] || !node["rule"] || !node["baseline"])
-    Fail(node, "a ratchet needs gate, rule and baseline");
-  Ratchet ratchet{Scalar(node["gate"], "gate"), Scalar(node["rule"], "rule"),
-                  Scalar(node["baseline"], "baseline"), node.Mark().line + 1};
-  if (FindBuiltinGate(ratchet.gate) == nullptr)
-    Fail(node["gate"], "unknown built-in gate '" + ratchet.gate + "'");
+  const YamlNode* gate = node.Find("gate");
+  const YamlNode* rule = node.Find("rule");
+  const YamlNode* baseline = node.Find("baseline");
+  if (!gate || !rule || !baseline) Fail(node, "a ratchet needs gate, rule and baseline");
+  Ratchet ratchet{Scalar(*gate, "gate"), Scalar(*rule, "rule"), Scalar(*baseline, "baseline"), node.line};
+  if (FindBuiltinGate(ratchet.gate) == nullptr) Fail(*gate, "unknown built-in gate '" + ratchet.gate + "'");
   return ratchet;
 }
 
 // A built-in gate needs its config section; listing it without one is an error, not a silent pass.
-void CheckGateSection(const Config& config, const GateSpec& gate, const YAML::Node& node) {
+void CheckGateSection(const Config& config, const GateSpec& gate, const YamlNode& node) {
   if (!gate.command.empty()) return;
   auto need = [&](bool present, const char* section) {
     if (!present) Fail(node, "gate '" + gate.name + "' needs a " + section + " section");
@@ -408,93 +414,65 @@ void CheckGateSection(const Config& config, const GateSpec& gate, const YAML::No
   if (gate.name == "gencode") need(config.gencode.has_value(), "gencode");
 }
 
-GateSpec ParseGate(const YAML::Node& node) {
+GateSpec ParseGate(const YamlNode& node) {
   GateSpec gate;
-  gate.line = node.Mark().line + 1;
+  gate.line = node.line;
   if (node.IsScalar()) {
-    gate.name = node.Scalar();
+    gate.name = node.scalar;
     if (FindBuiltinGate(gate.name) == nullptr) {
       Fail(node, "unknown built-in gate '" + gate.name + "' (an external gate needs name and run)");
     }
     return gate;
   }
   ExpectMap(node, "a gate", {"name", "run", "timeout", "requires"});
-  if (!node["name"] || !node["run"]) Fail(node, "an external gate needs name and run");
-  gate.name = Scalar(node["name"], "name");
-  const YAML::Node& run = node["run"];
-  if (run.IsScalar()) {
-    gate.command = {"/bin/sh", "-c", run.Scalar()};
+  const YamlNode* name = node.Find("name");
+  const YamlNode* run = node.Find("run");
+  if (!name || !run) Fail(node, "an external gate needs name and run");
+  gate.name = Scalar(*name, "name");
+  if (run->IsScalar()) {
+    gate.command = {"/bin/sh", "-c", run->scalar};
   } else {
-    gate.command = StringList(run, "run");
-    if (gate.command.empty()) Fail(run, "run must not be empty");
+    gate.command = StringList(*run, "run");
+    if (gate.command.empty()) Fail(*run, "run must not be empty");
   }
-  if (node["timeout"]) {
-    std::string s = Scalar(node["timeout"], "timeout");
-    if (!ParseInt(s, &gate.timeout_s) || gate.timeout_s < 1)
-      Fail(node["timeout"], "timeout must be whole seconds >= 1");
+  if (const YamlNode* timeout = node.Find("timeout")) {
+    std::string s = Scalar(*timeout, "timeout");
+    if (!ParseInt(s, &gate.timeout_s) || gate.timeout_s < 1) Fail(*timeout, "timeout must be whole seconds >= 1");
   }
-  if (node["requires"]) gate.requires_tools = StringList(node["requires"], "requires");
+  if (const YamlNode* tools = node.Find("requires")) gate.requires_tools = StringList(*tools, "requires");
   return gate;
 }
 
-// yaml-cpp keeps every entry of a mapping but lookups return the first, so a
-// repeated key (two `trailers:` sections) would drop the second's rules
-// silently. Every mapping, at every depth, must name each key once.
-void RejectDuplicateKeys(const YAML::Node& node, int depth) {
-  // Aliases share nodes; the bound keeps a pathological document finite.
-  constexpr int kMaxDepth = 64;
-  if (depth > kMaxDepth) Fail(node, "the config nests deeper than " + std::to_string(kMaxDepth) + " levels");
-  if (node.IsMap()) {
-    std::map<std::string, int> first_line;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (it->first.IsScalar()) {
-        int line = it->first.Mark().line + 1;
-        auto [seen, inserted] = first_line.emplace(it->first.Scalar(), line);
-        if (!inserted) {
-          Fail(it->first, "duplicate key '" + it->first.Scalar() + "' (first at line " +
-                              std::to_string(seen->second) + "); only one would take effect");
-        }
-      }
-      RejectDuplicateKeys(it->second, depth + 1);
-    }
-  } else if (node.IsSequence()) {
-    for (const YAML::Node& item : node) RejectDuplicateKeys(item, depth + 1);
-  }
-}
-
-Config ParseRoot(const YAML::Node& root) {
+Config ParseRoot(const YamlNode& root) {
   Config config;
   if (root.IsNull()) return config;
   ExpectMap(root, "the config",
             {"base", "trailers", "record", "intake", "rows", "gencode", "ratchets", "preflight"});
-  if (root["base"]) config.base = Scalar(root["base"], "base");
-  if (root["trailers"]) {
+  if (const YamlNode* base = root.Find("base")) config.base = Scalar(*base, "base");
+  const YamlNode* trailers = root.Find("trailers");
+  if (trailers) {
     config.has_trailers = true;
-    config.trailers = ParseTrailers(root["trailers"]);
+    config.trailers = ParseTrailers(*trailers);
   }
-  if (root["record"]) config.record = ParseRecord(root["record"]);
-  if (root["intake"]) config.intake = ParseIntake(root["intake"]);
-  if (root["rows"]) config.rows = ParseRows(root["rows"]);
-  if (root["gencode"]) config.gencode = ParseGencode(root["gencode"]);
-  if (root["ratchets"]) {
-    if (!root["ratchets"].IsSequence()) Fail(root["ratchets"], "ratchets must be a list");
-    for (const YAML::Node& item : root["ratchets"]) config.ratchets.push_back(ParseRatchet(item));
+  if (const YamlNode* record = root.Find("record")) config.record = ParseRecord(*record);
+  if (const YamlNode* intake = root.Find("intake")) config.intake = ParseIntake(*intake);
+  if (const YamlNode* rows = root.Find("rows")) config.rows = ParseRows(*rows);
+  if (const YamlNode* gencode = root.Find("gencode")) config.gencode = ParseGencode(*gencode);
+  if (const auto* ratchets = ListAt(root, "ratchets")) {
+    for (const YamlNode& item : *ratchets) config.ratchets.push_back(ParseRatchet(item));
   }
-  if (root["trailers"] && root["trailers"]["required"]) {
-    const YAML::Node& required = root["trailers"]["required"];
+  if (const YamlNode* required = trailers ? trailers->Find("required") : nullptr) {
     for (size_t i = 0; i < config.trailers.required.size(); ++i) {
       if (config.trailers.required[i].in_record && !config.record) {
-        Fail(required[i], "in_record needs a record section");
+        Fail(required->items[i], "in_record needs a record section");
       }
     }
   }
-  if (root["preflight"]) {
-    const YAML::Node& pre = root["preflight"];
-    ExpectMap(pre, "preflight", {"gates"});
-    if (pre["gates"]) {
-      if (!pre["gates"].IsSequence()) Fail(pre["gates"], "gates must be a list");
+  if (const YamlNode* pre = root.Find("preflight")) {
+    ExpectMap(*pre, "preflight", {"gates"});
+    if (const auto* gates = ListAt(*pre, "gates")) {
       std::set<std::string> seen;
-      for (const YAML::Node& item : pre["gates"]) {
+      for (const YamlNode& item : *gates) {
         GateSpec gate = ParseGate(item);
         if (!seen.insert(gate.name).second) Fail(item, "gate '" + gate.name + "' is listed twice");
         CheckGateSection(config, gate, item);
@@ -505,6 +483,17 @@ Config ParseRoot(const YAML::Node& root) {
     config.gates.push_back(GateSpec{"trailers", {}, {}, 300, 0});
   }
   return config;
+}
+
+Result<Config> FromDocument(const Result<YamlNode>& root, const std::string& path) {
+  if (!root.ok()) return root.status();
+  try {
+    Config config = ParseRoot(root.value());
+    config.path = path;
+    return config;
+  } catch (const ConfigError& e) {
+    return InvalidArgument(path + ":" + std::to_string(e.line) + ": " + e.message);
+  }
 }
 
 }  // namespace
@@ -524,28 +513,11 @@ std::string CountSpec::Describe() const {
 }
 
 Result<Config> ParseConfig(const std::string& text, const std::string& path) {
-  if (text.find('\0') != std::string::npos) return InvalidArgument(path + ":1: the config is binary");
-  try {
-    YAML::Node root = YAML::Load(text);
-    RejectDuplicateKeys(root, 0);
-    Config config = ParseRoot(root);
-    config.path = path;
-    return config;
-  } catch (const ConfigError& e) {
-    return InvalidArgument(path + ":" + std::to_string(e.line) + ": " + e.message);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  } catch (const std::exception& e) {
-    return InvalidArgument(path + ":1: " + e.what());
-  }
+  return FromDocument(ParseYaml(text, path), path);
 }
 
 Result<Config> LoadConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot read the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseConfig(text.str(), path);
+  return FromDocument(LoadYamlFile(path, "the config file"), path);
 }
 
 }  // namespace vt::gate

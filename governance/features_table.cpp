@@ -1,10 +1,9 @@
 #include "governance/features_table.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cctype>
 
 #include "governance/path_glob.h"
+#include "governance/yaml_document.h"
 
 namespace vt::gate {
 namespace {
@@ -15,8 +14,6 @@ bool IsArch(const std::string& s) {
   return digits > 0 && (digits == s.size() ||
                         (digits + 1 == s.size() && std::islower(static_cast<unsigned char>(s.back()))));
 }
-
-int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }
 
 }  // namespace
 
@@ -31,47 +28,43 @@ Result<FeatureTable> LoadFeatureTable(const std::string& path) {
   auto error = [&](int line, const std::string& message) {
     return InvalidArgument(path + ":" + std::to_string(line) + ": " + message);
   };
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return NotFound(path + ": cannot read the feature table");
-  } catch (const YAML::Exception& e) {
-    return error(e.mark.line + 1, e.msg);
-  }
-  if (!root.IsMap() || !root["features"] || !root["sources"])
-    return error(1, "needs `features` and `sources`");
+  Result<YamlNode> document = LoadYamlFile(path, "the feature table");
+  if (!document.ok()) return document.status();
+  const YamlNode& root = document.value();
+  const YamlNode* features = root.Find("features");
+  const YamlNode* sources = root.Find("sources");
+  if (!features || !sources) return error(1, "needs `features` and `sources`");
   FeatureTable table;
-  const YAML::Node features = root["features"];
-  if (!features.IsMap()) return error(LineOf(features), "`features` must map names to SM lists");
-  for (auto it = features.begin(); it != features.end(); ++it) {
+  if (!features->IsMap()) return error(features->line, "`features` must map names to SM lists");
+  for (const YamlEntry& entry : features->entries) {
     FeatureTable::Feature feature;
-    feature.line = LineOf(it->first);
-    if (!it->second.IsSequence() || it->second.size() == 0) {
-      return error(feature.line, "feature `" + it->first.Scalar() + "` needs a non-empty list of SM numbers");
+    feature.line = entry.key.line;
+    if (!entry.value.IsSequence() || entry.value.items.empty()) {
+      return error(feature.line, "feature `" + entry.key.scalar + "` needs a non-empty list of SM numbers");
     }
-    for (const YAML::Node& arch : it->second) {
-      if (!arch.IsScalar() || !IsArch(arch.Scalar()))
-        return error(LineOf(arch), "`" + arch.Scalar() + "` is not an SM number");
-      feature.archs.push_back(arch.Scalar());
+    for (const YamlNode& arch : entry.value.items) {
+      if (!arch.IsScalar() || !IsArch(arch.scalar)) return error(arch.line, "`" + arch.scalar + "` is not an SM number");
+      feature.archs.push_back(arch.scalar);
     }
-    table.features[it->first.Scalar()] = feature;
+    table.features[entry.key.scalar] = feature;
   }
-  const YAML::Node sources = root["sources"];
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    if (it->first.Scalar() == "sources") table.sources_line = LineOf(it->first);
+  for (const YamlEntry& entry : root.entries) {
+    if (entry.key.scalar == "sources") table.sources_line = entry.key.line;
   }
-  if (!sources.IsMap()) return error(LineOf(sources), "`sources` must map globs to features");
-  for (auto it = sources.begin(); it != sources.end(); ++it) {
-    FeatureTable::SourceGlob source{it->first.Scalar(), it->second.Scalar(), LineOf(it->first)};
-    if (!table.features.count(source.feature)) {
+  if (!sources->IsMap()) return error(sources->line, "`sources` must map globs to features");
+  for (const YamlEntry& entry : sources->entries) {
+    FeatureTable::SourceGlob source{entry.key.scalar, entry.value.scalar, entry.key.line};
+    if (!entry.value.IsScalar() || !table.features.count(source.feature)) {
       return error(source.line, "`" + source.glob + "` maps to unknown feature `" + source.feature + "`");
     }
     table.sources.push_back(source);
   }
-  if (const YAML::Node required = root["required"]) {
-    if (!required.IsSequence()) return error(LineOf(required), "`required` must be a list of paths");
-    for (const YAML::Node& item : required) table.required.push_back({item.Scalar(), LineOf(item)});
+  if (const YamlNode* required = root.Find("required")) {
+    if (!required->IsSequence()) return error(required->line, "`required` must be a list of paths");
+    for (const YamlNode& item : required->items) {
+      if (!item.IsScalar()) return error(item.line, "`required` entries must be paths");
+      table.required.push_back({item.scalar, item.line});
+    }
   }
   return table;
 }

@@ -1,8 +1,8 @@
-// kernels/cuda/features.yaml, read with yaml-cpp: features (name -> SM
-// architectures), source globs (relative to the sources root, first match
-// wins) -> feature, and the sources every CUDA build must compile. CMake reads
-// the same file (cmake/VtCudaFeatures.cmake), so the table is the single source
-// of each unit's architectures.
+// kernels/cuda/features.yaml, read as a governance/yaml_document.h tree:
+// features (name -> SM architectures), source globs (relative to the sources
+// root, first match wins) -> feature, and the sources every CUDA build must
+// compile. CMake reads the same file (cmake/VtCudaFeatures.cmake), so the
+// table is the single source of each unit's architectures.
 #pragma once
 
 #include <map>

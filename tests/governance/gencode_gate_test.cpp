@@ -205,6 +205,16 @@ TEST_F(GencodeProject, AFeatureTableErrorNamesItsLine) {
       << r.reason;
 }
 
+// A feature named twice would leave one of its SM lists unread: the table is refused instead.
+TEST_F(GencodeProject, AFeatureNamedTwiceIsAnErrorAtTheRepeat) {
+  std::string features = kFeatures;
+  features.replace(features.find("sources:\n"), 9, "  runtime: [80]\nsources:\n");
+  GateReport r = Audit(features);
+  EXPECT_EQ(r.status, GateStatus::kFail);
+  EXPECT_NE(r.reason.find("features.yaml:5: duplicate key 'runtime' (first at line 3)"), std::string::npos)
+      << r.reason;
+}
+
 TEST(NvccFlags, EverySpellingOfAnArchitectureTarget) {
   auto pairs = [](const std::string& command) { return ParseNvccTargets(SplitCommand(command)).pairs; };
   using S = std::set<std::string>;
