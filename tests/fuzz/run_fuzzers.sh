@@ -37,6 +37,9 @@ case $target in
     # pull 2861); the parsing that ships returns need_more there, which is what is fuzzed.
     flags+=(-DBOOST_DISABLE_ASSERTS)
     libs=() ;;
+  yaml_document)
+    sources=("$src/tests/fuzz/yaml_document_fuzzer.cpp" "$src/governance/yaml_document.cpp")
+    libs=(-lyaml) ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
 esac
 binary=$work/$target
@@ -45,7 +48,7 @@ mkdir -p "$objects"
 # One object per source, compiled on every core and again when its source or any header of the tree
 # is newer; then one link.
 object_of() { local rel=${1#"$src"/}; echo "$objects/${rel//\//_}.o"; }
-newest_header=$(find "$src/base" "$src/engine" "$src/kernels" "$src/tests" -name '*.h' -printf '%T@\n' | sort -n | tail -n1)
+newest_header=$(find "$src/base" "$src/engine" "$src/governance" "$src/kernels" "$src/tests" -name '*.h' -printf '%T@\n' | sort -n | tail -n1)
 pids=()
 failed=0
 for source in "${sources[@]}"; do
