@@ -41,6 +41,12 @@ constexpr int kCtaKeys = kWarps * kKeys;
 // unpadded rows of D bf16 whose 16-byte chunks are XOR-swizzled by the row (Swizzle), and a warp's
 // partial output at an item's end goes into the stage it has just consumed (group x D fp32 fits in
 // a K + V subtile for every group <= 16). At head_dim 128 that is ~73 KB: three CTAs per SM.
+//
+// All of it is dynamic and starts at a 128-byte boundary (no static shared memory before it): the
+// swizzle is laid out for 128-byte lines. Started 16 bytes off (where a static array of four ints put
+// it) the kernel ran 8-10% slower on an H200's large calls, 32 bytes off ~2% slower than aligned
+// (docs/BENCHMARKS.md, "The persist arm's shared memory, 16 bytes off"; a likely cause, not measured:
+// each quarter-warp's 128 bytes of 16-byte copies then span two lines).
 template <int D>
 struct PersistentSmem {
   static constexpr int kStages = 2;
@@ -51,9 +57,10 @@ struct PersistentSmem {
   // One Q tile per stage: the copies run up to kStages - 1 iterations, so as many items, ahead.
   static constexpr size_t kQBytes = kStages * kQTileElems * 2;
   static constexpr size_t kStatBytes = size_t(2) * kWarps * kRows * 4;
+  static constexpr size_t kScanBytes = size_t(kWarps) * 4;  // ScanContexts' warp sums
   __host__ __device__ static constexpr size_t PrefixBytes(int batch) { return size_t(batch + 1) * 4; }
   __host__ __device__ static constexpr size_t Total(int batch) {
-    return kStagingBytes + kQBytes + kStatBytes + PrefixBytes(batch);
+    return kStagingBytes + kQBytes + kStatBytes + kScanBytes + PrefixBytes(batch);
   }
 };
 
@@ -86,9 +93,9 @@ __device__ __forceinline__ int RequestUnits(const PagedDecodeParams& p, int cont
   return (chunks - 1) * ItemUnits(chunk) + ItemUnits(context - (chunks - 1) * chunk);
 }
 
-// Weight prefix over the batch: prefix[b] = units of requests 0 .. b-1 (one KV head each).
-__device__ void ScanContexts(const PagedDecodeParams& p, int* prefix) {
-  __shared__ int warp_sums[kWarps];
+// Weight prefix over the batch: prefix[b] = units of requests 0 .. b-1 (one KV head each);
+// warp_sums is kWarps ints of shared memory.
+__device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* prefix) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int carry = 0;
   if (threadIdx.x == 0) prefix[0] = 0;
@@ -200,18 +207,19 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   const int group = p.num_q_heads / p.num_kv_heads;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
-  extern __shared__ __align__(16) unsigned char smem[];
+  extern __shared__ __align__(128) unsigned char smem[];
   uint16_t* staging = reinterpret_cast<uint16_t*>(smem);
   uint16_t* q_tiles = reinterpret_cast<uint16_t*>(smem + S::kStagingBytes);
   float* m_s = reinterpret_cast<float*>(smem + S::kStagingBytes + S::kQBytes);  // [kWarps][kRows]
   float* l_s = m_s + kWarps * kRows;
-  int* prefix = reinterpret_cast<int*>(l_s + kWarps * kRows);
+  int* warp_sums = reinterpret_cast<int*>(l_s + kWarps * kRows);
+  int* prefix = warp_sums + kWarps;
 
   // Padded Q rows stay zero for the whole kernel; the copies below only write rows < group.
   for (int i = threadIdx.x; i < int(S::kStages * S::kQTileElems / 8); i += kThreads) {
     reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
   }
-  ScanContexts(p, prefix);  // ends with a barrier: the zeroed Q tiles are visible too
+  ScanContexts(p, warp_sums, prefix);  // ends with a barrier: the zeroed Q tiles are visible too
 
   // The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
   // (lse = -inf). Requests are dealt out over the CTAs for these writes.
@@ -363,8 +371,7 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     l.sms = count > 0 ? count : 1;
-    const int static_smem = int(kWarps * sizeof(int));  // ScanContexts' warp sums
-    l.max_dynamic_smem = size_t(optin > static_smem ? optin - static_smem : 0);
+    l.max_dynamic_smem = size_t(optin > 0 ? optin : 0);  // the kernel has no static shared memory
     l.status = cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(l.max_dynamic_smem));
     return l;
