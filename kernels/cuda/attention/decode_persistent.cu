@@ -371,7 +371,12 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     l.sms = count > 0 ? count : 1;
-    l.max_dynamic_smem = size_t(optin > 0 ? optin : 0);  // the kernel has no static shared memory
+    // The kernel has no static shared memory; were some added, the dynamic block would start after
+    // it, rounded up to its 128-byte alignment, and the opt-in would have to leave room for that.
+    cudaFuncAttributes attributes{};
+    cudaFuncGetAttributes(&attributes, DecodePersistentKernel<D>);
+    const size_t static_smem = (attributes.sharedSizeBytes + 127) / 128 * 128;
+    l.max_dynamic_smem = size_t(optin) > static_smem ? size_t(optin) - static_smem : 0;
     l.status = cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(l.max_dynamic_smem));
     return l;
