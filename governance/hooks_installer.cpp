@@ -109,10 +109,34 @@ std::vector<std::string> DirectHookCommand(const std::string& hook, const std::v
   return {};
 }
 
+std::string InterpreterLine(const std::string& vt_gate) {
+  if (!fs::path(vt_gate).is_absolute()) return "";
+  for (char c : vt_gate) {
+    if (static_cast<unsigned char>(c) <= ' ') return "";
+  }
+  std::string line = "#!" + vt_gate + " --hook";
+  return line.size() <= kMaxInterpreterLine ? line : "";
+}
+
+std::string InterpreterHook(const std::string& hook, const std::string& vt_gate) {
+  std::string text = InterpreterLine(vt_gate) + "\n";
+  text += std::string(kShimMarker) + " (" + hook + "): installed by `vt-gate hooks install`, removed by\n";
+  text += "# `vt-gate hooks uninstall`. Bypass: git's own --no-verify. The kernel runs the binary named\n";
+  text += "# above with this file's path (no shell); were the binary gone, git could not start the hook\n";
+  text += "# and the commit stops. A " + hook + kChainedSuffix + " beside it runs first; VT_GATE reruns\n";
+  text += "# the hook with another binary.\n";
+  return text;
+}
+
 Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
-                    bool direct) {
-  if (direct && !fs::path(vt_gate).is_absolute()) {
+                    HookForm form) {
+  if (form == HookForm::kLink && !fs::path(vt_gate).is_absolute()) {
     return InvalidArgument("direct hooks link to the binary by an absolute path, not '" + vt_gate + "'");
+  }
+  if (form == HookForm::kInterpreter && InterpreterLine(vt_gate).empty()) {
+    log->push_back("'" + vt_gate + "' cannot follow #! (a relative path, white space, or past " +
+                   std::to_string(kMaxInterpreterLine) + " bytes): installing shims");
+    form = HookForm::kShim;
   }
   fs::path dir = HooksDirectory(repo);
   std::error_code ec;
@@ -131,10 +155,15 @@ Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vec
     // Ours is replaced, never written through: a direct hook links to the binary itself.
     fs::remove(path, ec);
     if (ec) return Internal("cannot replace " + path.string() + ": " + ec.message());
-    if (direct && IsDirectHook(hook)) {
+    if (form == HookForm::kLink && IsDirectHook(hook)) {
       fs::create_symlink(vt_gate, path, ec);
       if (ec) return Internal("cannot link " + path.string() + " to " + vt_gate + ": " + ec.message());
       log->push_back("installed " + path.string() + " -> " + vt_gate);
+      continue;
+    }
+    if (form == HookForm::kInterpreter && IsDirectHook(hook)) {
+      VT_RETURN_IF_ERROR(WriteExecutable(path, InterpreterHook(hook, vt_gate)));
+      log->push_back("installed " + path.string() + " (run by " + vt_gate + ")");
       continue;
     }
     VT_RETURN_IF_ERROR(WriteExecutable(path, HookShim(hook, vt_gate)));

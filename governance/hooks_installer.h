@@ -1,8 +1,8 @@
-// `vt-gate hooks install|uninstall`: POSIX sh shims for commit-msg,
-// pre-commit and pre-push in the repository's hooks directory
-// (core.hooksPath or .git/hooks), or with --direct links to the binary for the
-// first two. A hook the user already had is kept as `<hook>.vt-gate-chained`
-// and runs first; uninstall puts it back.
+// `vt-gate hooks install|uninstall`: commit-msg, pre-commit and pre-push in
+// the repository's hooks directory (core.hooksPath or .git/hooks), as POSIX sh
+// shims, or for the first two as scripts whose interpreter is the vt-gate
+// binary or as links to it. A hook the user already had is kept as
+// `<hook>.vt-gate-chained` and runs first; uninstall puts it back.
 #pragma once
 
 #include <string>
@@ -22,14 +22,30 @@ std::string HookShim(const std::string& hook, const std::string& vt_gate);
 // The directory git runs hooks from.
 std::string HooksDirectory(const Repository& repo);
 
-// Each action taken is appended to `log`, one line each. With `direct`, commit-msg and pre-commit
-// are symbolic links to `vt_gate` itself (an absolute path), which runs as the hook its name says:
-// git executes it without a shell, one process instead of two (pre-push, which tees its stdin to a
-// chained hook, stays a shim).
-Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
-                    bool direct = false);
+// How commit-msg and pre-commit are installed (pre-push, which tees its stdin to a chained hook, is
+// always a shim).
+enum class HookForm {
+  kShim,         // `#!/bin/sh` scripts that exec vt-gate: two processes a hook; VT_GATE picks the binary
+  kInterpreter,  // scripts whose `#!` line names the vt-gate binary (`#!/abs/vt-gate --hook`): one
+                 // process, and a binary gone from that path fails the hook (git cannot start it)
+  kLink,         // symbolic links to the binary: one process, but git skips a dangling link silently
+};
 
-// Whether `hooks install --direct` links `hook` to the binary (commit-msg, pre-commit).
+// The `#!` line of an interpreter hook, or "" when `vt_gate` cannot be one: not an absolute path, a
+// path with white space (the kernel splits the line there), or a line past kMaxInterpreterLine.
+inline constexpr size_t kMaxInterpreterLine = 127;  // the oldest kernels' limit; Linux reads 255 since 5.1
+std::string InterpreterLine(const std::string& vt_gate);
+
+// The text of an interpreter hook for `hook` (InterpreterLine(vt_gate) must not be empty).
+std::string InterpreterHook(const std::string& hook, const std::string& vt_gate);
+
+// Each action taken is appended to `log`, one line each. kInterpreter and kLink need `vt_gate` as an
+// absolute path; the binary runs as the hook its name says. A path InterpreterLine refuses gets
+// shims, and the log says why.
+Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
+                    HookForm form = HookForm::kShim);
+
+// Whether `hook` runs the binary itself under kInterpreter and kLink (commit-msg, pre-commit).
 bool IsDirectHook(const std::string& hook);
 
 // The command a direct hook runs, by the hook's name and git's arguments: {"trailers",

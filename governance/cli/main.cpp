@@ -51,6 +51,7 @@ struct Options {
   bool fail_on_skip = false;
   bool explain_base = false;
   bool direct_hooks = false;
+  bool shim_hooks = false;
   std::vector<std::string> except;
   std::string event_path;
   std::string event_name;
@@ -278,7 +279,10 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
   if (!repo.ok()) return UsageError(repo.status().message());
   std::vector<std::string> log;
   vt::Status status =
-      install ? InstallHooks(repo.value(), SelfPath(argv0), &log, options.direct_hooks)
+      install ? InstallHooks(repo.value(), SelfPath(argv0), &log,
+                             options.direct_hooks ? HookForm::kLink
+                             : options.shim_hooks ? HookForm::kShim
+                                                  : HookForm::kInterpreter)
               : UninstallHooks(repo.value(), &log);
   for (const std::string& line : log) std::printf("%s\n", line.c_str());
   if (!status.ok()) {
@@ -288,22 +292,22 @@ int RunHooks(const Options& options, bool install, const char* argv0) {
   return kExitOk;
 }
 
-// Run as a git hook itself: `hooks install --direct` links commit-msg and pre-commit to this
-// binary, and git executes the link without a shell. As the shim does, a chained hook runs first
-// and can veto, and VT_GATE names another binary to run instead. Nothing else of the command line
-// is parsed: the hook's path is a fast path. Empty when argv[0] names no direct hook.
-std::optional<int> RunAsLinkedHook(int argc, char** argv) {
-  const std::string hook = std::filesystem::path(argv[0]).filename().string();
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!IsDirectHook(hook)) return std::nullopt;
-  const std::vector<std::string> command = DirectHookCommand(hook, args);
+// Run as the git hook at `hook_path` with git's `args`: commit-msg and pre-commit, installed as
+// scripts whose interpreter is this binary (git runs `vt-gate --hook HOOK_PATH ARGS...`, no shell)
+// or as links to it (argv[0] is the hook's path). As the shim does, a chained hook runs first and can
+// veto, and VT_GATE names another binary to run instead. Nothing else of the command line is parsed:
+// the hook's path is a fast path.
+int RunAsHook(const std::string& hook_path, char** args, int arg_count) {
+  const std::string hook = std::filesystem::path(hook_path).filename().string();
+  if (!IsDirectHook(hook)) return UsageError("--hook: '" + hook_path + "' is not a commit-msg or pre-commit hook");
+  const std::vector<std::string> command = DirectHookCommand(hook, std::vector<std::string>(args, args + arg_count));
   if (command.empty()) return UsageError("the " + hook + " hook needs the message file");
-  const std::string chained = std::string(argv[0]) + ".vt-gate-chained";
+  const std::string chained = hook_path + ".vt-gate-chained";
   if (access(chained.c_str(), X_OK) == 0) {
     const pid_t child = fork();
     if (child == 0) {
       std::vector<char*> chained_argv = {const_cast<char*>(chained.c_str())};
-      for (int i = 1; i < argc; ++i) chained_argv.push_back(argv[i]);
+      for (int i = 0; i < arg_count; ++i) chained_argv.push_back(args[i]);
       chained_argv.push_back(nullptr);
       execv(chained.c_str(), chained_argv.data());
       _exit(127);
@@ -331,8 +335,9 @@ std::optional<int> RunAsLinkedHook(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 1) {
-    if (std::optional<int> rc = RunAsLinkedHook(argc, argv)) return *rc;
+  if (argc >= 3 && std::string_view(argv[1]) == "--hook") return RunAsHook(argv[2], argv + 3, argc - 3);
+  if (argc >= 1 && IsDirectHook(std::filesystem::path(argv[0]).filename().string())) {
+    return RunAsHook(argv[0], argv + 1, argc - 1);
   }
   CLI::App app{"vt-gate: governance gates for repositories changed by people and agents", "vt-gate"};
   app.footer(kExitCodes);
@@ -407,9 +412,12 @@ int main(int argc, char** argv) {
 
   CLI::App* hooks = app.add_subcommand("hooks", "Install or uninstall the git hooks");
   hooks->require_subcommand(1);
-  CLI::App* install = hooks->add_subcommand("install", "Install commit-msg, pre-commit and pre-push shims");
-  install->add_flag("--direct", options.direct_hooks,
-                    "Link commit-msg and pre-commit to this binary (no shell: one process per hook)");
+  CLI::App* install = hooks->add_subcommand(
+      "install", "Install commit-msg and pre-commit run by this binary (#! line), and a pre-push shim");
+  CLI::Option* direct = install->add_flag(
+      "--direct", options.direct_hooks, "Link commit-msg and pre-commit to this binary (a dangling link is skipped by git)");
+  install->add_flag("--shim", options.shim_hooks, "POSIX sh shims for every hook (two processes a hook; VT_GATE honoured)")
+      ->excludes(direct);
   hooks->add_subcommand("uninstall", "Remove the shims and restore hooks they chained");
 
   try {

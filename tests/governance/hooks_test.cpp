@@ -71,21 +71,25 @@ TEST(Hooks, InstallHonoursCoreHooksPath) {
   EXPECT_TRUE(fs::exists(repo.path() + "/githooks/commit-msg"));
 }
 
-// Every end-to-end case runs with the shims and with direct hooks (`hooks install --direct`:
-// commit-msg and pre-commit linked to the binary, which git executes without a shell).
-class HooksEndToEnd : public ::testing::TestWithParam<bool> {
+// Every end-to-end case runs with each form of `hooks install`: the default (commit-msg and pre-commit
+// scripts whose #! line names the binary), `--shim` (sh shims) and `--direct` (links to the binary).
+class HooksEndToEnd : public ::testing::TestWithParam<HookForm> {
  protected:
   void SetUp() override {
     repo_.WriteFile(".vt-gate.yaml", kConfig);
     repo_.Git("add .vt-gate.yaml");
     repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
-    testing::CommandOutput r = Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) +
-                                     " hooks install" + (GetParam() ? " --direct" : ""));
+    const char* flag = GetParam() == HookForm::kLink ? " --direct" : GetParam() == HookForm::kShim ? " --shim" : "";
+    testing::CommandOutput r =
+        Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(repo_.path()) + " hooks install" + flag);
     ASSERT_EQ(r.status, 0) << r.out;
     const fs::path hook = fs::path(repo_.path()) / ".git/hooks/commit-msg";
-    ASSERT_EQ(fs::is_symlink(fs::symlink_status(hook)), GetParam());
-    if (GetParam()) {
-      EXPECT_EQ(fs::canonical(hook), fs::canonical(VT_GATE_BINARY));
+    ASSERT_EQ(fs::is_symlink(fs::symlink_status(hook)), GetParam() == HookForm::kLink);
+    const std::string binary = fs::canonical(VT_GATE_BINARY).string();
+    switch (GetParam()) {
+      case HookForm::kLink: EXPECT_EQ(fs::canonical(hook), binary); break;
+      case HookForm::kShim: EXPECT_EQ(ReadFile(hook), HookShim("commit-msg", binary)); break;
+      case HookForm::kInterpreter: EXPECT_EQ(ReadFile(hook), InterpreterHook("commit-msg", binary)); break;
     }
   }
   testing::CommandOutput GitCommit(const std::string& message) {
@@ -147,8 +151,58 @@ TEST_P(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
   EXPECT_EQ(push("origin :topic").status, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(ShimOrDirect, HooksEndToEnd, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Direct" : "Shim"; });
+INSTANTIATE_TEST_SUITE_P(EveryForm, HooksEndToEnd,
+                         ::testing::Values(HookForm::kInterpreter, HookForm::kShim, HookForm::kLink),
+                         [](const ::testing::TestParamInfo<HookForm>& info) {
+                           return info.param == HookForm::kInterpreter ? "Interpreter"
+                                  : info.param == HookForm::kShim      ? "Shim"
+                                                                       : "Direct";
+                         });
+
+// What each form does when the binary is gone from its installed path: the interpreter hook and the
+// shim stop the commit (git cannot start the hook, or the shim cannot run the binary); git skips a
+// dangling link as if there were no hook, and the commit lands unchecked.
+TEST(Hooks, AMissingBinaryStopsTheCommitUnlessTheHookIsALink) {
+  for (HookForm form : {HookForm::kInterpreter, HookForm::kShim, HookForm::kLink}) {
+    GitRepo repo;
+    repo.WriteFile(".vt-gate.yaml", kConfig);
+    repo.Git("add .vt-gate.yaml");
+    repo.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
+    TempDir bin;
+    const std::string gone = bin.path() + "/vt-gate";  // never written
+    Result<Repository> opened = Repository::Open(repo.path());
+    ASSERT_TRUE(opened.ok());
+    std::vector<std::string> log;
+    ASSERT_TRUE(InstallHooks(opened.value(), gone, &log, form).ok());
+    repo.WriteFile("f", "x\n");
+    repo.Git("add f");
+    testing::CommandOutput r = Shell("git -C " + Quote(repo.path()) + " commit -q -m 'no trailers'");
+    if (form == HookForm::kLink) {
+      EXPECT_EQ(r.status, 0) << "git runs no dangling link: " << r.out;
+    } else {
+      EXPECT_NE(r.status, 0) << r.out;
+      EXPECT_EQ(Shell("git -C " + Quote(repo.path()) + " rev-list --count HEAD").out, "1\n") << "nothing landed";
+    }
+  }
+}
+
+// A binary path the kernel cannot take after #! gets shims, and the log says so.
+TEST(Hooks, AnInterpreterPathTheKernelCannotTakeGetsShims) {
+  GitRepo repo;
+  Result<Repository> opened = Repository::Open(repo.path());
+  ASSERT_TRUE(opened.ok());
+  fs::path hooks = fs::path(repo.path()) / ".git/hooks";
+  EXPECT_EQ(InterpreterLine("/opt/vt/vt-gate"), "#!/opt/vt/vt-gate --hook");
+  for (const std::string& path : {std::string("vt-gate"), std::string("/opt/my tools/vt-gate"),
+                                  "/" + std::string(kMaxInterpreterLine, 'd') + "/vt-gate"}) {
+    EXPECT_EQ(InterpreterLine(path), "") << path;
+    std::vector<std::string> log;
+    ASSERT_TRUE(InstallHooks(opened.value(), path, &log, HookForm::kInterpreter).ok()) << path;
+    EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", path)) << path;
+    ASSERT_FALSE(log.empty());
+    EXPECT_NE(log[0].find("installing shims"), std::string::npos) << log[0];
+  }
+}
 
 // Reinstalling, either way, replaces a direct hook's link and never writes through it into the
 // binary; uninstall removes the link and gives back the hook it chained.
@@ -162,15 +216,15 @@ TEST(Hooks, DirectLinksAreReplacedNotWrittenThrough) {
   Result<Repository> opened = Repository::Open(repo.path());
   ASSERT_TRUE(opened.ok());
   std::vector<std::string> log;
-  EXPECT_FALSE(InstallHooks(opened.value(), "vt-gate", &log, /*direct=*/true).ok()) << "a relative path";
-  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, /*direct=*/true).ok());
+  EXPECT_FALSE(InstallHooks(opened.value(), "vt-gate", &log, HookForm::kLink).ok()) << "a relative path";
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, HookForm::kLink).ok());
   EXPECT_EQ(fs::read_symlink(hooks / "commit-msg"), fs::path(binary));
   EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), "#!/bin/sh\nexit 0\n");
   EXPECT_FALSE(fs::is_symlink(hooks / "pre-push")) << "pre-push stays a shim";
   ASSERT_TRUE(InstallHooks(opened.value(), binary, &log).ok());  // back to shims
   EXPECT_EQ(ReadFile(binary), "not really a binary\n");
   EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", binary));
-  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, /*direct=*/true).ok());
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, HookForm::kLink).ok());
   fs::remove(binary);  // a dangling link is still ours to remove
   ASSERT_TRUE(UninstallHooks(opened.value(), &log).ok());
   EXPECT_EQ(ReadFile(hooks / "commit-msg"), "#!/bin/sh\nexit 0\n");
