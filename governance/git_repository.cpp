@@ -37,6 +37,8 @@ std::string Repository::root() const {
 
 std::string Repository::git_dir() const { return git_repository_path(repo_.get()); }
 
+std::string Repository::common_dir() const { return git_repository_commondir(repo_.get()); }
+
 std::string Repository::ConfigString(const char* name, const std::string& fallback) const {
   git_config* config = nullptr;
   if (git_repository_config_snapshot(&config, repo_.get()) != 0) return fallback;

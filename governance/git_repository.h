@@ -32,6 +32,9 @@ class Repository {
   // The work tree root with a trailing slash, or the git dir for a bare repository.
   std::string root() const;
   std::string git_dir() const;
+  // The git dir its linked worktrees share (git_dir() itself outside a linked worktree): where git
+  // looks for hooks, config and refs.
+  std::string common_dir() const;
 
   // The trailer syntax from git config: core.commentChar, trailer.separators,
   // trailer.<name>.key.

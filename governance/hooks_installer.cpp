@@ -95,7 +95,9 @@ std::string HookShim(const std::string& hook, const std::string& vt_gate) {
 
 std::string HooksDirectory(const Repository& repo) {
   std::string configured = repo.ConfigString("core.hooksPath", "");
-  if (configured.empty()) return repo.git_dir() + "hooks";
+  // Git runs a linked worktree's hooks from the common dir: installing into .git/worktrees/NAME/hooks
+  // would leave that worktree's commits unchecked.
+  if (configured.empty()) return repo.common_dir() + "hooks";
   fs::path path(configured);
   if (path.is_relative()) path = fs::path(repo.root()) / path;
   return path.lexically_normal().string();
@@ -124,13 +126,14 @@ std::string InterpreterHook(const std::string& hook, const std::string& vt_gate)
   text += "# `vt-gate hooks uninstall`. Bypass: git's own --no-verify. The kernel runs the binary named\n";
   text += "# above with this file's path (no shell); were the binary gone, git could not start the hook\n";
   text += "# and the commit stops. A " + hook + kChainedSuffix + " beside it runs first; VT_GATE reruns\n";
-  text += "# the hook with another binary.\n";
+  text += "# the hook with another binary. Run by a shell instead (`sh HOOK`), it runs the same check:\n";
+  text += "exec " + ShellQuote(vt_gate) + " --hook \"$0\" \"$@\"\n";
   return text;
 }
 
 Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
                     HookForm form) {
-  if (form == HookForm::kLink && !fs::path(vt_gate).is_absolute()) {
+  if (form != HookForm::kShim && !fs::path(vt_gate).is_absolute()) {
     return InvalidArgument("direct hooks link to the binary by an absolute path, not '" + vt_gate + "'");
   }
   if (form == HookForm::kInterpreter && InterpreterLine(vt_gate).empty()) {

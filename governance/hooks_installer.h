@@ -40,10 +40,10 @@ std::string InterpreterLine(const std::string& vt_gate);
 std::string InterpreterHook(const std::string& hook, const std::string& vt_gate);
 
 // Each action taken is appended to `log`, one line each. kInterpreter and kLink need `vt_gate` as an
-// absolute path; the binary runs as the hook its name says. A path InterpreterLine refuses gets
-// shims, and the log says why.
+// absolute path; the binary runs as the hook its name says. Any other path InterpreterLine refuses
+// (white space, too long) gets shims under kInterpreter, and the log says why.
 Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
-                    HookForm form = HookForm::kShim);
+                    HookForm form);
 
 // Whether `hook` runs the binary itself under kInterpreter and kLink (commit-msg, pre-commit).
 bool IsDirectHook(const std::string& hook);

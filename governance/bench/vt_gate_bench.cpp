@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   int range = commits - 1;
 
   std::vector<std::string> log;
-  if (!InstallHooks(repo.value(), vt_gate, &log).ok()) return 1;
+  if (!InstallHooks(repo.value(), vt_gate, &log, HookForm::kShim).ok()) return 1;
   std::string msg = dir + "/.git/BENCH_MSG";
   std::ofstream(msg) << Message(1) << "\n# Please enter the commit message for your changes.\n";
   std::string hook = "cd " + Quote(dir) + " && sh .git/hooks/commit-msg .git/BENCH_MSG > /dev/null";
@@ -210,6 +210,10 @@ int main(int argc, char** argv) {
   // starts is in every row alike): the default form, a script whose #! line names vt-gate, and
   // `hooks install --direct`, a link to vt-gate.
   std::string direct = "cd " + Quote(dir) + " && .git/hooks/commit-msg .git/BENCH_MSG > /dev/null";
+  if (InterpreterLine(vt_gate).empty()) {
+    std::fprintf(stderr, "--vt-gate '%s' cannot follow #! (an absolute path without white space)\n", vt_gate.c_str());
+    return 1;
+  }
   auto time_form = [&](HookForm form, double& ms) {
     if (!InstallHooks(repo.value(), vt_gate, &log, form).ok() || Sh(direct) != 0) {
       std::fprintf(stderr, "the commit-msg hook (no shell) rejected a good message\n");

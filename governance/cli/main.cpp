@@ -306,10 +306,13 @@ int RunAsHook(const std::string& hook_path, char** args, int arg_count) {
   if (access(chained.c_str(), X_OK) == 0) {
     const pid_t child = fork();
     if (child == 0) {
-      std::vector<char*> chained_argv = {const_cast<char*>(chained.c_str())};
+      std::vector<char*> chained_argv = {const_cast<char*>("sh"), const_cast<char*>(chained.c_str())};
       for (int i = 0; i < arg_count; ++i) chained_argv.push_back(args[i]);
       chained_argv.push_back(nullptr);
-      execv(chained.c_str(), chained_argv.data());
+      execv(chained.c_str(), chained_argv.data() + 1);
+      // A hook without a #! line is a shell script to git (and to the shim): run it so too.
+      if (errno == ENOEXEC) execv("/bin/sh", chained_argv.data());
+      std::fprintf(stderr, "vt-gate: cannot run %s: %s\n", chained.c_str(), std::strerror(errno));
       _exit(127);
     }
     int status = 0;

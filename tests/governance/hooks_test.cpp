@@ -33,31 +33,43 @@ TEST(Hooks, RepositoryShimsAreWhatTheInstallerWrites) {
   }
 }
 
+// For every form: a hook that was there is kept and runs first, reinstalling never chains our own
+// hook to itself, and uninstall gives the user's hook back.
 TEST(Hooks, InstallChainsExistingHooksAndUninstallRestoresThem) {
-  GitRepo repo;
-  fs::path hooks = fs::path(repo.path()) / ".git/hooks";
-  fs::create_directories(hooks);
-  std::string mine = "#!/bin/sh\necho my own hook\n";
-  std::ofstream(hooks / "commit-msg") << mine;
-  fs::permissions(hooks / "commit-msg", fs::perms::owner_all);
+  for (HookForm form : {HookForm::kInterpreter, HookForm::kShim, HookForm::kLink}) {
+    GitRepo repo;
+    fs::path hooks = fs::path(repo.path()) / ".git/hooks";
+    fs::create_directories(hooks);
+    std::string mine = "#!/bin/sh\necho my own hook\n";
+    std::ofstream(hooks / "commit-msg") << mine;
+    fs::permissions(hooks / "commit-msg", fs::perms::owner_all);
 
-  Result<Repository> opened = Repository::Open(repo.path());
-  ASSERT_TRUE(opened.ok());
-  std::vector<std::string> log;
-  ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log).ok());
-  EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
-  EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", "/opt/vt/vt-gate"));
-  EXPECT_TRUE(fs::exists(hooks / "pre-commit"));
-  EXPECT_TRUE(fs::exists(hooks / "pre-push"));
-  // Installing twice must not chain the shim to itself.
-  ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log).ok());
-  EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
+    Result<Repository> opened = Repository::Open(repo.path());
+    ASSERT_TRUE(opened.ok());
+    std::vector<std::string> log;
+    ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log, form).ok());
+    EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
+    switch (form) {
+      case HookForm::kShim: EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", "/opt/vt/vt-gate")); break;
+      case HookForm::kInterpreter:
+        EXPECT_EQ(ReadFile(hooks / "commit-msg"), InterpreterHook("commit-msg", "/opt/vt/vt-gate"));
+        break;
+      case HookForm::kLink: EXPECT_EQ(fs::read_symlink(hooks / "commit-msg"), "/opt/vt/vt-gate"); break;
+    }
+    EXPECT_TRUE(fs::exists(hooks / "pre-commit") || fs::is_symlink(hooks / "pre-commit"));
+    EXPECT_TRUE(fs::exists(hooks / "pre-push"));
+    // Installing twice, in either form, must not chain our hook to itself.
+    ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log, form).ok());
+    ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log, HookForm::kShim).ok());
+    ASSERT_TRUE(InstallHooks(opened.value(), "/opt/vt/vt-gate", &log, form).ok());
+    EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), mine);
 
-  ASSERT_TRUE(UninstallHooks(opened.value(), &log).ok());
-  EXPECT_EQ(ReadFile(hooks / "commit-msg"), mine);
-  EXPECT_FALSE(fs::exists(hooks / "commit-msg.vt-gate-chained"));
-  EXPECT_FALSE(fs::exists(hooks / "pre-commit"));
-  EXPECT_FALSE(fs::exists(hooks / "pre-push"));
+    ASSERT_TRUE(UninstallHooks(opened.value(), &log).ok());
+    EXPECT_EQ(ReadFile(hooks / "commit-msg"), mine);
+    EXPECT_FALSE(fs::exists(hooks / "commit-msg.vt-gate-chained"));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(hooks / "pre-commit")));
+    EXPECT_FALSE(fs::exists(hooks / "pre-push"));
+  }
 }
 
 TEST(Hooks, InstallHonoursCoreHooksPath) {
@@ -67,7 +79,7 @@ TEST(Hooks, InstallHonoursCoreHooksPath) {
   ASSERT_TRUE(opened.ok());
   EXPECT_EQ(HooksDirectory(opened.value()), repo.path() + "/githooks");
   std::vector<std::string> log;
-  ASSERT_TRUE(InstallHooks(opened.value(), "vt-gate", &log).ok());
+  ASSERT_TRUE(InstallHooks(opened.value(), "vt-gate", &log, HookForm::kShim).ok());
   EXPECT_TRUE(fs::exists(repo.path() + "/githooks/commit-msg"));
 }
 
@@ -151,6 +163,15 @@ TEST_P(HooksEndToEnd, PrePushHookChecksPushedCommitsAndAllowsDeletions) {
   EXPECT_EQ(push("origin :topic").status, 0);
 }
 
+// A chained hook without a #! line is a shell script to git and to the shim: every form runs it so.
+TEST_P(HooksEndToEnd, AChainedHookWithoutAnInterpreterLineRunsInAShell) {
+  fs::path hooks = fs::path(repo_.path()) / ".git/hooks";
+  std::ofstream(hooks / "commit-msg.vt-gate-chained") << "grep -q VETO \"$1\" && exit 1\nexit 0\n";
+  fs::permissions(hooks / "commit-msg.vt-gate-chained", fs::perms::owner_all);
+  EXPECT_EQ(GitCommit(GoodMessage("fine")).status, 0);
+  EXPECT_NE(GitCommit(GoodMessage("VETO this")).status, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryForm, HooksEndToEnd,
                          ::testing::Values(HookForm::kInterpreter, HookForm::kShim, HookForm::kLink),
                          [](const ::testing::TestParamInfo<HookForm>& info) {
@@ -158,6 +179,43 @@ INSTANTIATE_TEST_SUITE_P(EveryForm, HooksEndToEnd,
                                   : info.param == HookForm::kShim      ? "Shim"
                                                                        : "Direct";
                          });
+
+// Whatever runs the hook file with a shell (`sh HOOK MSG`) gets the same check, not the comments (a
+// link is the binary itself: no shell can run it).
+TEST(Hooks, RunByAShellTheHookStillChecks) {
+  for (HookForm form : {HookForm::kInterpreter, HookForm::kShim}) {
+    GitRepo repo;
+    repo.WriteFile(".vt-gate.yaml", kConfig);
+    repo.WriteFile("bad-message", "no trailers at all\n");
+    Result<Repository> opened = Repository::Open(repo.path());
+    ASSERT_TRUE(opened.ok());
+    std::vector<std::string> log;
+    ASSERT_TRUE(InstallHooks(opened.value(), fs::canonical(VT_GATE_BINARY).string(), &log, form).ok());
+    testing::CommandOutput r = Shell("cd " + Quote(repo.path()) + " && sh .git/hooks/commit-msg bad-message");
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("required:Row"), std::string::npos) << r.out;
+  }
+}
+
+// Git runs a linked worktree's hooks from the common git dir: installed from inside a worktree, the
+// hooks land there, and the worktree's commits are checked.
+TEST(Hooks, InstalledFromAWorktreeTheHooksGoWhereGitRunsThem) {
+  GitRepo repo;
+  repo.WriteFile(".vt-gate.yaml", kConfig);
+  repo.Git("add .vt-gate.yaml");
+  repo.Git("commit -q --no-verify -m " + Quote(GoodMessage("config")));
+  TempDir other;
+  const std::string worktree = other.path() + "/wt";
+  repo.Git("worktree add -q " + Quote(worktree));
+  testing::CommandOutput r = Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(worktree) + " hooks install");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::exists(fs::path(repo.path()) / ".git/hooks/commit-msg")) << r.out;
+  std::ofstream(worktree + "/f") << "x\n";
+  ASSERT_EQ(Shell("git -C " + Quote(worktree) + " add f").status, 0);
+  testing::CommandOutput commit = Shell("git -C " + Quote(worktree) + " commit -q -m 'no trailers'");
+  EXPECT_NE(commit.status, 0) << commit.out;
+  EXPECT_NE(commit.out.find("required:Row"), std::string::npos) << commit.out;
+}
 
 // What each form does when the binary is gone from its installed path: the interpreter hook and the
 // shim stop the commit (git cannot start the hook, or the shim cannot run the binary); git skips a
@@ -186,15 +244,18 @@ TEST(Hooks, AMissingBinaryStopsTheCommitUnlessTheHookIsALink) {
   }
 }
 
-// A binary path the kernel cannot take after #! gets shims, and the log says so.
+// A relative path is refused; an absolute one the kernel cannot take after #! gets shims, and the log
+// says so.
 TEST(Hooks, AnInterpreterPathTheKernelCannotTakeGetsShims) {
   GitRepo repo;
   Result<Repository> opened = Repository::Open(repo.path());
   ASSERT_TRUE(opened.ok());
   fs::path hooks = fs::path(repo.path()) / ".git/hooks";
   EXPECT_EQ(InterpreterLine("/opt/vt/vt-gate"), "#!/opt/vt/vt-gate --hook");
-  for (const std::string& path : {std::string("vt-gate"), std::string("/opt/my tools/vt-gate"),
-                                  "/" + std::string(kMaxInterpreterLine, 'd') + "/vt-gate"}) {
+  std::vector<std::string> refused;
+  EXPECT_FALSE(InstallHooks(opened.value(), "vt-gate", &refused, HookForm::kInterpreter).ok()) << "a relative path";
+  for (const std::string& path :
+       {std::string("/opt/my tools/vt-gate"), "/" + std::string(kMaxInterpreterLine, 'd') + "/vt-gate"}) {
     EXPECT_EQ(InterpreterLine(path), "") << path;
     std::vector<std::string> log;
     ASSERT_TRUE(InstallHooks(opened.value(), path, &log, HookForm::kInterpreter).ok()) << path;
@@ -221,7 +282,7 @@ TEST(Hooks, DirectLinksAreReplacedNotWrittenThrough) {
   EXPECT_EQ(fs::read_symlink(hooks / "commit-msg"), fs::path(binary));
   EXPECT_EQ(ReadFile(hooks / "commit-msg.vt-gate-chained"), "#!/bin/sh\nexit 0\n");
   EXPECT_FALSE(fs::is_symlink(hooks / "pre-push")) << "pre-push stays a shim";
-  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log).ok());  // back to shims
+  ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, HookForm::kShim).ok());  // back to shims
   EXPECT_EQ(ReadFile(binary), "not really a binary\n");
   EXPECT_EQ(ReadFile(hooks / "commit-msg"), HookShim("commit-msg", binary));
   ASSERT_TRUE(InstallHooks(opened.value(), binary, &log, HookForm::kLink).ok());
