@@ -7,8 +7,12 @@
 # arguments, and its compile database is written here.
 # Usage: ci_gates_script_test.sh VT_GATE_BINARY SOURCE_DIR
 set -eu
+# Under GitHub Actions these are set for every step: the cases below set them themselves.
+unset GITHUB_EVENT_PATH GITHUB_EVENT_NAME GITHUB_ACTIONS
 vt_gate=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 gates_sh=$(cd "$2" && pwd)/ci/gates.sh
+# ci/test.sh runs the step after ctest, its status the run's.
+grep -qx 'bash ci/gates.sh "$build_dir"' "$2/ci/test.sh" || { echo "FAIL: ci/test.sh does not run ci/gates.sh"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" GIT_CONFIG_NOSYSTEM=1
@@ -85,6 +89,11 @@ push_event() {  # before after
   printf '{"ref": "refs/heads/main", "before": "%s", "after": "%s", "created": false, "forced": false, "deleted": false}\n' \
     "$1" "$2" >"$work/event.json"
 }
+
+# A build without its compile database is an error, never a build without CUDA units.
+run 2
+grep -q "compile_commands.json is missing" "$work/log" || fail "the missing compile database was not named"
+[ ! -f "$work/args" ] || fail "vt-gate ran without a compile database: '$(cat "$work/args")'"
 
 # Outside Actions, a build without CUDA: preflight, gencode not required; the pushed bad commit is
 # already under origin/main, so the plain preflight sees no new commit: green (the hole CI closes).

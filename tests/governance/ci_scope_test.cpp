@@ -62,8 +62,9 @@ class CiGithub : public ::testing::Test {
                  "\"head\": {\"sha\": \"" + head + "\", \"ref\": \"feature\"}}}");
   }
 
+  // Without the runner's own event: under GitHub Actions every step has GITHUB_EVENT_PATH and _NAME.
   CommandOutput Gate(const std::string& clone, const std::string& args) {
-    return Shell(std::string(VT_GATE_BINARY) + " --repo " + Quote(clone) + " --config " + Quote(config_) + " " +
+    return Shell("env -u GITHUB_EVENT_PATH -u GITHUB_EVENT_NAME " + std::string(VT_GATE_BINARY) + " --repo " + Quote(clone) + " --config " + Quote(config_) + " " +
                  args);
   }
 
