@@ -374,7 +374,8 @@ cudaError_t Launch(const PagedDecodeParams& p, cudaStream_t stream) {
     // The kernel has no static shared memory; were some added, the dynamic block would start after
     // it, rounded up to its 128-byte alignment, and the opt-in would have to leave room for that.
     cudaFuncAttributes attributes{};
-    cudaFuncGetAttributes(&attributes, DecodePersistentKernel<D>);
+    l.status = cudaFuncGetAttributes(&attributes, DecodePersistentKernel<D>);
+    if (l.status != cudaSuccess) return l;
     const size_t static_smem = (attributes.sharedSizeBytes + 127) / 128 * 128;
     l.max_dynamic_smem = size_t(optin) > static_smem ? size_t(optin) - static_smem : 0;
     l.status = cudaFuncSetAttribute(DecodePersistentKernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
