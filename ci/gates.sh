@@ -10,13 +10,14 @@
 set -euo pipefail
 build_dir=${1:?usage: ci/gates.sh BUILD_DIR}
 gate="$build_dir/governance/vt-gate"
-compile_commands=(--compile-commands "$build_dir/compile_commands.json")
+database="$build_dir/compile_commands.json"
+compile_commands=(--compile-commands "$database")
 # No compile database is a broken build, not one without CUDA: never let it drop gencode quietly.
-if [ ! -f "$build_dir/compile_commands.json" ]; then
-  echo "gates.sh: $build_dir/compile_commands.json is missing (ci/build.sh writes it)" >&2
+if [ ! -f "$database" ]; then
+  echo "gates.sh: $database is missing (ci/build.sh writes it)" >&2
   exit 2
 fi
-if grep -q '\.cu"' "$build_dir/compile_commands.json"; then
+if grep -q '\.cu"' "$database"; then
   preflight_flags=(--fail-on-skip)
   ci_flags=()
 else

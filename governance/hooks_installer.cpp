@@ -134,11 +134,11 @@ std::string InterpreterHook(const std::string& hook, const std::string& vt_gate)
 Status InstallHooks(const Repository& repo, const std::string& vt_gate, std::vector<std::string>* log,
                     HookForm form) {
   if (form != HookForm::kShim && !fs::path(vt_gate).is_absolute()) {
-    return InvalidArgument("direct hooks link to the binary by an absolute path, not '" + vt_gate + "'");
+    return InvalidArgument("hooks that run the binary itself name it by an absolute path, not '" + vt_gate + "'");
   }
   if (form == HookForm::kInterpreter && InterpreterLine(vt_gate).empty()) {
-    log->push_back("'" + vt_gate + "' cannot follow #! (a relative path, white space, or past " +
-                   std::to_string(kMaxInterpreterLine) + " bytes): installing shims");
+    log->push_back("'" + vt_gate + "' cannot follow #! (white space, or past " + std::to_string(kMaxInterpreterLine) +
+                   " bytes): installing shims");
     form = HookForm::kShim;
   }
   fs::path dir = HooksDirectory(repo);
