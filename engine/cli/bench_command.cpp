@@ -191,6 +191,9 @@ Command AddBenchCommand(CLI::App& parent) {
   attention->add_option("--pages", options->pages, "Block tables: shuffled pages, or each request's pages in order")
       ->check(CLI::IsMember({"shuffled", "in-order"}))
       ->capture_default_str();
+  attention->add_flag("--dependent-launch", options->dependent_launch,
+                      "Launch every kernel of a call as a programmatic dependent launch (as decode steps of up to "
+                      "four rows run)");
   attention->add_option("--launches", options->launches_per_graph, "Calls captured per CUDA graph");
   attention->add_option("--reps", options->repetitions, "Graph replays (the median is reported)");
   attention->add_flag("--json", options->json, "Print JSON instead of a table");

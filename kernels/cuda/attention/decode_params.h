@@ -16,6 +16,8 @@ struct PagedDecodeParams {
   const uint16_t* q = nullptr;        // [batch, num_q_heads, head_dim] bf16 bits
   const uint16_t* k_cache = nullptr;  // see layout above
   const uint16_t* v_cache = nullptr;
+  // The block tables and context lengths are read before a dependent launch waits on the kernel
+  // before it (dependent_launch.h): that kernel must not be the one writing them.
   const int32_t* block_tables = nullptr;  // [batch, max_blocks_per_seq]
   const int32_t* context_lens = nullptr;  // [batch], each >= 1
   uint16_t* out = nullptr;                // [batch, num_q_heads, head_dim] bf16 bits

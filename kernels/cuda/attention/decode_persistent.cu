@@ -72,6 +72,12 @@ __device__ __forceinline__ int Swizzle(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
+// Loads one int into the L1 and drops it: a later __ldg of the same line hits there.
+__device__ __forceinline__ void WarmL1(const int32_t* address) {
+  const int value = __ldg(address);
+  asm volatile("" ::"r"(value));
+}
+
 // The schedule weighs work in units of one 16-key subtile. An item costs its 64-key iterations
 // (a short item streams a whole one) plus a fixed part for its Q tile, its start barrier and its
 // warp merge and write, put at two subtiles from the measured cost of 128-key chunks (73% of the
@@ -197,7 +203,6 @@ struct WorkCursor {
 
 template <int D>
 __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKernel(PagedDecodeParams p) {
-  AwaitPrecedingGrid();
   using S = PersistentSmem<D>;
   constexpr int kDimTiles = D / 8;
   constexpr int kKSteps = D / 16;
@@ -215,11 +220,27 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   int* warp_sums = reinterpret_cast<int*>(l_s + kWarps * kRows);
   int* prefix = warp_sums + kWarps;
 
+  // Until the preceding grid is waited on, only what no kernel writes during a step is read: the
+  // context lengths and block tables (uploaded before it, decode_params.h). In a dependent launch
+  // the schedule and the first page id are then ready while that grid finishes.
   // Padded Q rows stay zero for the whole kernel; the copies below only write rows < group.
   for (int i = threadIdx.x; i < int(S::kStages * S::kQTileElems / 8); i += kThreads) {
     reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
   }
   ScanContexts(p, warp_sums, prefix);  // ends with a barrier: the zeroed Q tiles are visible too
+
+  const int64_t total = int64_t(prefix[p.batch]) * p.num_kv_heads;
+  const int64_t ctas = gridDim.x;
+  const int64_t start = (int64_t(blockIdx.x) * total + ctas - 1) / ctas;
+  const int64_t stop = (int64_t(blockIdx.x + 1) * total + ctas - 1) / ctas;
+  WorkCursor produce{prefix, p.batch, p.num_kv_heads, &p, stop};
+  produce.item = 0;
+  produce.Seek(start);
+  if (produce.live && threadIdx.x == 0) {
+    const int first_key = produce.c * produce.chunk;
+    WarmL1(p.block_tables + int64_t(produce.b) * p.max_blocks_per_seq + (first_key >> (__ffs(p.block_size) - 1)));
+  }
+  AwaitPrecedingGrid();
 
   // The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
   // (lse = -inf). Requests are dealt out over the CTAs for these writes.
@@ -233,13 +254,6 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     }
   }
 
-  const int64_t total = int64_t(prefix[p.batch]) * p.num_kv_heads;
-  const int64_t ctas = gridDim.x;
-  const int64_t start = (int64_t(blockIdx.x) * total + ctas - 1) / ctas;
-  const int64_t stop = (int64_t(blockIdx.x + 1) * total + ctas - 1) / ctas;
-  WorkCursor produce{prefix, p.batch, p.num_kv_heads, &p, stop};
-  produce.item = 0;
-  produce.Seek(start);
   if (!produce.live) return;
   WorkCursor consume = produce;
 

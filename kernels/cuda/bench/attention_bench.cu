@@ -13,6 +13,7 @@
 
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/bench/bench_common.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/device_probe.h"
 
 namespace vt::kernels::cuda {
@@ -142,9 +143,9 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   return true;
 }
 
-void PrintJson(const std::string& device, const std::string& pages, double copy_gbps, const std::vector<Row>& rows) {
-  std::printf("{\"device\":\"%s\",\"pages\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", device.c_str(), pages.c_str(),
-              copy_gbps);
+void PrintJson(const std::string& device, const AttentionBenchOptions& o, double copy_gbps, const std::vector<Row>& rows) {
+  std::printf("{\"device\":\"%s\",\"pages\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
+              device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",
@@ -169,21 +170,27 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
   double copy_gbps = 0;
   if (!bench::MeasureCopyGBps(copy_gbps)) return 1;
   if (!o.json) {
-    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, pages %s, CUDA-graph timed\n",
-                probe.name.c_str(), copy_gbps, o.split.c_str(), o.pages.c_str());
+    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, pages %s, dependent launch %s, "
+                "CUDA-graph timed\n",
+                probe.name.c_str(), copy_gbps, o.split.c_str(), o.pages.c_str(), o.dependent_launch ? "on" : "off");
     std::printf("%-18s %3s %6s %8s %-6s %6s %9s %8s %7s\n", "shape", "B", "ctx", "KV MB", "arm", "chunks", "us",
                 "GB/s", "%copy");
   }
+  SetDependentLaunch(o.dependent_launch);
   std::vector<Row> rows;
   for (const BenchShape& s : bench::kAttentionShapes) {
     if (!o.shapes.empty() && std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
     for (int batch : o.batches) {
       for (int context : o.contexts) {
-        if (!BenchShapePoint(o, s, batch, context, copy_gbps, rows)) return 1;
+        if (!BenchShapePoint(o, s, batch, context, copy_gbps, rows)) {
+          SetDependentLaunch(false);
+          return 1;
+        }
       }
     }
   }
-  if (o.json) PrintJson(probe.name, o.pages, copy_gbps, rows);
+  SetDependentLaunch(false);
+  if (o.json) PrintJson(probe.name, o, copy_gbps, rows);
   return 0;
 }
 

@@ -17,6 +17,9 @@ struct AttentionBenchOptions {
   // Page order of each request's block table: "shuffled" (pages anywhere in the cache, as after long
   // serving) or "in-order" (a request's pages consecutive, as a fresh engine allocates them).
   std::string pages = "shuffled";
+  // Every kernel of a call launched as a programmatic dependent launch, as the engine launches its
+  // decode steps of up to four rows (dependent_launch.h); off times the calls as larger steps run.
+  bool dependent_launch = false;
   int launches_per_graph = 20;
   int repetitions = 15;
   bool json = false;
