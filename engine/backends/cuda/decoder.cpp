@@ -110,7 +110,9 @@ Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
 Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step) {
   const kc::PrefillAttentionParams att = AttentionParams(layer, step, 0);
   if (step.decode_only) {
-    return kc::RunPagedDecode(kc::AsDecodeParams(att, block_tables_, context_lens_), step_plan_, attention_ws_, stream_);
+    kc::PagedDecodeParams decode = kc::AsDecodeParams(att, block_tables_, context_lens_);
+    decode.history_settled = true;  // the tables were uploaded; qkv_prepare wrote only each row's last key
+    return kc::RunPagedDecode(decode, step_plan_, attention_ws_, stream_);
   }
   return kc::RunPrefillAttention(att, step_plan_, attention_ws_, stream_);
 }

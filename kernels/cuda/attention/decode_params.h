@@ -16,8 +16,6 @@ struct PagedDecodeParams {
   const uint16_t* q = nullptr;        // [batch, num_q_heads, head_dim] bf16 bits
   const uint16_t* k_cache = nullptr;  // see layout above
   const uint16_t* v_cache = nullptr;
-  // The block tables and context lengths are read before a dependent launch waits on the kernel
-  // before it (dependent_launch.h): that kernel must not be the one writing them.
   const int32_t* block_tables = nullptr;  // [batch, max_blocks_per_seq]
   const int32_t* context_lens = nullptr;  // [batch], each >= 1
   uint16_t* out = nullptr;                // [batch, num_q_heads, head_dim] bf16 bits
@@ -45,6 +43,13 @@ struct PagedDecodeParams {
   // Launch geometry of the GQA arm: consecutive chunks one CTA serves (<= 0: the launcher
   // chooses). It changes no arithmetic, so results are the same for every value.
   int chunks_per_cta = 0;
+
+  // True when the kernel launched right before this call wrote neither the block tables nor the
+  // context lengths, and of the K/V cache at most each request's last key: a decode step, whose
+  // tables were uploaded before it and whose token's key and value are the only new ones. A
+  // dependent launch (dependent_launch.h) of the persist arm then plans its work and starts reading
+  // the older keys before it waits on that kernel. False (the default) reads nothing before.
+  bool history_settled = false;
 };
 
 

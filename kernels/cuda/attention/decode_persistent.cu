@@ -72,12 +72,6 @@ __device__ __forceinline__ int Swizzle(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-// Loads one int into the L1 and drops it: a later __ldg of the same line hits there.
-__device__ __forceinline__ void WarmL1(const int32_t* address) {
-  const int value = __ldg(address);
-  asm volatile("" ::"r"(value));
-}
-
 // The schedule weighs work in units of one 16-key subtile. An item costs its 64-key iterations
 // (a short item streams a whole one) plus a fixed part for its Q tile, its start barrier and its
 // warp merge and write, put at two subtiles from the measured cost of 128-key chunks (73% of the
@@ -220,9 +214,11 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   int* warp_sums = reinterpret_cast<int*>(l_s + kWarps * kRows);
   int* prefix = warp_sums + kWarps;
 
-  // Until the preceding grid is waited on, only what no kernel writes during a step is read: the
-  // context lengths and block tables (uploaded before it, decode_params.h). In a dependent launch
-  // the schedule and the first page id are then ready while that grid finishes.
+  // A dependent launch (dependent_launch.h) may start this kernel while the one before it still
+  // runs. When that kernel wrote neither the tables nor the older keys (p.history_settled, a decode
+  // step), the schedule, the first page ids and each warp's first subtile of older keys are read
+  // before waiting on it; otherwise nothing is.
+  if (!p.history_settled) AwaitPrecedingGrid();
   // Padded Q rows stay zero for the whole kernel; the copies below only write rows < group.
   for (int i = threadIdx.x; i < int(S::kStages * S::kQTileElems / 8); i += kThreads) {
     reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
@@ -236,40 +232,20 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   WorkCursor produce{prefix, p.batch, p.num_kv_heads, &p, stop};
   produce.item = 0;
   produce.Seek(start);
-  if (produce.live && threadIdx.x == 0) {
-    const int first_key = produce.c * produce.chunk;
-    WarmL1(p.block_tables + int64_t(produce.b) * p.max_blocks_per_seq + (first_key >> (__ffs(p.block_size) - 1)));
-  }
-  AwaitPrecedingGrid();
-
-  // The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
-  // (lse = -inf). Requests are dealt out over the CTAs for these writes.
-  if (p.num_chunks > 1) {
-    for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
-      const int live = LiveChunks(p, p.context_lens[b]);
-      const int dead = p.num_chunks - live;
-      for (int i = threadIdx.x; i < dead * p.num_q_heads; i += kThreads) {
-        p.partial_lse[(int64_t(b) * p.num_q_heads + i / dead) * p.num_chunks + live + i % dead] = -INFINITY;
-      }
-    }
-  }
-
-  if (!produce.live) return;
-  WorkCursor consume = produce;
 
   uint16_t* my_stages = staging + warp * S::kWarpElems;
-  // Issues `at`'s subtile of this warp into stage `stage`; on an item's first iteration also this
-  // warp's share of the item's Q rows (into the item's Q tile).
-  auto issue = [&](const WorkCursor& at, int stage) {
-    if (at.iter == 0) {
-      const int64_t head0 = int64_t(at.b) * p.num_q_heads + int64_t(at.h) * group;
-      const uint16_t* q_src = p.q + head0 * D;
-      uint16_t* q_dst = q_tiles + (at.item % S::kStages) * S::kQTileElems;
-      for (int i = threadIdx.x; i < group * kChunksPerRow; i += kThreads) {
-        const int r = i / kChunksPerRow, chunk = i % kChunksPerRow;
-        CpAsync16(q_dst + Swizzle<D>(r, chunk), q_src + r * D + chunk * 8, true);
-      }
+  // This warp's share of the Q rows of `at`'s item, into the item's Q tile.
+  auto issue_q = [&](const WorkCursor& at) {
+    const int64_t head0 = int64_t(at.b) * p.num_q_heads + int64_t(at.h) * group;
+    const uint16_t* q_src = p.q + head0 * D;
+    uint16_t* q_dst = q_tiles + (at.item % S::kStages) * S::kQTileElems;
+    for (int i = threadIdx.x; i < group * kChunksPerRow; i += kThreads) {
+      const int r = i / kChunksPerRow, chunk = i % kChunksPerRow;
+      CpAsync16(q_dst + Swizzle<D>(r, chunk), q_src + r * D + chunk * 8, true);
     }
+  };
+  // This warp's K and V subtile of `at` into stage `stage`.
+  auto issue_kv = [&](const WorkCursor& at, int stage) {
     uint16_t* k_dst = my_stages + stage * 2 * S::kTileElems;
     uint16_t* v_dst = k_dst + S::kTileElems;
     const int key_base = at.c * at.chunk + (at.iter * kWarps + warp) * kKeys;
@@ -292,6 +268,45 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     }
   };
 
+  // The first subtile goes out before the wait unless it holds the request's last key (the one the
+  // kernel before may have written), in a copy group of its own: the loop's wait counts only the
+  // newest groups, so an older one more changes nothing.
+  bool first_kv_issued = false;
+  if (p.history_settled) {
+    if (produce.live) {
+      const int key_base = produce.c * produce.chunk + warp * kKeys;
+      const int key_end = produce.KeyEnd();
+      if (key_base >= key_end || min(key_base + kKeys, key_end) < produce.context) {
+        issue_kv(produce, 0);
+        first_kv_issued = true;
+      }
+    }
+    CpAsyncCommit();
+    AwaitPrecedingGrid();
+  }
+
+  // The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
+  // (lse = -inf). Requests are dealt out over the CTAs for these writes.
+  if (p.num_chunks > 1) {
+    for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
+      const int live = LiveChunks(p, p.context_lens[b]);
+      const int dead = p.num_chunks - live;
+      for (int i = threadIdx.x; i < dead * p.num_q_heads; i += kThreads) {
+        p.partial_lse[(int64_t(b) * p.num_q_heads + i / dead) * p.num_chunks + live + i % dead] = -INFINITY;
+      }
+    }
+  }
+
+  if (!produce.live) return;
+  WorkCursor consume = produce;
+
+  // Issues `at`'s subtile of this warp into stage `stage`, and on an item's first iteration also
+  // this warp's share of the item's Q rows.
+  auto issue = [&](const WorkCursor& at, int stage) {
+    if (at.iter == 0) issue_q(at);
+    issue_kv(at, stage);
+  };
+
   const float qk_scale = p.scale * kLog2e;
   ChunkState<kDimTiles> state;
   state.Reset();
@@ -307,7 +322,11 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
 #pragma unroll
   for (int s = 0; s < S::kStages - 1; ++s) {
     if (produce.live) {
-      issue(produce, s);
+      if (s == 0 && first_kv_issued) {
+        issue_q(produce);
+      } else {
+        issue(produce, s);
+      }
       produce.Step();
     }
     CpAsyncCommit();

@@ -102,6 +102,7 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   base.block_size = kBlockSize;
   base.max_blocks_per_seq = blocks_per_seq;
   base.scale = 1.f / std::sqrt(static_cast<float>(s.head_dim));
+  base.history_settled = true;  // as in a decode step: nothing before a call writes its tables or keys
 
   const DecodeShape shape{batch, s.num_q_heads, s.num_kv_heads, s.head_dim, kBlockSize, context};
   for (const std::string& arm_name : o.arms) {

@@ -12,12 +12,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/cpu/decode_attention_reference.h"
 #include "kernels/cuda/attention/kv_cache_write.h"
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/testing/late_writer.h"
 #include "kernels/bf16.h"
 #include "tests/kernels/cuda/paged_kv_fixture.h"
 
@@ -25,6 +28,7 @@ namespace vt::kernels::cuda {
 namespace {
 
 using vt::testing::CheckCuda;
+using vt::testing::CopyPiece;
 using vt::testing::SkipWithoutGpu;
 using vt::testing::PagedKvFixture;
 using vt::testing::PagedKvShape;
@@ -41,8 +45,17 @@ std::vector<int> TestContexts() {
   return c;
 }
 
-// Runs one arm over the fixture; returns the bf16 output bits.
-std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_tokens, int chunks_per_cta = 0) {
+// A kernel right before the attention, on the same stream, that lets it start at once as a
+// dependent launch and makes `pieces` only 2 ms later; `history_settled` is the call's promise
+// about what that kernel writes (decode_params.h).
+struct LateWriter {
+  std::vector<CopyPiece> pieces;
+  bool history_settled = false;
+};
+
+// Runs one arm over the fixture (after `late`'s kernel, when given); returns the bf16 output bits.
+std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_tokens, int chunks_per_cta = 0,
+                             const LateWriter* late = nullptr) {
   const PagedKvShape& s = f.shape();
   DecodeShape shape{f.batch(), s.num_q_heads, s.num_kv_heads, s.head_dim, s.block_size, f.max_context()};
   Result<DecodePlan> plan = PlanDecode(shape, DecodeOverrides{arm, split_tokens});
@@ -75,9 +88,18 @@ std::vector<uint16_t> RunArm(const PagedKvFixture& f, DecodeArm arm, int split_t
   p.block_size = s.block_size;
   p.max_blocks_per_seq = f.max_blocks_per_seq();
   p.scale = 1.f / std::sqrt(static_cast<float>(s.head_dim));
-  Status st = RunPagedDecode(p, *plan, workspace, nullptr);
+  cudaStream_t stream = nullptr;
+  if (late != nullptr) {
+    CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+    CheckCuda(vt::testing::LaunchLateWriter(late->pieces, 2000, stream), "late writer");
+    p.history_settled = late->history_settled;
+    SetDependentLaunch(true);
+  }
+  Status st = RunPagedDecode(p, *plan, workspace, stream);
+  SetDependentLaunch(false);
   EXPECT_TRUE(st.ok()) << st.message();
   CheckCuda(cudaDeviceSynchronize(), "decode");
+  if (stream != nullptr) cudaStreamDestroy(stream);
   std::vector<uint16_t> out(n);
   CheckCuda(cudaMemcpy(out.data(), d_out, n * 2, cudaMemcpyDeviceToHost), "download out");
   cudaFree(d_out);
@@ -238,6 +260,106 @@ TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
       EXPECT_EQ(RunArm(f, DecodeArm::kGqa, split), persist) << "split " << split << ", batch " << contexts.size();
     }
   }
+}
+
+// A persist-arm call after a kernel that lets it start at once as a dependent launch and writes
+// 2 ms later: the true queries and keys saved aside, the written ones zeroed before the call.
+class PersistentAfterALateWriter : public ::testing::Test {
+ protected:
+  static constexpr int kLongRequest = 4;
+
+  void SetUp() override {
+    SkipWithoutGpu();
+    if (IsSkipped()) GTEST_SKIP();
+    int device = 0, major = 0;
+    CheckCuda(cudaGetDevice(&device), "device");
+    CheckCuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+              "compute capability");
+    if (major < 9) GTEST_SKIP() << "programmatic dependent launch needs sm_90 or newer";
+    f_ = std::make_unique<PagedKvFixture>(kShape, std::vector<int>{1, 100, 700, 1025, 4096}, 31u);
+    expected_ = RunArm(*f_, DecodeArm::kPersistent, kSplitAuto);
+
+    const size_t q_bytes = size_t(f_->batch()) * kShape.num_q_heads * kShape.head_dim * 2;
+    tables_.resize(size_t(f_->batch()) * f_->max_blocks_per_seq());
+    CheckCuda(cudaMemcpy(tables_.data(), f_->d_block_tables(), tables_.size() * 4, cudaMemcpyDeviceToHost),
+              "tables");
+    size_t cache_bytes = 0;
+    for (int32_t page : tables_) cache_bytes = std::max(cache_bytes, (size_t(page) + 1) * kShape.block_size);
+    cache_bytes *= size_t(kShape.num_kv_heads) * kShape.head_dim * 2;
+    CheckCuda(cudaMalloc(&saved_q_, q_bytes), "alloc");
+    CheckCuda(cudaMalloc(&saved_k_, cache_bytes), "alloc");
+    CheckCuda(cudaMalloc(&saved_v_, cache_bytes), "alloc");
+    CheckCuda(cudaMemcpy(saved_q_, f_->d_q(), q_bytes, cudaMemcpyDeviceToDevice), "save q");
+    CheckCuda(cudaMemcpy(saved_k_, f_->d_k_cache(), cache_bytes, cudaMemcpyDeviceToDevice), "save k");
+    CheckCuda(cudaMemcpy(saved_v_, f_->d_v_cache(), cache_bytes, cudaMemcpyDeviceToDevice), "save v");
+
+    // A decode step's writes: the queries and every request's last key and value.
+    step_writes_ = {{const_cast<uint16_t*>(f_->d_q()), saved_q_, q_bytes}};
+    for (int b = 0; b < f_->batch(); ++b) AddKvRows(step_writes_, b, false);
+    with_older_ = step_writes_;
+    AddKvRows(with_older_, kLongRequest, true);
+  }
+
+  void TearDown() override {
+    cudaFree(saved_q_);
+    cudaFree(saved_k_);
+    cudaFree(saved_v_);
+  }
+
+  // Request b's K and V rows: all its pages but the last when `older`, else its last key's row.
+  void AddKvRows(std::vector<CopyPiece>& pieces, int b, bool older) const {
+    const size_t row = size_t(kShape.num_kv_heads) * kShape.head_dim;  // one token, every KV head
+    const int last = f_->contexts()[b] - 1;
+    const int32_t* table = tables_.data() + size_t(b) * f_->max_blocks_per_seq();
+    for (const auto& [cache, saved] :
+         {std::pair{f_->d_k_cache(), saved_k_}, std::pair{f_->d_v_cache(), saved_v_}}) {
+      auto add = [&](size_t first_slot, size_t tokens) {
+        pieces.push_back(
+            {const_cast<uint16_t*>(cache) + first_slot * row, saved + first_slot * row, tokens * row * 2});
+      };
+      if (older) {
+        for (int page = 0; page < last / kShape.block_size; ++page)
+          add(size_t(table[page]) * kShape.block_size, kShape.block_size);
+      } else {
+        add(size_t(table[last / kShape.block_size]) * kShape.block_size + last % kShape.block_size, 1);
+      }
+    }
+  }
+
+  std::vector<uint16_t> RunAfter(const std::vector<CopyPiece>& writes, bool history_settled) const {
+    for (const CopyPiece& piece : writes) CheckCuda(cudaMemset(piece.dst, 0, piece.bytes), "zero");
+    const LateWriter late{writes, history_settled};
+    return RunArm(*f_, DecodeArm::kPersistent, kSplitAuto, 0, &late);
+  }
+
+  std::vector<uint16_t> LongRequestRows(const std::vector<uint16_t>& out) const {
+    const size_t n = size_t(kShape.num_q_heads) * kShape.head_dim;
+    return std::vector<uint16_t>(out.begin() + kLongRequest * n, out.begin() + (kLongRequest + 1) * n);
+  }
+
+  static constexpr PagedKvShape kShape{16, 8, 128, 16};
+  std::unique_ptr<PagedKvFixture> f_;
+  std::vector<uint16_t> expected_;
+  std::vector<int32_t> tables_;
+  uint16_t *saved_q_ = nullptr, *saved_k_ = nullptr, *saved_v_ = nullptr;
+  std::vector<CopyPiece> step_writes_, with_older_;
+};
+
+// With history_settled (a decode step) the arm plans its work and reads older keys before it waits
+// on the kernel before it, never the queries or the last keys that kernel writes; without it, it
+// reads nothing before.
+TEST_F(PersistentAfterALateWriter, SeesEverythingTheKernelBeforeMayWrite) {
+  EXPECT_EQ(RunAfter(step_writes_, true), expected_) << "the queries or last keys were read before the wait";
+  EXPECT_EQ(RunAfter(with_older_, false), expected_)
+      << "without history_settled something was read before the wait";
+}
+
+// The other side, so that the test above can fail: older keys rewritten by the kernel before (a
+// broken promise) are read before it writes them. Needs launches that really overlap: under
+// compute-sanitizer, which runs kernels one at a time, it fails by design (leave it out there).
+TEST_F(PersistentAfterALateWriter, ReadsOlderKeysBeforeTheKernelBeforeEnds) {
+  EXPECT_NE(LongRequestRows(RunAfter(with_older_, true)), LongRequestRows(expected_))
+      << "no older key was read before the wait: the test above sees nothing";
 }
 
 // Paged == dense: the same values laid out in shuffled pages or in one contiguous run of pages
