@@ -227,8 +227,19 @@ class IntakeChecker {
       report_.notes.push_back("ownership of " + d.file + " not verified: " + files.status().message());
       return;
     }
+    // The owners at the fork point decide: the change's own record could hand its rows any file.
+    Result<FileSource> at_fork = FileSource::Commit(repo, *fork);
+    Result<Record> base = at_fork.ok() ? LoadRecord(at_fork.value(), *config_.record) : Result<Record>(at_fork.status());
+    if (!base.ok()) {
+      report_.notes.push_back("ownership of " + d.file + " not verified: the record at the fork point: " +
+                              base.status().message());
+      return;
+    }
+    std::vector<Record> bases;
+    bases.push_back(std::move(base.value()));
     const OwnershipConfig& rule = *config_.record->ownership;
-    std::vector<std::string> unowned = UnownedChanges(OwnershipMap::FromRecord(record_), rule, rows, files.value());
+    std::vector<std::string> unowned =
+        UnownedChanges(OwnershipMap::ForChange(bases, record_), rule, rows, files.value());
     if (unowned.empty()) return;
     const std::string text = UnownedMessage(key, rows, unowned);
     if (rule.mode == OwnershipMode::kFail) {

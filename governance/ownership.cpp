@@ -56,8 +56,7 @@ Result<TreePtr> TreeOfId(const Repository& repo, const git_oid& id) {
 
 }  // namespace
 
-OwnershipMap OwnershipMap::FromRecord(const Record& record) {
-  OwnershipMap map;
+void OwnershipMap::Add(const Record& record, Anchored& into) {
   for (const RecordRow& row : record.rows) {
     for (Column column : {Column::kCode, Column::kTests}) {
       const MdCell* cell = row.Cell(column);
@@ -65,20 +64,25 @@ OwnershipMap OwnershipMap::FromRecord(const Record& record) {
       for (const AnchorTarget& target : CellAnchors(row.file, *cell)) {
         std::string path = target.path;
         while (!path.empty() && path.back() == '/') path.pop_back();
-        std::vector<std::string>& ids = map.owners_[path];
+        std::vector<std::string>& ids = into[path];
         if (std::find(ids.begin(), ids.end(), row.id) == ids.end()) ids.push_back(row.id);
       }
     }
   }
-  for (auto& [path, ids] : map.owners_) std::sort(ids.begin(), ids.end());
+}
+
+OwnershipMap OwnershipMap::ForChange(const std::vector<Record>& base, const Record& after) {
+  OwnershipMap map;
+  for (const Record& record : base) Add(record, map.owners_);
+  Add(after, map.claimed_);
   return map;
 }
 
-std::vector<std::string> OwnershipMap::Owners(const std::string& path) const {
+std::vector<std::string> OwnershipMap::OwnersIn(const Anchored& anchored, const std::string& path) {
   std::vector<std::string> owners;
   // The file itself, then each folder above it: `tests/governance` owns its files.
   for (std::string at = path;;) {
-    if (auto it = owners_.find(at); it != owners_.end()) owners.insert(owners.end(), it->second.begin(), it->second.end());
+    if (auto it = anchored.find(at); it != anchored.end()) owners.insert(owners.end(), it->second.begin(), it->second.end());
     size_t slash = at.rfind('/');
     if (slash == std::string::npos) break;
     at.resize(slash);
@@ -88,6 +92,10 @@ std::vector<std::string> OwnershipMap::Owners(const std::string& path) const {
   return owners;
 }
 
+std::vector<std::string> OwnershipMap::Owners(const std::string& path) const {
+  std::vector<std::string> owners = OwnersIn(owners_, path);
+  return owners.empty() ? OwnersIn(claimed_, path) : owners;
+}
 
 Result<std::vector<std::string>> ChangedFiles(const Repository& repo, git_commit* commit) {
   Result<TreePtr> tree = TreeOf(commit);

@@ -17,14 +17,25 @@ namespace vt::gate {
 
 class OwnershipMap {
  public:
-  static OwnershipMap FromRecord(const Record& record);
+  // The owners a change is held to. Were they read from the record after the
+  // change, a change could take a file over by anchoring it to its own row in
+  // the same commit. So the records at the change's base decide (one per commit
+  // the change starts from, all rows of all of them owning; none for a change
+  // from a root commit), and `after` only names owners for files no row owned
+  // there: a change may claim a free file, never take an owned one.
+  static OwnershipMap ForChange(const std::vector<Record>& base, const Record& after);
 
   // The rows owning `path`, sorted: those anchoring the file itself or a
   // folder above it. Empty when no row anchors it.
   std::vector<std::string> Owners(const std::string& path) const;
 
  private:
-  std::map<std::string, std::vector<std::string>> owners_;  // anchored path -> row ids
+  using Anchored = std::map<std::string, std::vector<std::string>>;  // anchored path -> row ids
+  static void Add(const Record& record, Anchored& into);
+  static std::vector<std::string> OwnersIn(const Anchored& anchored, const std::string& path);
+
+  Anchored owners_;
+  Anchored claimed_;  // after the change: consulted for files `owners_` leaves free
 };
 
 // The paths `commit` changes against its first parent (every path of a root

@@ -7,6 +7,7 @@
 #include <functional>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -39,12 +40,13 @@ struct Tally {
 
 class Checker {
  public:
-  // `ownership`: the record's file owners when record.ownership is on, else null.
-  Checker(const Repository& repo, const Config& config, const OwnershipMap* ownership, TrailerSyntax syntax,
+  // `ownership`: the record after the change (the work tree's) when record.ownership is on, else null.
+  Checker(const Repository& repo, const Config& config, const Record* ownership, TrailerSyntax syntax,
           GateReport& report)
       : repo_(repo), config_(config), ownership_(ownership), syntax_(std::move(syntax)), report_(report) {}
 
   void Check(const WalkedCommit& commit) {
+    if (ownership_) Visited(commit);
     const char* encoding = commit.encoding();
     MessageFacts facts;
     facts.message = commit.message();
@@ -89,7 +91,40 @@ class Checker {
       if (IsException(id, f.rule)) continue;
       report_.findings.push_back({f.rule, id, "", f.line, std::move(f.message)});
     }
-    if (ownership_ && full && !IsException(id, "ownership")) CheckOwnership(full, facts.message, id);
+    if (ownership_ && full && !IsException(id, "ownership")) CollectOwnership(full, facts.message, id);
+  }
+
+  // Holds the collected commits to the owners at the change's base: the records
+  // of the commits the walk stopped at (parents of walked commits that were not
+  // walked), known only once the walk is done.
+  void CheckOwnership() {
+    if (pending_.empty()) return;
+    std::vector<Record> base;
+    for (const std::string& hex : Boundary()) {
+      git_oid oid;
+      git_oid_fromstr(&oid, hex.c_str());
+      Result<FileSource> source = FileSource::Commit(repo_, oid);
+      Result<Record> record =
+          source.ok() ? LoadRecord(source.value(), *config_.record) : Result<Record>(source.status());
+      if (!record.ok()) {
+        unverified_.push_back("ownership: the record at the change's base " + hex + ": " +
+                              record.status().message());
+        return;
+      }
+      base.push_back(std::move(record.value()));
+    }
+    const OwnershipMap owners = OwnershipMap::ForChange(base, *ownership_);
+    const OwnershipConfig& rule = *config_.record->ownership;
+    for (const PendingOwnership& p : pending_) {
+      std::vector<std::string> unowned = UnownedChanges(owners, rule, p.rows, p.files);
+      if (unowned.empty()) continue;
+      const std::string message_text = UnownedMessage(p.row_key, p.rows, unowned);
+      if (rule.mode == OwnershipMode::kFail) {
+        report_.findings.push_back({"ownership", p.id, "", 0, message_text});
+      } else {
+        report_.notes.push_back("ownership (warn): " + p.id.substr(0, 12) + " " + message_text);
+      }
+    }
   }
 
   // Provenance that could not be verified: with no findings the gate cannot
@@ -116,8 +151,31 @@ class Checker {
   }
 
  private:
-  // The files the commit changes must be owned by a row its Row trailer names.
-  void CheckOwnership(git_commit* commit, std::string_view message, const std::string& id) {
+  // A commit's Row values and the files it changes, held to their owners by CheckOwnership.
+  struct PendingOwnership {
+    std::string id;
+    std::string row_key;
+    std::vector<std::string> rows;
+    std::vector<std::string> files;
+  };
+
+  // A first-parent walk leaves a merge's other parents out though they may be
+  // the change's own: only first parents say where it starts.
+  void Visited(const WalkedCommit& commit) {
+    walked_.insert(OidHex(commit.id()));
+    unsigned parents = config_.trailers.first_parent ? std::min(commit.parent_count(), 1u) : commit.parent_count();
+    for (unsigned i = 0; i < parents; ++i) parents_.insert(OidHex(commit.parent(i)));
+  }
+
+  // The commits the walked ones start from, sorted.
+  std::vector<std::string> Boundary() const {
+    std::vector<std::string> boundary;
+    std::set_difference(parents_.begin(), parents_.end(), walked_.begin(), walked_.end(),
+                        std::back_inserter(boundary));
+    return boundary;
+  }
+
+  void CollectOwnership(git_commit* commit, std::string_view message, const std::string& id) {
     const std::string row_key = config_.intake ? config_.intake->row_trailer : "Row";
     std::vector<std::string> rows;
     for (const Trailer& t : ParseTrailers(message, syntax_).trailers) {
@@ -128,15 +186,7 @@ class Checker {
       unverified_.push_back("ownership of " + id + ": " + files.status().message());
       return;
     }
-    const OwnershipConfig& rule = *config_.record->ownership;
-    std::vector<std::string> unowned = UnownedChanges(*ownership_, rule, rows, files.value());
-    if (unowned.empty()) return;
-    const std::string message_text = UnownedMessage(row_key, rows, unowned);
-    if (rule.mode == OwnershipMode::kFail) {
-      report_.findings.push_back({"ownership", id, "", 0, message_text});
-    } else {
-      report_.notes.push_back("ownership (warn): " + id.substr(0, 12) + " " + message_text);
-    }
+    pending_.push_back({id, row_key, std::move(rows), std::move(files.value())});
   }
 
   bool IsException(const std::string& commit, const std::string& rule) const {
@@ -148,11 +198,13 @@ class Checker {
 
   const Repository& repo_;
   const Config& config_;
-  const OwnershipMap* ownership_;
+  const Record* ownership_;
   TrailerSyntax syntax_;
   GateReport& report_;
   Tally tally_;
   std::vector<std::string> unverified_;
+  std::set<std::string> walked_, parents_;  // ids, when ownership is checked
+  std::vector<PendingOwnership> pending_;
 };
 
 GateReport NewReport() {
@@ -200,12 +252,13 @@ Status FloorFor(const Repository& repo, const Config& config, WalkOptions& optio
 }
 
 // The config the checks run with: a rule that consults the record
-// (`in_record`) gets the record's row ids, and record.ownership its file
-// owners, both read from the work tree once; the config itself stays untouched.
+// (`in_record`) gets the record's row ids, and record.ownership the record
+// itself (the owners after the change), both read from the work tree once;
+// the config itself stays untouched.
 struct Effective {
   Config config;
-  std::optional<OwnershipMap> ownership;
-  const OwnershipMap* owners() const { return ownership ? &*ownership : nullptr; }
+  std::optional<Record> ownership;
+  const Record* owners() const { return ownership ? &*ownership : nullptr; }
 };
 
 // `wanted`: when given (and no ownership is needed), the only ids the caller will look up; only the
@@ -221,7 +274,7 @@ Result<Effective> WithRecord(const Repository* repo, const Config& config, bool 
   if (!record.ok()) return record.status();
   Effective effective{config, std::nullopt};
   if (ids) effective.config.trailers.record_ids = record->SortedIds();
-  if (owners) effective.ownership = OwnershipMap::FromRecord(record.value());
+  if (owners) effective.ownership = std::move(record.value());
   return effective;
 }
 
@@ -263,6 +316,7 @@ GateReport CheckWalked(const Repository& repo, const Config& raw_config, const s
         },
         &scope);
     checker.Finish();
+    if (status.ok()) checker.CheckOwnership();
     if (status.ok()) status = checker.Unverified();
   }
   if (!status.ok()) {
@@ -463,6 +517,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     }
   }
   checker.Finish();
+  if (status.ok()) checker.CheckOwnership();
   if (status.ok()) status = checker.Unverified();
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;

@@ -130,6 +130,50 @@ TEST_F(Ownership, ARenameAwayFromAnOwnedPathIsAChangeToIt) {
   EXPECT_NE(r.findings[0].message.find("src/next.cpp (owned by APP-NEXT)"), std::string::npos) << Dump(r);
 }
 
+// A change cannot take a file over by anchoring it to its own row: the owners at its base decide,
+// in one commit that edits the file and anchors it, and in two (the anchor first, then the edit),
+// for commits and for a pull request's description. A file no row owned at the base can be claimed.
+TEST_F(Ownership, AnchoringAnotherRowsFileInTheChangeDoesNotTakeItOver) {
+  const std::string take = "| [engine.cpp](../src/engine.cpp#L10) | [test](../tests/engine_test.cpp) |";
+  const std::string taken =
+      "| [engine.cpp](../src/engine.cpp#L10) [next](../src/next.cpp) | [test](../tests/engine_test.cpp) |";
+  repo_.Replace("roadmap/rows.md", take, taken);
+  Change("src/next.cpp", "APP-LIVE");  // the edit and the anchor in one commit
+  GateReport one = Run(kFail);
+  ASSERT_EQ(one.status, GateStatus::kFail) << Dump(one);
+  ASSERT_EQ(one.findings.size(), 1u) << Dump(one);
+  EXPECT_EQ(one.findings[0].message, "Row: APP-LIVE changes files it does not own: src/next.cpp (owned by APP-NEXT)");
+  Result<Config> config = WithOwnership(kFail);
+  ASSERT_TRUE(config.ok());
+  Result<Repository> repo = Repository::Open(repo_.path());
+  ASSERT_TRUE(repo.ok());
+  Result<git_oid> base = PinBase(repo.value(), "main");
+  ASSERT_TRUE(base.ok());
+  GateReport pr = PullRequestIntake(config.value(), "Live work\n\nRefs #2\n\nRow: APP-LIVE\n", base.value(), true);
+  ASSERT_EQ(pr.findings.size(), 1u) << Dump(pr);
+  EXPECT_EQ(pr.findings[0].message, "Row: APP-LIVE changes files it does not own: src/next.cpp (owned by APP-NEXT)");
+
+  repo_.git().Git("reset -q --hard main");
+  repo_.Replace("roadmap/rows.md", take, taken);
+  Change("roadmap/rows.md", "APP-LIVE");  // the anchor alone: the record is no row's
+  Change("src/next.cpp", "APP-LIVE");
+  GateReport two = Run(kFail);
+  ASSERT_EQ(two.findings.size(), 1u) << Dump(two);
+  EXPECT_EQ(two.findings[0].commit, repo_.git().Head());
+
+  // A file no row owned at the base is the row's that anchors it now: another row may not edit it.
+  repo_.git().Git("reset -q --hard main");
+  repo_.Write("src/new.cpp", "// new\n");
+  repo_.Replace("roadmap/rows.md", take,
+                "| [engine.cpp](../src/engine.cpp#L10) [new](../src/new.cpp) | [test](../tests/engine_test.cpp) |");
+  Change("src/new.cpp", "APP-LIVE");
+  EXPECT_EQ(Run(kFail).status, GateStatus::kOk) << Dump(Run(kFail));
+  Change("src/new.cpp", "APP-NEXT");
+  GateReport claimed = Run(kFail);
+  ASSERT_EQ(claimed.findings.size(), 1u) << Dump(claimed);
+  EXPECT_EQ(claimed.findings[0].message, "Row: APP-NEXT changes files it does not own: src/new.cpp (owned by APP-LIVE)");
+}
+
 // A pull request's description speaks for the whole change (a squash merge lands it under that
 // text): its Row must own every owned file the change edits, merge-base..head, whatever each
 // commit's own trailer said. Through the pinned base (the CLI's --description) and through CI's
