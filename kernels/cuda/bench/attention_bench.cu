@@ -144,7 +144,8 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
   return true;
 }
 
-void PrintJson(const std::string& device, const AttentionBenchOptions& o, double copy_gbps, const std::vector<Row>& rows) {
+void PrintJson(const std::string& device, const AttentionBenchOptions& o, double copy_gbps,
+               const std::vector<Row>& rows) {
   std::printf("{\"device\":\"%s\",\"pages\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
               device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -1,6 +1,6 @@
-#include <cstdint>
-
 #include "kernels/cuda/testing/late_writer.h"
+
+#include <cstdint>
 
 namespace vt::testing {
 namespace {
@@ -27,7 +27,8 @@ __global__ void LateWriterKernel(const CopyPiece* pieces, int count, uint64_t sp
 }  // namespace
 
 cudaError_t LaunchLateWriter(const std::vector<CopyPiece>& pieces, unsigned spin_us, cudaStream_t stream) {
-  // The piece list outlives the launch: kept for the process (tests launch a handful).
+  // The piece list must outlive the kernel, which the caller does not wait for: it is left allocated
+  // (a test process launches a handful).
   CopyPiece* device_pieces = nullptr;
   cudaError_t err = cudaMalloc(&device_pieces, pieces.size() * sizeof(CopyPiece));
   if (err != cudaSuccess) return err;
