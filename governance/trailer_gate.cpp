@@ -480,7 +480,6 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
     }
     tip = commit.value();
     std::vector<git_oid> hide;
-    bool base_stands_in = false;
     git_oid remote_oid;
     git_commit* known = nullptr;
     if (!IsZeroId(remote_sha) && git_oid_fromstr(&remote_oid, remote_sha.c_str()) == 0 &&
@@ -489,32 +488,18 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
       hide.push_back(remote_oid);
     } else if (!remote_tips.empty()) {
       hide = remote_tips;
-    } else if (base) {
-      hide.push_back(*base);
-      base_stands_in = true;
-    } else if (options.floor) {
-      // No remote state and no base: everything above the cutover is new.
     } else {
-      status = Unavailable("pre-push of new branch " + remote_ref + ": no remote-tracking refs for '" +
-                           remote + "' and no base to tell which commits are new");
-      break;
+      // Nothing says what the remote has. The base cannot stand in for it: a
+      // local base is not pushed yet (its own unpushed commits go with the
+      // branch), and a base under refs/remotes/<remote>/ is one of the tips
+      // above. What the tip reaches (above the cutover) is pushed, so that is checked.
+      report.notes.push_back(remote_ref + " is new to '" + remote + "' and no refs/remotes/" + remote +
+                             "/* say what the remote has, so every commit it reaches was checked");
     }
-    int covered = 0;
-    auto check = [&](const WalkedCommit& c) {
-      ++covered;
+    status = WalkExcluding(repo, tip, hide, options, [&](const WalkedCommit& c) {
       if (seen.insert(OidHex(c.id())).second) checker.Check(c);
       return true;
-    };
-    status = WalkExcluding(repo, tip, hide, options, check);
-    // The base stands in for what the remote has, but a tip already on the
-    // base (the first push of main, or of a branch made there) is still new
-    // to a remote without refs: what the remote's known refs do not reach
-    // (here: everything above the cutover) is pushed, so that is checked.
-    if (status.ok() && base_stands_in && covered == 0) {
-      report.notes.push_back(remote_ref + " is new to '" + remote + "' and its tip is on the base; no refs/remotes/" +
-                             remote + "/* say what the remote has, so every commit it reaches was checked");
-      status = WalkExcluding(repo, tip, {}, options, check);
-    }
+    });
   }
   checker.Finish();
   if (status.ok()) checker.CheckOwnership();

@@ -33,7 +33,8 @@ GateReport CheckTrailerMessageFile(const Repository* repo, const Config& config,
 // pre-push: reads "<local ref> <local sha> <remote ref> <remote sha>" lines
 // and checks the pushed commits from the object database (no checkout).
 // Deletions push nothing; a new branch is checked against the remote's
-// tracking refs, else against `base` when given.
+// tracking refs, else (a remote this repository knows nothing of) every
+// commit it reaches above the cutover is. `base` is only reported.
 GateReport CheckTrailerPush(const Repository& repo, const Config& config, std::istream& ref_lines,
                             const std::string& remote, const std::optional<git_oid>& base);
 

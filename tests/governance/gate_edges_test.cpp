@@ -277,6 +277,27 @@ TEST_F(HookEdges, FirstPushOfABranchOnTheBaseChecksItsCommits) {
   EXPECT_EQ(fixed.status, 0) << fixed.out;
 }
 
+// A local base is not on the remote: with an unpushed commit on main and a
+// branch on top, `git push origin feature` to a remote without tracking refs
+// sends all three commits, and all three are checked.
+TEST_F(HookEdges, FirstPushOfABranchAboveAnUnpushedBaseChecksTheBaseCommitsToo) {
+  TempDir remote_dir;
+  std::string remote = remote_dir.path() + "/remote.git";
+  ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
+  repo_.Git("remote add origin " + Quote(remote));
+  Stage();
+  repo_.Git("commit -q --no-verify -m 'on main, no Row'");
+  std::string bad = repo_.Head();
+  repo_.Git("checkout -q -b feature");
+  Stage();
+  repo_.Git("commit -q --no-verify -m " + Quote(GoodMessage("feature")));
+  CommandOutput push = Git("push -q origin feature");
+  EXPECT_NE(push.status, 0) << push.out;
+  EXPECT_NE(push.out.find(bad.substr(0, 12)), std::string::npos) << push.out;
+  EXPECT_NE(push.out.find("required:Row"), std::string::npos) << push.out;
+  EXPECT_NE(Shell("git -C " + Quote(remote) + " rev-parse --verify -q refs/heads/feature").status, 0);
+}
+
 // Without -v or --cleanup=scissors git keeps what follows a scissors line
 // (strip mode drops only the comment line itself): the hook must see it.
 TEST_F(HookEdges, ScissorsCutOnlyWhenGitCuts) {
