@@ -9,6 +9,20 @@ std::string ScissorsLine(char comment_char) {
   return std::string(1, comment_char) + " ------------------------ >8 ------------------------";
 }
 
+// Whether what follows a scissors line (from `at`) is what git writes below
+// its own cut line: comment lines (its explanation, in scissors mode the
+// status), then the end or, with -v, the diff. A scissors line typed by hand
+// above trailers is not git's, and git keeps what follows it.
+bool GitsCutLayoutAt(std::string_view raw, size_t at, char comment_char) {
+  while (at < raw.size()) {
+    if (raw[at] != comment_char) return raw.compare(at, 11, "diff --git ") == 0;
+    size_t eol = raw.find('\n', at);
+    if (eol == std::string_view::npos) return true;
+    at = eol + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 int CleanMessage::SourceLine(int line) const {
@@ -35,7 +49,7 @@ CleanupPlan PlanCleanup(std::string_view raw, std::string_view commit_cleanup, b
     for (size_t at = raw.find(cut); at != std::string_view::npos; at = raw.find(cut, at + 1)) {
       bool line_start = at == 0 || raw[at - 1] == '\n';
       size_t next = at + cut.size();
-      if (line_start && next < raw.size() && raw[next] == comment_char) {
+      if (line_start && next < raw.size() && GitsCutLayoutAt(raw, next, comment_char)) {
         git_wrote_cut_line = true;
         break;
       }

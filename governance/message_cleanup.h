@@ -36,8 +36,11 @@ CleanupMode ParseCleanupMode(std::string_view value, bool editor_used);
 // git truncates at the first scissors line only when verbose (`-v`,
 // commit.verbose) or in scissors mode, whatever the mode (builtin/commit.c).
 // The commit-msg hook sees neither flag, but in an editor session git writes
-// its own cut line, followed by its commented explanation, exactly then. A
-// `-v` given with `-m`/`-F` is invisible to the hook; commit.verbose is not.
+// its own cut line exactly then, followed by nothing but comment lines up to
+// the end or, with -v, a `diff --git` line: that layout is taken as git's.
+// A scissors line followed by anything else (a trailer below a hand-typed
+// one) is kept, as git keeps it. A `-v` given with `-m`/`-F` is invisible to
+// the hook; commit.verbose is not.
 CleanupPlan PlanCleanup(std::string_view raw, std::string_view commit_cleanup, bool editor_used,
                         bool verbose, char comment_char);
 

@@ -327,6 +327,27 @@ TEST_F(HookEdges, ScissorsCutOnlyWhenGitCuts) {
   EXPECT_EQ(StoredTrailer("Change-Id"), "");
 }
 
+// A scissors line typed by hand, a comment below it, then a trailer: not the
+// layout git writes below its own cut line (comments up to the end or the
+// diff), so without -v git keeps the trailer and the hook must see it; with
+// -v git cuts at the first scissors line, the typed one.
+TEST_F(HookEdges, AHandTypedScissorsLineHidesNoTrailer) {
+  std::string message = "Add thing\n\nRow: none\nAI-Assisted: false\n" + kScissors + "# (typed by hand)\nChange-Id: I1\n";
+  Stage();
+  CommandOutput edited = Git("commit -q -e -F " + Quote(MessageFile(message)));
+  EXPECT_NE(edited.status, 0) << edited.out;
+  EXPECT_NE(edited.out.find("forbidden:Change-Id"), std::string::npos) << edited.out;
+  // The oracle: git itself stores the trailer below the typed line.
+  Stage();
+  ASSERT_EQ(Git("commit -q --no-verify -e -F " + Quote(MessageFile(message))).status, 0);
+  EXPECT_EQ(StoredTrailer("Change-Id"), "I1");
+
+  Stage();
+  CommandOutput verbose = Git("commit -q -v -e -F " + Quote(MessageFile(message)));
+  EXPECT_EQ(verbose.status, 0) << verbose.out;
+  EXPECT_EQ(StoredTrailer("Change-Id"), "");
+}
+
 // -m and -F without an editor clean with `whitespace`: a '#' title is kept.
 TEST_F(HookEdges, NoEditorMeansWhitespaceCleanup) {
   Stage();
