@@ -1,5 +1,7 @@
 #include "governance/ci_scope.h"
 
+#include "governance/walked_commit.h"
+
 namespace vt::gate {
 namespace {
 
@@ -94,9 +96,27 @@ Result<CiScope> HeadExcludingBase(const Repository& repo, const GithubEvent& eve
   return scope;
 }
 
-}  // namespace
+// The tree-reading gates (record, intake, rows) read the checkout, so it must
+// be the event's commit, or the merge of its head into its base that
+// actions/checkout makes for a pull request. `pull_request_target` checks out
+// the base by default: checking that tree would pass whatever the head breaks.
+Status CheckoutIsTheEvents(const Repository& repo, const ChangeScope& commits) {
+  Result<git_oid> head = ResolveCommit(repo, "HEAD");
+  if (!head.ok()) {
+    return Unavailable("the checkout is not the event's commit " + OidHex(commits.head) + ": " + head.status().message());
+  }
+  if (git_oid_equal(&head.value(), &commits.head)) return Status::Ok();
+  Result<WalkedCommit> checkout = WalkedCommit::Read(repo, head.value());
+  if (checkout.ok() && checkout->parent_count() == 2 && !commits.hide.empty() &&
+      git_oid_equal(&checkout->parent(0), &commits.hide.front()) && git_oid_equal(&checkout->parent(1), &commits.head)) {
+    return Status::Ok();
+  }
+  return Unavailable("the checkout (HEAD " + OidHex(head.value()) + ") is neither the event's commit " +
+                     OidHex(commits.head) + " nor its merge into the base: the gates that read the tree would " +
+                     "check another one (check out the event's commit)");
+}
 
-Result<CiScope> ScopeForGithubEvent(const Repository& repo, const GithubEvent& event, const std::string& remote) {
+Result<CiScope> ScopeOf(const Repository& repo, const GithubEvent& event, const std::string& remote) {
   if (event.IsPush()) return PushScope(repo, event, remote);
   if (event.IsMergeGroup()) return HeadExcludingBase(repo, event, remote, "merge group");
   if (event.IsPullRequest()) {
@@ -110,6 +130,14 @@ Result<CiScope> ScopeForGithubEvent(const Repository& repo, const GithubEvent& e
   }
   CiScope scope;
   scope.summary = "event '" + event.name + "' names no change: the gates use the configured base";
+  return scope;
+}
+
+}  // namespace
+
+Result<CiScope> ScopeForGithubEvent(const Repository& repo, const GithubEvent& event, const std::string& remote) {
+  Result<CiScope> scope = ScopeOf(repo, event, remote);
+  if (scope.ok() && scope->commits) VT_RETURN_IF_ERROR(CheckoutIsTheEvents(repo, *scope->commits));
   return scope;
 }
 

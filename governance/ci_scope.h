@@ -36,7 +36,9 @@ struct CiScope {
 //     branch when the base commit is not in the clone).
 // A shallow clone whose history is cut inside the scope is found by the walk
 // and reported as a skip by the gates, never as green. Object ids the clone
-// does not have are kUnavailable.
+// does not have are kUnavailable, and so is a checkout (HEAD) that is neither
+// the event's commit nor a merge whose parents are the base and that commit:
+// the gates that read the tree would check another one.
 Result<CiScope> ScopeForGithubEvent(const Repository& repo, const GithubEvent& event, const std::string& remote);
 
 }  // namespace vt::gate

@@ -109,8 +109,10 @@ run 0
 [ "$(cat "$work/args")" = "preflight --fail-on-skip --compile-commands $work/build/compile_commands.json" ] ||
   fail "outside Actions with CUDA: ran '$(cat "$work/args")'"
 
-# Under Actions, a push of the good commit alone: `ci github` over before..after, green.
+# Under Actions, a push of the good commit alone, checked out as actions/checkout does (the gates
+# that read the tree refuse any other checkout): `ci github` over before..after, green.
 export GITHUB_EVENT_NAME=push GITHUB_EVENT_PATH="$work/event.json"
+git checkout -q "$good"
 push_event "$root" "$good"
 run 0
 [ "$(cat "$work/args")" = "--format github ci github --compile-commands $work/build/compile_commands.json" ] ||
@@ -121,6 +123,7 @@ grep -q "1 commits in $(short "$root")..$(short "$good"), push to refs/heads/mai
 
 # The push that brought the bad commit: red, the commit and the rule named as GitHub annotations.
 echo "$no_cuda" >"$work/build/compile_commands.json"
+git checkout -q "$bad"
 push_event "$root" "$bad"
 run 1
 [ "$(cat "$work/args")" = "--format github ci github --except gencode --compile-commands $work/build/compile_commands.json" ] ||

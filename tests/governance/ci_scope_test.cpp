@@ -201,6 +201,39 @@ TEST_F(CiGithub, PullRequestBodyReachesIntakeAndItsCommitsReachTrailers) {
   EXPECT_TRUE(Has(bad_commit.out, "required:Row")) << bad_commit.out;
 }
 
+// record, intake and rows read the checkout: `pull_request_target` checks out the base by default,
+// whose record is fine while the head breaks an anchor. Only the event's commit, or the merge of
+// its head into its base (actions/checkout's for a pull request), is checked; anything else is
+// "not verified", naming both commits.
+TEST_F(CiGithub, ACheckoutThatIsNotTheEventsCommitIsNeverGreen) {
+  config_ = dir_.Write("record.yaml", std::string(RecordRepo::ConfigText()).replace(0, 10, "base: origin/main") +
+                                          "preflight:\n  gates: [trailers, record, intake]\n");
+  upstream_.git().Git("checkout -q -b feature");
+  upstream_.Write("src/engine.cpp", "// engine, now too short for its anchors\n");
+  upstream_.git().Git("add -A");
+  std::string head = Commit(kGood);
+  upstream_.git().Git("checkout -q main");
+  const std::string event = PullRequestEvent(7, root_, head, "Closes #2\\r\\n\\r\\nRow: APP-LIVE\\r\\n");
+
+  std::string base_checkout = Clone(root_);
+  CommandOutput ci = Ci(base_checkout, "pull_request_target", event);
+  EXPECT_EQ(ci.status, 3) << ci.out;
+  EXPECT_TRUE(Has(ci.out, "NOT VERIFIED")) << ci.out;
+  EXPECT_TRUE(Has(ci.out, "HEAD " + root_)) << ci.out;
+  EXPECT_TRUE(Has(ci.out, "event's commit " + head)) << ci.out;
+
+  CommandOutput at_head = Ci(Clone(head), "pull_request_target", event);
+  EXPECT_EQ(at_head.status, 1) << at_head.out;
+  EXPECT_TRUE(Has(at_head.out, "anchor")) << at_head.out;
+
+  std::string merged = Clone(root_);
+  ASSERT_EQ(Shell("git -C " + Quote(merged) + " -c user.name=Ada -c user.email=ada@example.org merge -q --no-ff "
+                  "--no-verify -m merge " + head).status, 0);
+  CommandOutput at_merge = Ci(merged, "pull_request", event);
+  EXPECT_EQ(at_merge.status, 1) << at_merge.out;
+  EXPECT_TRUE(Has(at_merge.out, "anchor")) << at_merge.out;
+}
+
 TEST_F(CiGithub, UsageErrorsAndUnknownCommits) {
   std::string clone = Clone(root_);
   CommandOutput no_event = Gate(clone, "ci github");
