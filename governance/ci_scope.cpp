@@ -100,6 +100,9 @@ Result<CiScope> HeadExcludingBase(const Repository& repo, const GithubEvent& eve
 // be the event's commit, or the merge of its head into its base that
 // actions/checkout makes for a pull request. `pull_request_target` checks out
 // the base by default: checking that tree would pass whatever the head breaks.
+// GitHub recomputes that merge when the base branch moves, while the payload's
+// base may still name the older commit: a first parent that descends from the
+// base is that merge too.
 Status CheckoutIsTheEvents(const Repository& repo, const ChangeScope& commits) {
   Result<git_oid> head = ResolveCommit(repo, "HEAD");
   if (!head.ok()) {
@@ -108,8 +111,10 @@ Status CheckoutIsTheEvents(const Repository& repo, const ChangeScope& commits) {
   if (git_oid_equal(&head.value(), &commits.head)) return Status::Ok();
   Result<WalkedCommit> checkout = WalkedCommit::Read(repo, head.value());
   if (checkout.ok() && checkout->parent_count() == 2 && !commits.hide.empty() &&
-      git_oid_equal(&checkout->parent(0), &commits.hide.front()) && git_oid_equal(&checkout->parent(1), &commits.head)) {
-    return Status::Ok();
+      git_oid_equal(&checkout->parent(1), &commits.head)) {
+    const git_oid& base = commits.hide.front();
+    const git_oid& first = checkout->parent(0);
+    if (git_oid_equal(&first, &base) || git_graph_descendant_of(repo.raw(), &first, &base) == 1) return Status::Ok();
   }
   return Unavailable("the checkout (HEAD " + OidHex(head.value()) + ") is neither the event's commit " +
                      OidHex(commits.head) + " nor its merge into the base: the gates that read the tree would " +

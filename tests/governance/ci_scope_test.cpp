@@ -232,6 +232,18 @@ TEST_F(CiGithub, ACheckoutThatIsNotTheEventsCommitIsNeverGreen) {
   CommandOutput at_merge = Ci(merged, "pull_request", event);
   EXPECT_EQ(at_merge.status, 1) << at_merge.out;
   EXPECT_TRUE(Has(at_merge.out, "anchor")) << at_merge.out;
+
+  // The base branch moved after the event: GitHub's merge has the newer base as its first parent
+  // while the payload still names the old one. Still that merge, so still checked (red), not refused.
+  upstream_.Write("docs/later.md", "later\n");
+  upstream_.git().Git("add -A");
+  const std::string moved = Commit(kGood);
+  std::string merged_later = Clone(moved);
+  ASSERT_EQ(Shell("git -C " + Quote(merged_later) + " -c user.name=Ada -c user.email=ada@example.org merge -q --no-ff "
+                  "--no-verify -m merge " + head).status, 0);
+  CommandOutput at_later_merge = Ci(merged_later, "pull_request", event);
+  EXPECT_EQ(at_later_merge.status, 1) << at_later_merge.out;
+  EXPECT_TRUE(Has(at_later_merge.out, "anchor")) << at_later_merge.out;
 }
 
 TEST_F(CiGithub, UsageErrorsAndUnknownCommits) {
