@@ -226,24 +226,21 @@ TEST_F(CiGithub, ACheckoutThatIsNotTheEventsCommitIsNeverGreen) {
   EXPECT_EQ(at_head.status, 1) << at_head.out;
   EXPECT_TRUE(Has(at_head.out, "anchor")) << at_head.out;
 
-  std::string merged = Clone(root_);
-  ASSERT_EQ(Shell("git -C " + Quote(merged) + " -c user.name=Ada -c user.email=ada@example.org merge -q --no-ff "
-                  "--no-verify -m merge " + head).status, 0);
-  CommandOutput at_merge = Ci(merged, "pull_request", event);
-  EXPECT_EQ(at_merge.status, 1) << at_merge.out;
-  EXPECT_TRUE(Has(at_merge.out, "anchor")) << at_merge.out;
-
+  // GitHub's merge of the head into `base`, checked out: checked, so red on the broken anchor.
+  auto expect_merge_checked = [&](const std::string& base) {
+    std::string merged = Clone(base);
+    ASSERT_EQ(Shell("git -C " + Quote(merged) + " -c user.name=Ada -c user.email=ada@example.org merge -q --no-ff "
+                    "--no-verify -m merge " + head).status, 0);
+    CommandOutput at_merge = Ci(merged, "pull_request", event);
+    EXPECT_EQ(at_merge.status, 1) << at_merge.out;
+    EXPECT_TRUE(Has(at_merge.out, "anchor")) << at_merge.out;
+  };
+  expect_merge_checked(root_);
   // The base branch moved after the event: GitHub's merge has the newer base as its first parent
-  // while the payload still names the old one. Still that merge, so still checked (red), not refused.
+  // while the payload still names the old one. Still that merge, so still checked, not refused.
   upstream_.Write("docs/later.md", "later\n");
   upstream_.git().Git("add -A");
-  const std::string moved = Commit(kGood);
-  std::string merged_later = Clone(moved);
-  ASSERT_EQ(Shell("git -C " + Quote(merged_later) + " -c user.name=Ada -c user.email=ada@example.org merge -q --no-ff "
-                  "--no-verify -m merge " + head).status, 0);
-  CommandOutput at_later_merge = Ci(merged_later, "pull_request", event);
-  EXPECT_EQ(at_later_merge.status, 1) << at_later_merge.out;
-  EXPECT_TRUE(Has(at_later_merge.out, "anchor")) << at_later_merge.out;
+  expect_merge_checked(Commit(kGood));
 }
 
 TEST_F(CiGithub, UsageErrorsAndUnknownCommits) {

@@ -217,6 +217,13 @@ class HookEdges : public ::testing::Test {
   std::string StoredTrailer(const std::string& key) {
     return repo_.Git("log -1 " + Quote("--format=%(trailers:key=" + key + ",valueonly)"));
   }
+  // An empty bare repository, added as `origin`; its path.
+  std::string AddEmptyOrigin() {
+    std::string remote = dir_.path() + "/remote" + std::to_string(++n_) + ".git";
+    EXPECT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
+    repo_.Git("remote add origin " + Quote(remote));
+    return remote;
+  }
 
   GitRepo repo_;
   TempDir dir_;
@@ -259,10 +266,7 @@ TEST_F(HookEdges, MergesFailRejectsAMergeInTheHook) {
 // With `base: main` and a remote that has nothing yet, the base cannot stand
 // in for the remote: every pushed commit is checked, not "0 pushed commits".
 TEST_F(HookEdges, FirstPushOfABranchOnTheBaseChecksItsCommits) {
-  TempDir remote_dir;
-  std::string remote = remote_dir.path() + "/remote.git";
-  ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
-  repo_.Git("remote add origin " + Quote(remote));
+  const std::string remote = AddEmptyOrigin();
   Stage();
   repo_.Git("commit -q --no-verify -m 'unsigned, no trailers'");
   std::string bad = repo_.Head();
@@ -281,10 +285,7 @@ TEST_F(HookEdges, FirstPushOfABranchOnTheBaseChecksItsCommits) {
 // branch on top, `git push origin feature` to a remote without tracking refs
 // sends all three commits, and all three are checked.
 TEST_F(HookEdges, FirstPushOfABranchAboveAnUnpushedBaseChecksTheBaseCommitsToo) {
-  TempDir remote_dir;
-  std::string remote = remote_dir.path() + "/remote.git";
-  ASSERT_EQ(Shell("git init -q --bare " + Quote(remote)).status, 0);
-  repo_.Git("remote add origin " + Quote(remote));
+  const std::string remote = AddEmptyOrigin();
   Stage();
   repo_.Git("commit -q --no-verify -m 'on main, no Row'");
   std::string bad = repo_.Head();
