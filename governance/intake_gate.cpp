@@ -228,8 +228,7 @@ class IntakeChecker {
       return;
     }
     // The owners at the fork point decide: the change's own record could hand its rows any file.
-    Result<FileSource> at_fork = FileSource::Commit(repo, *fork);
-    Result<Record> base = at_fork.ok() ? LoadRecord(at_fork.value(), *config_.record) : Result<Record>(at_fork.status());
+    Result<Record> base = LoadRecordAt(repo, *fork, *config_.record);
     if (!base.ok()) {
       report_.notes.push_back("ownership of " + d.file + " not verified: the record at the fork point: " +
                               base.status().message());

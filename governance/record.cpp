@@ -130,6 +130,12 @@ Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
   return LoadRecord(source, config);
 }
 
+Result<Record> LoadRecordAt(const Repository& repo, const git_oid& commit, const RecordConfig& config) {
+  Result<FileSource> source = FileSource::Commit(repo, commit);
+  if (!source.ok()) return source.status();
+  return LoadRecord(source.value(), config);
+}
+
 std::vector<std::string> CellWords(const MdCell& cell) {
   std::vector<std::string> words;
   std::string word;

@@ -73,6 +73,9 @@ struct Record {
 Result<Record> LoadRecord(const FileSource& source, const RecordConfig& config,
                           const std::vector<std::string>* only_ids = nullptr);
 
+// The whole record as commit `commit` has it.
+Result<Record> LoadRecordAt(const Repository& repo, const git_oid& commit, const RecordConfig& config);
+
 // The text of a cell with backticks and surrounding punctuation removed, split
 // into words: "`ACTIVE`" -> {"ACTIVE"}, "A-1, B-2" -> {"A-1", "B-2"}.
 std::vector<std::string> CellWords(const MdCell& cell);

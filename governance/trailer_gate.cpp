@@ -38,6 +38,10 @@ struct Tally {
   int bots = 0;
 };
 
+struct OidLess {
+  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_cmp(&a, &b) < 0; }
+};
+
 class Checker {
  public:
   // `ownership`: the record after the change (the work tree's) when record.ownership is on, else null.
@@ -100,14 +104,10 @@ class Checker {
   void CheckOwnership() {
     if (pending_.empty()) return;
     std::vector<Record> base;
-    for (const std::string& hex : Boundary()) {
-      git_oid oid;
-      git_oid_fromstr(&oid, hex.c_str());
-      Result<FileSource> source = FileSource::Commit(repo_, oid);
-      Result<Record> record =
-          source.ok() ? LoadRecord(source.value(), *config_.record) : Result<Record>(source.status());
+    for (const git_oid& start : Boundary()) {
+      Result<Record> record = LoadRecordAt(repo_, start, *config_.record);
       if (!record.ok()) {
-        unverified_.push_back("ownership: the record at the change's base " + hex + ": " +
+        unverified_.push_back("ownership: the record at the change's base " + OidHex(start) + ": " +
                               record.status().message());
         return;
       }
@@ -162,16 +162,16 @@ class Checker {
   // A first-parent walk leaves a merge's other parents out though they may be
   // the change's own: only first parents say where it starts.
   void Visited(const WalkedCommit& commit) {
-    walked_.insert(OidHex(commit.id()));
+    walked_.insert(commit.id());
     unsigned parents = config_.trailers.first_parent ? std::min(commit.parent_count(), 1u) : commit.parent_count();
-    for (unsigned i = 0; i < parents; ++i) parents_.insert(OidHex(commit.parent(i)));
+    for (unsigned i = 0; i < parents; ++i) parents_.insert(commit.parent(i));
   }
 
-  // The commits the walked ones start from, sorted.
-  std::vector<std::string> Boundary() const {
-    std::vector<std::string> boundary;
+  // The commits the walked ones start from, in id order.
+  std::vector<git_oid> Boundary() const {
+    std::vector<git_oid> boundary;
     std::set_difference(parents_.begin(), parents_.end(), walked_.begin(), walked_.end(),
-                        std::back_inserter(boundary));
+                        std::back_inserter(boundary), OidLess());
     return boundary;
   }
 
@@ -203,7 +203,7 @@ class Checker {
   GateReport& report_;
   Tally tally_;
   std::vector<std::string> unverified_;
-  std::set<std::string> walked_, parents_;  // ids, when ownership is checked
+  std::set<git_oid, OidLess> walked_, parents_;  // when ownership is checked
   std::vector<PendingOwnership> pending_;
 };
 
