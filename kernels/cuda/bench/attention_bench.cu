@@ -161,6 +161,19 @@ void PrintJson(const std::string& device, const AttentionBenchOptions& o, double
   std::printf("]}\n");
 }
 
+// Every requested shape, batch and context, in that order; false at the first that fails.
+bool BenchAllPoints(const AttentionBenchOptions& o, double copy_gbps, std::vector<Row>& rows) {
+  for (const BenchShape& s : bench::kAttentionShapes) {
+    if (!o.shapes.empty() && std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
+    for (int batch : o.batches) {
+      for (int context : o.contexts) {
+        if (!BenchShapePoint(o, s, batch, context, copy_gbps, rows)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int RunAttentionBench(const AttentionBenchOptions& o) {
@@ -178,20 +191,11 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
     std::printf("%-18s %3s %6s %8s %-6s %6s %9s %8s %7s\n", "shape", "B", "ctx", "KV MB", "arm", "chunks", "us",
                 "GB/s", "%copy");
   }
-  SetDependentLaunch(o.dependent_launch);
   std::vector<Row> rows;
-  for (const BenchShape& s : bench::kAttentionShapes) {
-    if (!o.shapes.empty() && std::find(o.shapes.begin(), o.shapes.end(), s.name) == o.shapes.end()) continue;
-    for (int batch : o.batches) {
-      for (int context : o.contexts) {
-        if (!BenchShapePoint(o, s, batch, context, copy_gbps, rows)) {
-          SetDependentLaunch(false);
-          return 1;
-        }
-      }
-    }
-  }
+  SetDependentLaunch(o.dependent_launch);
+  const bool ran = BenchAllPoints(o, copy_gbps, rows);
   SetDependentLaunch(false);
+  if (!ran) return 1;
   if (o.json) PrintJson(probe.name, o, copy_gbps, rows);
   return 0;
 }
