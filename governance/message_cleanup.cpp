@@ -9,18 +9,23 @@ std::string ScissorsLine(char comment_char) {
   return std::string(1, comment_char) + " ------------------------ >8 ------------------------";
 }
 
-// Whether what follows a scissors line (from `at`) is what git writes below
-// its own cut line: comment lines (its explanation, in scissors mode the
-// status), then the end or, with -v, the diff. A scissors line typed by hand
-// above trailers is not git's, and git keeps what follows it.
-bool GitsCutLayoutAt(std::string_view raw, size_t at, char comment_char) {
-  while (at < raw.size()) {
-    if (raw[at] != comment_char) return raw.compare(at, 11, "diff --git ") == 0;
+// The first line at or after `at` (a line start) that is not a comment line;
+// npos when none is.
+size_t FirstNonCommentLine(std::string_view raw, size_t at, char comment_char) {
+  while (at < raw.size() && raw[at] == comment_char) {
     size_t eol = raw.find('\n', at);
-    if (eol == std::string_view::npos) return true;
+    if (eol == std::string_view::npos) return std::string_view::npos;
     at = eol + 1;
   }
-  return true;
+  return at < raw.size() ? at : std::string_view::npos;
+}
+
+// Whether lines below a scissors line that turn non-comment at `stop` are what
+// git writes below its own cut line: comment lines (its explanation, in
+// scissors mode the status), then the end or, with -v, the diff. A scissors
+// line typed by hand above trailers is not git's, and git keeps what follows it.
+bool IsGitsCutLayout(std::string_view raw, size_t stop) {
+  return stop == std::string_view::npos || raw.compare(stop, 11, "diff --git ") == 0;
 }
 
 }  // namespace
@@ -46,13 +51,21 @@ CleanupPlan PlanCleanup(std::string_view raw, std::string_view commit_cleanup, b
   bool git_wrote_cut_line = false;
   if (editor_used) {
     std::string cut = ScissorsLine(comment_char) + "\n";
-    for (size_t at = raw.find(cut); at != std::string_view::npos; at = raw.find(cut, at + 1)) {
+    for (size_t at = raw.find(cut); at != std::string_view::npos;) {
       bool line_start = at == 0 || raw[at - 1] == '\n';
       size_t next = at + cut.size();
-      if (line_start && next < raw.size() && GitsCutLayoutAt(raw, next, comment_char)) {
+      if (!line_start || next >= raw.size()) {
+        at = raw.find(cut, at + 1);
+        continue;
+      }
+      size_t stop = FirstNonCommentLine(raw, next, comment_char);
+      if (IsGitsCutLayout(raw, stop)) {
         git_wrote_cut_line = true;
         break;
       }
+      // A scissors line before `stop` is a comment line followed by the same
+      // lines, so the same answer: one pass over the message, however many.
+      at = raw.find(cut, stop);
     }
   }
   plan.cut_at_scissors = verbose || plan.mode == CleanupMode::kScissors || git_wrote_cut_line;

@@ -120,5 +120,18 @@ TEST(MessageCleanup, ScissorsCutsAndVerbatimKeepsEverything) {
   EXPECT_EQ(ParseCleanupMode("scissors", false), CleanupMode::kWhitespace);
 }
 
+// Hand-typed scissors lines, each with a comment below it, above a trailer: none of them is git's
+// cut line, however many there are (one pass over the message decides, not one per line); git's
+// own cut line after them, comments and the end or a diff below it, still is.
+TEST(MessageCleanup, TypedScissorsLinesAreNotGitsCutLineHoweverMany) {
+  const std::string cut = "# ------------------------ >8 ------------------------\n";
+  std::string typed;
+  for (int i = 0; i < 20000; ++i) typed += cut + "# typed\n";
+  const std::string message = "Subject\n\n" + typed + "Row: none\n";
+  EXPECT_FALSE(PlanCleanup(message, "", true, false, '#').cut_at_scissors);
+  EXPECT_TRUE(PlanCleanup(message + cut + "# git's explanation\n", "", true, false, '#').cut_at_scissors);
+  EXPECT_TRUE(PlanCleanup(message + cut + "# git's\ndiff --git a/f b/f\n+x\n", "", true, false, '#').cut_at_scissors);
+}
+
 }  // namespace
 }  // namespace vt::gate
