@@ -7,6 +7,11 @@
 //
 // Each output element's sum runs in the same order whatever M is, so a row gets the same bits
 // alone and in a batch of eight (batch invariance across graph buckets).
+//
+// A CTA's warps split K (8 or 6 warps, each summing its range, then the warps added in order),
+// chosen from N alone so the order never depends on M: 8, unless 6-warp CTAs (four an SM instead
+// of three, the same warps an SM) take fewer waves where 8-warp ones take two or fewer. On an
+// H200 a 4096-column output is 512 CTAs: 1.3 waves of 8-warp CTAs (396 slots), one of 6 (528).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,5 +29,12 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream);
+
+// The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
+int SkinnyLinearWarps(int n);
+
+// SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
+Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
+                             cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

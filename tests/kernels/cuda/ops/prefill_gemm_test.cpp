@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <memory>
@@ -78,7 +79,8 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
 }
 
 // Every M from 1 to 8, column counts that leave a partial tile, K from one vector per thread to
-// many; each row must also come out bit-identical when it runs alone (batch invariance).
+// many, both forms of CTA (8 and 6 warps splitting K); each row must also come out bit-identical
+// when it runs alone (batch invariance).
 TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -90,22 +92,49 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
     const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 3), w = RandomBf16(size_t(n) * k, 0.1f, 4);
     uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
     CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
-    std::vector<uint16_t> alone;  // row r computed with m = 1
-    for (int r = 0; r < kSkinnyMaxRows; ++r) {
-      ASSERT_TRUE(SkinnyLinear(dx + size_t(r) * k, dw, 1, n, k, dy, nullptr).ok());
-      const std::vector<uint16_t> row = Download(dy, n);
-      alone.insert(alone.end(), row.begin(), row.end());
+    for (int warps : {8, 6}) {
+      std::vector<uint16_t> alone;  // row r computed with m = 1
+      for (int r = 0; r < kSkinnyMaxRows; ++r) {
+        ASSERT_TRUE(SkinnyLinearWithWarps(dx + size_t(r) * k, dw, 1, n, k, dy, warps, nullptr).ok());
+        const std::vector<uint16_t> row = Download(dy, n);
+        alone.insert(alone.end(), row.begin(), row.end());
+      }
+      for (int m = 1; m <= kSkinnyMaxRows; ++m) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m) + ", " +
+                     std::to_string(warps) + " warps");
+        CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
+        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr).ok());
+        const std::vector<uint16_t> y = Download(dy, size_t(kSkinnyMaxRows) * n);
+        EXPECT_LT(GemmError(y, x.values, w.values, m, n, k), 5e-3);
+        EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
+        EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
+            << "rows past M were written";
+      }
     }
-    for (int m = 1; m <= kSkinnyMaxRows; ++m) {
-      SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m));
-      CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
-      ASSERT_TRUE(SkinnyLinear(dx, dw, m, n, k, dy, nullptr).ok());
-      const std::vector<uint16_t> y = Download(dy, size_t(kSkinnyMaxRows) * n);
-      EXPECT_LT(GemmError(y, x.values, w.values, m, n, k), 5e-3);
-      EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
-      EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
-          << "rows past M were written";
-    }
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
+  }
+}
+
+// SkinnyLinear runs the form SkinnyLinearWarps names for N, on N of one, one and a bit and many
+// waves of 8-warp CTAs (on an H200: 8, 6 and 8 warps); an unknown form is an error, not a launch.
+TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int k = 256;
+  for (int n : {2048, 4096, 28672}) {
+    const int warps = SkinnyLinearWarps(n);
+    EXPECT_TRUE(warps == 8 || warps == 6) << warps;
+    std::printf("skinny linear: N %d runs %d warps a CTA\n", n, warps);
+    const Bf16Data x = RandomBf16(size_t(2) * k, 1.f, 5), w = RandomBf16(size_t(n) * k, 0.1f, 6);
+    uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
+    CheckCuda(cudaMalloc(&dy, size_t(2) * n * 2), "alloc");
+    ASSERT_TRUE(SkinnyLinear(dx, dw, 2, n, k, dy, nullptr).ok());
+    const std::vector<uint16_t> picked = Download(dy, size_t(2) * n);
+    ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, warps, nullptr).ok());
+    EXPECT_EQ(Download(dy, size_t(2) * n), picked) << "N " << n;
+    EXPECT_FALSE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, 4, nullptr).ok());
     cudaFree(dx);
     cudaFree(dw);
     cudaFree(dy);
