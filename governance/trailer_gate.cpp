@@ -98,6 +98,32 @@ class Checker {
     if (ownership_ && full && !IsException(id, "ownership")) CollectOwnership(full, facts.message, id);
   }
 
+  // After the walk (`walk`: how it ended): the policy notes, and when it ran to
+  // the end the ownership of the commits it collected and what could not be
+  // verified, as the status the gate reports.
+  Status Finish(Status walk) {
+    auto note = [&](int n, const char* what) {
+      if (n) report_.notes.push_back(std::to_string(n) + " " + what + " not checked (config policy)");
+    };
+    note(tally_.merges, "merge commits");
+    note(tally_.fixups, "fixup!/squash!/amend! commits");
+    note(tally_.reverts, "revert commits");
+    note(tally_.bots, "bot commits");
+    if (!walk.ok()) return walk;
+    CheckOwnership();
+    return Unverified();
+  }
+
+ private:
+  // A commit's Row values and the files it changes, held to their owners by CheckOwnership.
+  struct PendingOwnership {
+    std::string id;
+    std::vector<std::string> rows;
+    std::vector<std::string> files;
+  };
+
+  std::string RowKey() const { return config_.intake ? config_.intake->row_trailer : "Row"; }
+
   // Holds the collected commits to the owners at the change's base: the records
   // of the commits the walk stopped at (parents of walked commits that were not
   // walked), known only once the walk is done.
@@ -118,7 +144,7 @@ class Checker {
     for (const PendingOwnership& p : pending_) {
       std::vector<std::string> unowned = UnownedChanges(owners, rule, p.rows, p.files);
       if (unowned.empty()) continue;
-      const std::string message_text = UnownedMessage(p.row_key, p.rows, unowned);
+      const std::string message_text = UnownedMessage(RowKey(), p.rows, unowned);
       if (rule.mode == OwnershipMode::kFail) {
         report_.findings.push_back({"ownership", p.id, "", 0, message_text});
       } else {
@@ -140,25 +166,6 @@ class Checker {
     return Unavailable(reason);
   }
 
-  void Finish() {
-    auto note = [&](int n, const char* what) {
-      if (n) report_.notes.push_back(std::to_string(n) + " " + what + " not checked (config policy)");
-    };
-    note(tally_.merges, "merge commits");
-    note(tally_.fixups, "fixup!/squash!/amend! commits");
-    note(tally_.reverts, "revert commits");
-    note(tally_.bots, "bot commits");
-  }
-
- private:
-  // A commit's Row values and the files it changes, held to their owners by CheckOwnership.
-  struct PendingOwnership {
-    std::string id;
-    std::string row_key;
-    std::vector<std::string> rows;
-    std::vector<std::string> files;
-  };
-
   // A first-parent walk leaves a merge's other parents out though they may be
   // the change's own: only first parents say where it starts.
   void Visited(const WalkedCommit& commit) {
@@ -176,17 +183,17 @@ class Checker {
   }
 
   void CollectOwnership(git_commit* commit, std::string_view message, const std::string& id) {
-    const std::string row_key = config_.intake ? config_.intake->row_trailer : "Row";
+    const std::string row_key = AsciiLower(RowKey());
     std::vector<std::string> rows;
     for (const Trailer& t : ParseTrailers(message, syntax_).trailers) {
-      if (AsciiLower(t.key) == AsciiLower(row_key)) rows.push_back(t.value);
+      if (AsciiLower(t.key) == row_key) rows.push_back(t.value);
     }
     Result<std::vector<std::string>> files = ChangedFiles(repo_, commit);
     if (!files.ok()) {
       unverified_.push_back("ownership of " + id + ": " + files.status().message());
       return;
     }
-    pending_.push_back({id, row_key, std::move(rows), std::move(files.value())});
+    pending_.push_back({id, std::move(rows), std::move(files.value())});
   }
 
   bool IsException(const std::string& commit, const std::string& rule) const {
@@ -315,9 +322,7 @@ GateReport CheckWalked(const Repository& repo, const Config& raw_config, const s
           return true;
         },
         &scope);
-    checker.Finish();
-    if (status.ok()) checker.CheckOwnership();
-    if (status.ok()) status = checker.Unverified();
+    status = checker.Finish(status);
   }
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
@@ -501,9 +506,7 @@ GateReport CheckTrailerPush(const Repository& repo, const Config& raw_config, st
       return true;
     });
   }
-  checker.Finish();
-  if (status.ok()) checker.CheckOwnership();
-  if (status.ok()) status = checker.Unverified();
+  status = checker.Finish(status);
   if (!status.ok()) {
     report.status = status.code() == StatusCode::kUnavailable ? GateStatus::kSkip : GateStatus::kFail;
     report.reason = status.message();
