@@ -150,7 +150,7 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, n > 0 ? SkinnyLinearWarps(n) : 8, stream);
+  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream);
 }
 
 }  // namespace vt::kernels::cuda

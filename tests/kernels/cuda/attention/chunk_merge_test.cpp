@@ -4,10 +4,8 @@
 // token gates to the bits it gave before, so a merge that reordered an add must fail here.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -28,8 +26,6 @@ struct MergeInputs {
   std::vector<float> partial;  // [heads, chunks, head_dim]
   std::vector<float> lse;      // [heads, chunks]
 };
-
-float NanBits() { return std::numeric_limits<float>::quiet_NaN(); }
 
 // Random partials and log2-sum-exps, with what the merge must weigh as nothing: empty chunks
 // (lse -inf, their partials never written: NaN here), chunks whose weight underflows to zero
@@ -53,7 +49,7 @@ MergeInputs MakeInputs(int heads, int chunks, int head_dim, bool cancelling, uin
       for (int d = 0; d < head_dim; ++d) {
         float v = unit(rng);
         if (cancelling) v += (c % 2 ? -1.f : 1.f) * 1048576.f;
-        in.partial[(size_t(h) * chunks + c) * head_dim + d] = empty || underflows ? NanBits() : v;
+        in.partial[(size_t(h) * chunks + c) * head_dim + d] = empty || underflows ? std::nanf("") : v;
       }
     }
   }
