@@ -36,12 +36,22 @@ bool KvCacheManager::Allocate(RequestId id, int64_t num_tokens) {
   return true;
 }
 
+int64_t KvCacheManager::FullBlocks(const Entry& e, int64_t num_computed) const {
+  return std::min<int64_t>(num_computed / block_size_, static_cast<int64_t>(e.blocks.size()));
+}
+
+bool KvCacheManager::HasBlocksToCache(RequestId id, int64_t num_computed) const {
+  if (!prefix_caching_) return false;
+  auto it = entries_.find(id);
+  return it != entries_.end() && FullBlocks(it->second, num_computed) > static_cast<int64_t>(it->second.hashes.size());
+}
+
 void KvCacheManager::CacheComputed(RequestId id, std::span<const int32_t> tokens, int64_t num_computed) {
   if (!prefix_caching_) return;
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   Entry& e = it->second;
-  const int64_t full = std::min<int64_t>(num_computed / block_size_, static_cast<int64_t>(e.blocks.size()));
+  const int64_t full = FullBlocks(e, num_computed);
   for (int64_t i = static_cast<int64_t>(e.hashes.size()); i < full; ++i) {
     std::span<const int32_t> block_tokens = tokens.subspan(i * block_size_, block_size_);
     const BlockHash parent = ParentHash(e);

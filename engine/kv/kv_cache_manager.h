@@ -34,6 +34,12 @@ class KvCacheManager {
   // when the pool has too few free blocks.
   bool Allocate(RequestId id, int64_t num_tokens);
 
+  // Whether CacheComputed would publish a block: a full block among the first num_computed tokens
+  // not yet published. Callers build the token list only then: a decode step fills a block once
+  // every block_size tokens, and copying a long context's tokens every step costs the host tens of
+  // microseconds a step.
+  bool HasBlocksToCache(RequestId id, int64_t num_computed) const;
+
   // Publishes the request's full blocks among its first num_computed tokens.
   void CacheComputed(RequestId id, std::span<const int32_t> tokens, int64_t num_computed);
 
@@ -51,6 +57,8 @@ class KvCacheManager {
   };
 
   BlockHash ParentHash(const Entry& e) const { return e.hashes.empty() ? kRootBlockHash : e.hashes.back(); }
+  // The request's full blocks among its first num_computed tokens.
+  int64_t FullBlocks(const Entry& e, int64_t num_computed) const;
 
   int32_t block_size_;
   bool prefix_caching_;

@@ -142,7 +142,7 @@ std::vector<RequestId> Scheduler::Update(const SchedulerStep& step, const std::v
     // Aborted during the step: its blocks are already gone.
     if (r->state != RequestState::kRunning) continue;
     r->num_computed = c.start_pos + static_cast<int64_t>(c.tokens.size());
-    kv_->CacheComputed(r->id, r->AllTokens(), r->num_computed);
+    if (kv_->HasBlocksToCache(r->id, r->num_computed)) kv_->CacheComputed(r->id, r->AllTokens(), r->num_computed);
     if (token == nullptr) continue;
     r->output.push_back(token->token);
     if (r->params.logprobs >= 0) r->output_logprobs.push_back(*token);

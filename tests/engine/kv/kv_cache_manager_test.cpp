@@ -118,8 +118,29 @@ TEST(KvCacheManager, DisabledPrefixCachingNeverHits) {
   KvCacheManager kv(8, 4, false);
   const std::vector<int32_t> prompt = Range(0, 12);
   ASSERT_TRUE(kv.Allocate(1, 12));
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 12)) << "nothing is published without prefix caching";
   kv.CacheComputed(1, prompt, 12);
   EXPECT_EQ(kv.AttachCachedPrefix(2, prompt), 0);
+}
+
+// The scheduler builds a request's token list for CacheComputed only when this says a block filled:
+// once every block_size decode steps, not every step.
+TEST(KvCacheManager, BlocksToCacheAppearOnceEachBlockFills) {
+  KvCacheManager kv(8, 4, true);
+  const std::vector<int32_t> tokens = Range(100, 12);
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 4)) << "a request without blocks";
+  ASSERT_TRUE(kv.Allocate(1, 6));
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 3));
+  EXPECT_TRUE(kv.HasBlocksToCache(1, 4));
+  kv.CacheComputed(1, tokens, 4);
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 7)) << "the first block is published; the second is not full";
+  EXPECT_TRUE(kv.HasBlocksToCache(1, 8));
+  kv.CacheComputed(1, tokens, 8);
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 8));
+  EXPECT_FALSE(kv.HasBlocksToCache(1, 12)) << "a third block is not in the table until it is allocated";
+  ASSERT_TRUE(kv.Allocate(1, 12));
+  EXPECT_TRUE(kv.HasBlocksToCache(1, 12));
+  EXPECT_EQ(kv.AttachCachedPrefix(2, tokens), 8) << "both published blocks are found";
 }
 
 }  // namespace
