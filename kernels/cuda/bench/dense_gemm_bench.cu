@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/cuda/bench/bench_common.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/batch_decode_gemm.h"
 #include "kernels/cuda/ops/dense_gemm.h"
@@ -107,9 +108,12 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
     return 1;
   }
   const std::unique_ptr<DenseGemm> vt(*vt_gemm), cublas(*cublas_gemm);
+  vt->set_skinny_staging(o.skinny_stage ? SkinnyStaging::kOn : SkinnyStaging::kOff);
   if (!o.json) {
-    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), CUDA-graph timed, weights rotated past L2\n",
-                probe.name.c_str(), copy_gbps);
+    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), CUDA-graph timed, weights rotated past L2, "
+                "skinny weights %s, dependent launch %s\n",
+                probe.name.c_str(), copy_gbps, o.skinny_stage ? "staged" : "streamed",
+                o.dependent_launch ? "on" : "off");
     std::printf("%15s %4s %-7s %9s %8s %7s %9s %8s %8s\n", "K x N", "M", "vt", "vt us", "GB/s", "%copy", "cuBLAS us",
                 "GB/s", "speedup");
   }
@@ -120,10 +124,15 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
       std::fprintf(stderr, "vt bench gemm: shape '%s' is not KxN\n", shape.c_str());
       return 2;
     }
-    if (!BenchShape(o, *vt, *cublas, k, n, copy_gbps, rows)) return 1;
+    SetDependentLaunch(o.dependent_launch);
+    const bool timed = BenchShape(o, *vt, *cublas, k, n, copy_gbps, rows);
+    SetDependentLaunch(false);
+    if (!timed) return 1;
   }
   if (o.json) {
-    std::printf("{\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", probe.name.c_str(), copy_gbps);
+    std::printf("{\"device\":\"%s\",\"skinny_stage\":%s,\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
+                probe.name.c_str(), o.skinny_stage ? "true" : "false", o.dependent_launch ? "true" : "false",
+                copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"kernel\":\"%s\",\"vt_us\":%.3f,\"vt_GBps\":%.1f,\"copy_pct\":%.2f,"
