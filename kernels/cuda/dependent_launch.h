@@ -2,9 +2,11 @@
 // short kernels, and between two of them the GPU drains one grid before it starts launching the
 // next: a few microseconds per boundary, a third of a small model's step (docs/BENCHMARKS.md, issue
 // #17). A kernel launched with LaunchDependent may be launched while the kernel before it in the
-// stream still runs; it calls AwaitPrecedingGrid() before its first memory access, which returns once
-// that kernel has finished and its writes are visible, and then lets the kernel after it launch in
-// turn. Only the launch overlaps, never the work, so results are the same bits either way.
+// stream still runs; it calls AwaitPrecedingGrid() before its first access to memory that a kernel of
+// the step writes, which returns once that kernel has finished and its writes are visible, and then
+// lets the kernel after it launch in turn. Before it a kernel may read only what no kernel of the step
+// writes (the skinny GEMM's staged weights, the persist arm's older keys). Only launches and those
+// reads overlap, never the work, so results are the same bits either way.
 //
 // The switch belongs to the calling thread (every kernel a thread launches or captures reads it; a
 // thread drives one GPU's step); the CUDA runner sets it before each step from VT_PDL and the step's
@@ -21,7 +23,8 @@ bool DependentLaunchOn();
 
 #ifdef __CUDACC__
 
-// The first statement of every kernel that LaunchDependent launches, before any early return.
+// In every kernel that LaunchDependent launches, before any early return and before its first access
+// to memory a kernel of the step writes.
 __device__ __forceinline__ void AwaitPrecedingGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

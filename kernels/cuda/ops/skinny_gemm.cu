@@ -139,9 +139,15 @@ struct SkinnyOccupancy {
 constexpr int StagedBytes(int warps, int staged) { return warps * staged * kTileCols * kChunk * 2; }
 
 // The most chunks a warp of a Warps-warp CTA can stage while `per_sm` CTAs still fit an SM (0: none),
-// with the kernel allowed that much dynamic shared memory on the current device.
+// with the kernel allowed that much dynamic shared memory, and asking for the largest shared-memory
+// carveout (an SM can only host three staged CTAs there), on the current device. A failed query
+// stages nothing and leaves no error behind for the next launch to report.
 template <int Warps>
 int StageCap(int device, int per_sm) {
+  auto none = [] {
+    (void)cudaGetLastError();
+    return 0;
+  };
   int smem_per_sm = 0, smem_per_block = 0, reserved = 0;
   cudaFuncAttributes attr{};
   if (per_sm <= 0 ||
@@ -149,22 +155,25 @@ int StageCap(int device, int per_sm) {
       cudaDeviceGetAttribute(&smem_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess ||
       cudaFuncGetAttributes(&attr, SkinnyGemmKernel<Warps, true>) != cudaSuccess) {
-    return 0;
+    return none();
   }
   const int dynamic = std::min(smem_per_sm / per_sm - reserved, smem_per_block) - int(attr.sharedSizeBytes);
   int cap = dynamic / StagedBytes(Warps, 1);
-  if (cap <= 0 || cudaFuncSetAttribute(SkinnyGemmKernel<Warps, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       StagedBytes(Warps, cap)) != cudaSuccess) {
-    return 0;
+  if (cap <= 0 ||
+      cudaFuncSetAttribute(SkinnyGemmKernel<Warps, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           StagedBytes(Warps, cap)) != cudaSuccess ||
+      cudaFuncSetAttribute(SkinnyGemmKernel<Warps, true>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutMaxShared) != cudaSuccess) {
+    return none();
   }
   for (int fits = 0; cap > 0; --cap) {
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, SkinnyGemmKernel<Warps, true>, Warps * 32,
                                                       StagedBytes(Warps, cap)) == cudaSuccess &&
         fits >= per_sm) {
-      break;
+      return cap;
     }
   }
-  return cap;
+  return none();
 }
 
 SkinnyOccupancy Occupancy() {
