@@ -77,7 +77,7 @@ TrailerSyntax Repository::ReadTrailerSyntax() const {
     while (git_config_next(&entry, it) == 0) {
       const std::string_view full = entry->name;  // trailer.<name>.<variable>
       const size_t dot = full.rfind('.');
-      if (full.substr(0, 8) != "trailer." || dot == std::string_view::npos || dot <= 8 ||
+      if (!full.starts_with("trailer.") || dot == std::string_view::npos || dot <= 8 ||
           std::find(std::begin(kVariables), std::end(kVariables), full.substr(dot + 1)) == std::end(kVariables)) {
         continue;
       }

@@ -33,6 +33,12 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
   return Bf16x8{{v.x, v.y, v.z, v.w}};
 }
 
+// One K chunk into the accumulators: values 0-3 of each lane, then 4-7 (see SkinnyGemmKernel).
+__device__ __forceinline__ void MultiplyChunk(float (&acc)[4], const Bf16x8& a, const Bf16x8& b) {
+  MmaBf16(acc, a.pair[0], 0u, a.pair[1], 0u, b.pair[0], b.pair[1]);
+  MmaBf16(acc, a.pair[2], 0u, a.pair[3], 0u, b.pair[2], b.pair[3]);
+}
+
 // One CTA per 8 output columns; warp w of Warps takes a contiguous range of K chunks, so its
 // unrolled loads stream 512 contiguous bytes of each weight row. Lane 4q + c loads eight consecutive K values
 // (physical offset 8c) of weight row q (the MMA's B column q) and of input row q (A row q; A rows
@@ -52,7 +58,7 @@ template <int Warps, bool kStaging>
 __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
                                                                 const uint16_t* __restrict__ weight, int m, int n,
                                                                 int k, int staged, uint16_t* __restrict__ y) {
-  extern __shared__ uint4 staged_weights[];  // [Warps][staged chunks][kTileCols rows][4 x 16 bytes]
+  extern __shared__ Bf16x8 staged_weights[];  // [Warps][staged chunks][kTileCols rows][4 lanes' 16 bytes]
   __shared__ float partial[Warps][kSkinnyMaxRows][kTileCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
   const int col0 = blockIdx.x * kTileCols;
@@ -60,7 +66,7 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
   const int per_warp = (chunks + Warps - 1) / Warps;
   const int first = warp * per_warp, last = min(first + per_warp, chunks);
   const int head = kStaging ? max(0, min(staged, last - first)) : 0;  // this warp's staged chunks
-  uint4* mine = staged_weights + static_cast<int64_t>(warp) * staged * kTileCols * 4;
+  Bf16x8* mine = staged_weights + static_cast<int64_t>(warp) * staged * kTileCols * 4;
   if constexpr (kStaging) {
     for (int p = lane; p < kTileCols * head * 4; p += 32) {  // lanes walk one row's head, 16 bytes each
       const int row = p / (head * 4), piece = p % (head * 4);
@@ -88,11 +94,8 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (s0 + u < head) {
-        const uint4 v = mine[((s0 + u) * kTileCols + q) * 4 + c];  // 32 lanes: 512 consecutive bytes
-        MmaBf16(acc, a[u].pair[0], 0u, a[u].pair[1], 0u, v.x, v.y);
-        MmaBf16(acc, a[u].pair[2], 0u, a[u].pair[3], 0u, v.z, v.w);
-      }
+      // 32 lanes read 512 consecutive bytes.
+      if (s0 + u < head) MultiplyChunk(acc, a[u], mine[((s0 + u) * kTileCols + q) * 4 + c]);
     }
   }
   for (int base = first + head; base < last; base += kUnroll) {
@@ -108,10 +111,7 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (base + u < last) {
-        MmaBf16(acc, a[u].pair[0], 0u, a[u].pair[1], 0u, b[u].pair[0], b[u].pair[1]);
-        MmaBf16(acc, a[u].pair[2], 0u, a[u].pair[3], 0u, b[u].pair[2], b[u].pair[3]);
-      }
+      if (base + u < last) MultiplyChunk(acc, a[u], b[u]);
     }
   }
   // acc: c0, c1 = (input row q, columns 2c, 2c + 1); c2, c3 belong to the zero rows 8-15.
@@ -193,13 +193,10 @@ SkinnyOccupancy Occupancy() {
   });
 }
 
-}  // namespace
-
 // Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
 // 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
 // (N = 6144: 13% slower), so 4 is not a form.
-int SkinnyLinearWarps(int n) {
-  const SkinnyOccupancy o = Occupancy();
+int WarpsFor(const SkinnyOccupancy& o, int n) {
   const int64_t tiles = (int64_t(n) + kTileCols - 1) / kTileCols;
   auto waves = [&](int per_sm) {
     const int64_t slots = int64_t(o.sms) * per_sm;
@@ -210,19 +207,13 @@ int SkinnyLinearWarps(int n) {
   return waves(o.per_sm6) < waves(o.per_sm8) ? 6 : 8;
 }
 
-bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
-  return m >= 1 && m <= kSkinnyMaxRows && k > 0 && k % kChunk == 0 && VectorAligned(x) && VectorAligned(weight) &&
-         VectorAligned(y);
-}
-
-int SkinnyStagedChunks(int warps, int k) {
-  const SkinnyOccupancy o = Occupancy();
+int StagedChunksFor(const SkinnyOccupancy& o, int warps, int k) {
   const int per_warp = (k / kChunk + warps - 1) / warps;
   return std::max(0, std::min(per_warp, warps == 8 ? o.stage_cap8 : warps == 6 ? o.stage_cap6 : 0));
 }
 
-Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             SkinnyStaging staging, cudaStream_t stream) {
+Status Run(const SkinnyOccupancy& o, const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
+           int warps, SkinnyStaging staging, cudaStream_t stream) {
   if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0) {
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
@@ -230,7 +221,7 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
   if (warps != 8 && warps != 6) {
     return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
-  const int staged = staging == SkinnyStaging::kOff ? 0 : SkinnyStagedChunks(warps, k);
+  const int staged = staging == SkinnyStaging::kOff ? 0 : StagedChunksFor(o, warps, k);
   const dim3 grid((n + kTileCols - 1) / kTileCols);
   const size_t smem = size_t(StagedBytes(warps, staged));
   auto kernel = warps == 8 ? (staged > 0 ? SkinnyGemmKernel<8, true> : SkinnyGemmKernel<8, false>)
@@ -240,9 +231,27 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
   return Status::Ok();
 }
 
+}  // namespace
+
+int SkinnyLinearWarps(int n) { return WarpsFor(Occupancy(), n); }
+
+bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
+  return m >= 1 && m <= kSkinnyMaxRows && k > 0 && k % kChunk == 0 && VectorAligned(x) && VectorAligned(weight) &&
+         VectorAligned(y);
+}
+
+int SkinnyStagedChunks(int warps, int k) { return StagedChunksFor(Occupancy(), warps, k); }
+
+Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
+                             SkinnyStaging staging, cudaStream_t stream) {
+  return Run(Occupancy(), x, weight, m, n, k, y, warps, staging, stream);
+}
+
+// The device's occupancy is looked up once a call: it picks the form and the staged head.
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, SkinnyStaging staging,
                     cudaStream_t stream) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), staging, stream);
+  const SkinnyOccupancy o = Occupancy();
+  return Run(o, x, weight, m, n, k, y, WarpsFor(o, n), staging, stream);
 }
 
 }  // namespace vt::kernels::cuda

@@ -473,8 +473,16 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   EXPECT_EQ(Greedy(*loaded, graphs, 5), Greedy(*loaded, eager, 5));
 }
 
+// Three requests (steps of three rows, graph bucket 4) get the same greedy tokens under `changed` as
+// under `base`, which must give all three.
+void ExpectTheSameTokens(const LoadedModel& m, const RunnerSettings& base, const RunnerSettings& changed) {
+  const std::vector<std::vector<int32_t>> tokens = Greedy(m, base, 3);
+  ASSERT_EQ(tokens.size(), 3u);
+  EXPECT_EQ(Greedy(m, changed, 3), tokens);
+}
+
 // Programmatic dependent launches (on by default for steps of up to four rows) change no token, in
-// graphs and eagerly: three requests decode in steps of three rows (graph bucket 4).
+// graphs and eagerly.
 TEST(CudaEngine, DependentLaunchesChangeNoToken) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -485,9 +493,7 @@ TEST(CudaEngine, DependentLaunchesChangeNoToken) {
     RunnerSettings on, off;
     on.graphs = off.graphs = graphs;
     off.pdl = "0";
-    const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, on, 3);
-    ASSERT_EQ(tokens.size(), 3u);
-    EXPECT_EQ(Greedy(*loaded, off, 3), tokens);
+    ExpectTheSameTokens(*loaded, on, off);
   }
 }
 
@@ -506,9 +512,7 @@ TEST(CudaEngine, StagedSkinnyWeightsChangeNoToken) {
       streamed.pdl = staged.pdl = pdl;
       streamed.skinny_stage = "0";
       staged.skinny_stage = "1";
-      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, streamed, 3);
-      ASSERT_EQ(tokens.size(), 3u);
-      EXPECT_EQ(Greedy(*loaded, staged, 3), tokens);
+      ExpectTheSameTokens(*loaded, streamed, staged);
     }
   }
 }
