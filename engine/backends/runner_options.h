@@ -12,7 +12,7 @@ namespace vt {
 
 struct RunnerOptions {
   int num_threads = 0;  // VT_NUM_THREADS: the CPU backend's threads; 0 = one per hardware thread
-  // VT_ATTN_DECODE (block|warp|warp2|gqa|persist|auto) and VT_ATTN_SPLIT (off|auto|tokens): the decode arm
+  // VT_ATTN_DECODE (block|warp|warp2|gqa|persist|solo|auto) and VT_ATTN_SPLIT (off|auto|tokens): the decode arm
   // and the split-KV policy; the defaults are what users get.
   kernels::cuda::DecodeOverrides attention{kernels::cuda::DecodeArm::kAuto, kernels::cuda::kSplitAuto};
   bool tensor_core_prefill = true;  // VT_ATTN_PREFILL=tc|decode

@@ -186,7 +186,7 @@ Command AddBenchCommand(CLI::App& parent) {
   gemm->add_option("--reps", dense->repetitions, "Graph replays (the median is reported)");
   gemm->add_flag("--json", dense->json, "Print JSON instead of a table");
   auto options = std::make_shared<kernels::cuda::AttentionBenchOptions>();
-  attention->add_option("--arms", options->arms, "Arms to time: block, warp, warp2, gqa, persist")->delimiter(',');
+  attention->add_option("--arms", options->arms, "Arms to time: block, warp, warp2, gqa, persist, solo")->delimiter(',');
   attention->add_option("--split", options->split, "Split-KV: off, auto or a chunk length in tokens");
   attention->add_option("--batches", options->batches, "Batch sizes")->delimiter(',');
   attention->add_option("--contexts", options->contexts, "Context lengths")->delimiter(',');

@@ -12,6 +12,7 @@ cudaError_t LaunchDecodeWarp(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeWarpTwoRows(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodeGqa(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchDecodePersistent(const PagedDecodeParams& p, cudaStream_t stream);
+cudaError_t LaunchDecodeSolo(const PagedDecodeParams& p, cudaStream_t stream);
 cudaError_t LaunchMergeChunks(const PagedDecodeParams& p, cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda::attention

@@ -15,6 +15,7 @@ const char* DecodeArmName(DecodeArm arm) {
     case DecodeArm::kWarpTwoRows: return "warp2";
     case DecodeArm::kGqa: return "gqa";
     case DecodeArm::kPersistent: return "persist";
+    case DecodeArm::kSolo: return "solo";
   }
   return "unknown";
 }
@@ -34,8 +35,10 @@ Result<DecodeOverrides> ParseDecodeOverrides(const char* arm_env, const char* sp
     o.arm = DecodeArm::kGqa;
   } else if (arm == "persist") {
     o.arm = DecodeArm::kPersistent;
+  } else if (arm == "solo") {
+    o.arm = DecodeArm::kSolo;
   } else {
-    return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa, persist or auto");
+    return InvalidArgument("decode arm '" + arm + "': expected block, warp, warp2, gqa, persist, solo or auto");
   }
 
   // Unset means auto: split-KV passed the model-level gates (tests/engine/backends/cuda/cuda_engine_test.cpp), and
@@ -86,8 +89,12 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
       }
       return Status::Ok();
     case DecodeArm::kGqa:
-    case DecodeArm::kPersistent: {
+    case DecodeArm::kPersistent:
+    case DecodeArm::kSolo: {
       const std::string name = DecodeArmName(arm);
+      if (arm == DecodeArm::kSolo && s.head_dim != 128) {
+        return InvalidArgument("solo arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 only)");
+      }
       if (s.head_dim != 128 && s.head_dim != 256) {
         return InvalidArgument(name + " arm: head_dim " + std::to_string(s.head_dim) + " unsupported (128 or 256)");
       }
@@ -95,9 +102,9 @@ Status CheckArmSupports(DecodeArm arm, const DecodeShape& s) {
         return InvalidArgument(name + " arm: " + std::to_string(group) +
                                " query heads per KV head exceed the 16 rows of one MMA tile");
       }
-      // The persistent arm sums the batch's weights in 32-bit shared memory (decode_persistent.cu).
-      if (arm == DecodeArm::kPersistent && int64_t(s.batch) * std::max(s.max_context, 6) > kMaxPersistentKeys) {
-        return InvalidArgument("persist arm: " + std::to_string(s.batch) + " rows of up to " +
+      // The persistent arms sum the batch's weights in 32-bit shared memory (work_items.cuh).
+      if (arm != DecodeArm::kGqa && int64_t(s.batch) * std::max(s.max_context, 6) > kMaxPersistentKeys) {
+        return InvalidArgument(name + " arm: " + std::to_string(s.batch) + " rows of up to " +
                                std::to_string(s.max_context) + " keys may exceed its " +
                                std::to_string(kMaxPersistentKeys) + "-key schedule");
       }

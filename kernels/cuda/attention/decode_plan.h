@@ -8,12 +8,15 @@
 //   gqa    one CTA per (request, KV head) serving all its query heads with tensor-core MMAs
 //   persist  the gqa arithmetic on one wave of persistent CTAs, each streaming an equal share of
 //          the batch's (request, KV head, chunk) items; bitwise the gqa arm's results
+//   solo   the persist arm with a warp, not a CTA, per item (head_dim 128): no barrier or
+//          cross-warp merge per item; bitwise the gqa arm's results too
 //
 // Default policy: an arm becomes the default for a shape only after the model-level
 // token-exact gate passes on it. All five passed on an H200 (docs/BENCHMARKS.md, issues #10 and
 // #17); `auto` resolves to the fastest measured there, `persist` (equal to gqa at batch 1, faster
 // from batch 8), for every shape it supports, else to `block`, split by context (auto) unless
-// VT_ATTN_SPLIT says off or a fixed chunk. The others run when forced (the engine's VT_ATTN_DECODE).
+// VT_ATTN_SPLIT says off or a fixed chunk. The others run when forced (the engine's VT_ATTN_DECODE);
+// solo, built after the last measurement, is not yet measured on a GPU and runs only when forced.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +27,7 @@
 
 namespace vt::kernels::cuda {
 
-enum class DecodeArm { kAuto, kBlock, kWarp, kWarpTwoRows, kGqa, kPersistent };
+enum class DecodeArm { kAuto, kBlock, kWarp, kWarpTwoRows, kGqa, kPersistent, kSolo };
 
 const char* DecodeArmName(DecodeArm arm);
 
@@ -48,9 +51,9 @@ struct DecodeOverrides {
 
 inline constexpr int kSplitAuto = -1;
 
-// The most keys (batch x max_context) a persistent-arm call may cover: its schedule is a 32-bit
-// prefix sum of the requests' weights, at most one a key (six for a request under 11 keys). Past
-// it `auto` runs the gqa arm (bitwise the same results).
+// The most keys (batch x max_context) a persist- or solo-arm call may cover: their schedule is a
+// 32-bit prefix sum of the requests' weights, at most one a key (six for a request under 11 keys).
+// Past it `auto` runs the gqa arm (bitwise the same results).
 inline constexpr int64_t kMaxPersistentKeys = (int64_t(1) << 31) - 1;
 
 // Parses an arm name and a split setting (nullptr or "" means unset: arm auto, split auto). The

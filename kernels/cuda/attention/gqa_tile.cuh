@@ -79,6 +79,28 @@ __device__ __forceinline__ void SoftmaxSubtile(float (&s)[2][4], const float (&s
   SplitBf16x2(s[1][2], s[1][3], hi[3], lo[3]);
 }
 
+// One element of a chunk's result from kParts partial states of its query row, merged in a fixed
+// order: m[w * 16] and l[w * 16] are part w's max and sum (log2 domain), acc_at(w) its unnormalised
+// output element. Returns the normalised element and the chunk's max and sum. The one formula of the
+// GQA arms' merge, so that the arms reducing a chunk's parts in different places agree bit for bit.
+template <int kParts, typename AccAt>
+__device__ __forceinline__ float MergedElement(const float* m, const float* l, AccAt acc_at, float& m_all,
+                                               float& l_all) {
+  constexpr int kRows = 16;
+  m_all = -INFINITY;
+#pragma unroll
+  for (int w = 0; w < kParts; ++w) m_all = fmaxf(m_all, m[w * kRows]);
+  l_all = 0.f;
+  float acc = 0.f;
+#pragma unroll
+  for (int w = 0; w < kParts; ++w) {
+    const float scale = Rescale(m[w * kRows], m_all);
+    l_all += l[w * kRows] * scale;
+    acc += acc_at(w) * scale;
+  }
+  return l_all > 0.f ? acc / l_all : 0.f;
+}
+
 // End of chunk `c` of request `b`, KV head `kv_head`: every warp puts its rows into `acc_of(warp)`
 // ([group][D] fp32) and its max and sum into m_s / l_s ([kWarps][16]); the CTA then merges the warps in
 // a fixed order and writes the chunk's result. Every thread of the CTA calls it; it ends with a barrier,
@@ -115,17 +137,9 @@ __device__ __forceinline__ void MergeWarpsAndWrite(const PagedDecodeParams& p, i
   __syncthreads();
   for (int idx = threadIdx.x; idx < group * D; idx += kWarps * 32) {
     const int g = idx / D, d = idx % D;
-    float m_all = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, m_s[w * kRows + g]);
-    float l_all = 0.f, acc = 0.f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float scale = Rescale(m_s[w * kRows + g], m_all);
-      l_all += l_s[w * kRows + g] * scale;
-      acc += acc_of(w)[g * D + d] * scale;
-    }
-    const float out = l_all > 0.f ? acc / l_all : 0.f;
+    float m_all, l_all;
+    const float out =
+        MergedElement<kWarps>(m_s + g, l_s + g, [&](int w) { return acc_of(w)[g * D + d]; }, m_all, l_all);
     WriteHeadResult(p, b, kv_head * group + g, c, d, &out, 1, m_all, l_all, d == 0);
   }
   __syncthreads();

@@ -30,6 +30,7 @@ Status RunPagedDecode(PagedDecodeParams p, const DecodePlan& plan, void* workspa
     case DecodeArm::kWarpTwoRows: err = attention::LaunchDecodeWarpTwoRows(p, stream); break;
     case DecodeArm::kGqa: err = attention::LaunchDecodeGqa(p, stream); break;
     case DecodeArm::kPersistent: err = attention::LaunchDecodePersistent(p, stream); break;
+    case DecodeArm::kSolo: err = attention::LaunchDecodeSolo(p, stream); break;
   }
   if (err == cudaSuccess && plan.num_chunks > 1) err = attention::LaunchMergeChunks(p, stream);
   if (err != cudaSuccess) {

@@ -9,7 +9,7 @@
 namespace vt::kernels::cuda {
 
 struct AttentionBenchOptions {
-  std::vector<std::string> arms = {"block", "warp", "warp2", "gqa", "persist"};
+  std::vector<std::string> arms = {"block", "warp", "warp2", "gqa", "persist", "solo"};
   std::string split = "auto";             // off | auto | tokens
   std::vector<int> batches = {1, 8, 64};
   std::vector<int> contexts = {1024, 4096, 16384};

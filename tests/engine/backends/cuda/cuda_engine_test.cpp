@@ -172,7 +172,8 @@ INSTANTIATE_TEST_SUITE_P(DecodeArms, ArmGate,
                          ::testing::Values(ArmCase{"block", "off"}, ArmCase{"warp", "off"}, ArmCase{"warp2", "off"},
                                            ArmCase{"gqa", "off"}, ArmCase{"block", "auto"}, ArmCase{"warp", "auto"},
                                            ArmCase{"warp2", "auto"}, ArmCase{"gqa", "auto"},
-                                           ArmCase{"persist", "off"}, ArmCase{"persist", "auto"}),
+                                           ArmCase{"persist", "off"}, ArmCase{"persist", "auto"},
+                                           ArmCase{"solo", "off"}, ArmCase{"solo", "auto"}),
                          [](const ::testing::TestParamInfo<ArmCase>& info) {
                            return std::string(info.param.arm) + "_split_" + info.param.split;
                          });

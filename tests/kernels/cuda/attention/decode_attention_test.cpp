@@ -161,6 +161,14 @@ struct ShapeCase {
   int num_q_heads, num_kv_heads, head_dim, block_size;
 };
 
+// The arms every shape of the suite runs (warp2 and solo are head_dim 128 only; warp2 is added where
+// a test wants it).
+std::vector<DecodeArm> ArmsFor(int head_dim) {
+  std::vector<DecodeArm> arms = {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa, DecodeArm::kPersistent};
+  if (head_dim == 128) arms.push_back(DecodeArm::kSolo);
+  return arms;
+}
+
 std::string CaseName(const ShapeCase& c) {
   char name[64];
   std::snprintf(name, sizeof name, "d%d_q%dkv%d_bs%d", c.head_dim, c.num_q_heads, c.num_kv_heads, c.block_size);
@@ -178,7 +186,7 @@ TEST_P(DecodeArms, EveryArmMatchesTheReferenceOnEveryContext) {
   const std::vector<float> ref = Reference(f);
   const std::vector<uint16_t> block = RunArm(f, DecodeArm::kBlock, 0);
 
-  std::vector<DecodeArm> arms = {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa, DecodeArm::kPersistent};
+  std::vector<DecodeArm> arms = ArmsFor(sc.head_dim);
   if (sc.head_dim == 128) arms.push_back(DecodeArm::kWarpTwoRows);
   std::printf("%-20s %-6s %-6s %6s %10s %10s %9s\n", "shape", "arm", "split", "ctx", "max_abs", "max_rel",
               "bitwise%");
@@ -208,7 +216,7 @@ TEST_P(DecodeArms, SplitOfOneChunkIsBitwiseTheUnsplitResult) {
   const std::vector<int> contexts = {1, 33, 255, 256, 700, 1500};
   const PagedKvFixture f(shape, contexts, 99u);
   const size_t per_req = static_cast<size_t>(sc.num_q_heads) * sc.head_dim;
-  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa, DecodeArm::kPersistent}) {
+  for (DecodeArm arm : ArmsFor(sc.head_dim)) {
     const std::vector<uint16_t> unsplit = RunArm(f, arm, 0);
     const std::vector<uint16_t> split = RunArm(f, arm, 256);
     for (int b = 0; b < f.batch(); ++b) {
@@ -234,9 +242,10 @@ TEST_P(DecodeArms, GqaChunksPerCtaChangesNoBit) {
   }
 }
 
-// The persistent arm reduces every chunk as the gqa arm does, whichever CTA takes it: the same bits
-// for every split, on a batch whose contexts give chunks of every length and CTAs that start and
-// stop mid-request.
+// The persistent arms reduce every chunk as the gqa arm does, whichever CTA or warp takes it: the
+// same bits for every split, on a batch whose contexts give chunks of every length (the solo arm's
+// short chunks leave some of its four key streams empty) and workers that start and stop
+// mid-request.
 TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -254,10 +263,14 @@ TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
                                            many, short_many, padded}) {
     const PagedKvFixture f(shape, contexts, 23u);
     for (int split : {0, kSplitAuto, 256}) {
-      const std::vector<uint16_t> persist = RunArm(f, DecodeArm::kPersistent, split);
-      // Both arms leaving an element unwritten (the NaN poison) would still compare equal.
-      EXPECT_EQ(std::count(persist.begin(), persist.end(), kPoison), 0) << "split " << split;
-      EXPECT_EQ(RunArm(f, DecodeArm::kGqa, split), persist) << "split " << split << ", batch " << contexts.size();
+      const std::vector<uint16_t> gqa = RunArm(f, DecodeArm::kGqa, split);
+      for (DecodeArm arm : {DecodeArm::kPersistent, DecodeArm::kSolo}) {
+        if (arm == DecodeArm::kSolo && sc.head_dim != 128) continue;
+        const std::vector<uint16_t> out = RunArm(f, arm, split);
+        // Both arms leaving an element unwritten (the NaN poison) would still compare equal.
+        EXPECT_EQ(std::count(out.begin(), out.end(), kPoison), 0) << DecodeArmName(arm) << " split " << split;
+        EXPECT_EQ(gqa, out) << DecodeArmName(arm) << " split " << split << ", batch " << contexts.size();
+      }
     }
   }
 }
@@ -326,10 +339,10 @@ class PersistentAfterALateWriter : public ::testing::Test {
     }
   }
 
-  std::vector<uint16_t> RunAfter(const std::vector<CopyPiece>& writes, bool history_settled) const {
+  std::vector<uint16_t> RunAfter(const std::vector<CopyPiece>& writes, bool history_settled, DecodeArm arm) const {
     for (const CopyPiece& piece : writes) CheckCuda(cudaMemset(piece.dst, 0, piece.bytes), "zero");
     const LateWriter late{writes, history_settled};
-    return RunArm(*f_, DecodeArm::kPersistent, kSplitAuto, 0, &late);
+    return RunArm(*f_, arm, kSplitAuto, 0, &late);
   }
 
   std::vector<uint16_t> LongRequestRows(const std::vector<uint16_t>& out) const {
@@ -345,21 +358,26 @@ class PersistentAfterALateWriter : public ::testing::Test {
   std::vector<CopyPiece> step_writes_, with_older_;
 };
 
-// With history_settled (a decode step) the arm plans its work and reads older keys before it waits
-// on the kernel before it, never the queries or the last keys that kernel writes; without it, it
-// reads nothing before.
+// With history_settled (a decode step) the persistent arms plan their work and read older keys
+// before they wait on the kernel before them, never the queries or the last keys that kernel writes;
+// without it, they read nothing before. The solo arm gives the persist arm's bits.
 TEST_F(PersistentAfterALateWriter, SeesEverythingTheKernelBeforeMayWrite) {
-  EXPECT_EQ(RunAfter(step_writes_, true), expected_) << "the queries or last keys were read before the wait";
-  EXPECT_EQ(RunAfter(with_older_, false), expected_)
-      << "without history_settled something was read before the wait";
+  for (DecodeArm arm : {DecodeArm::kPersistent, DecodeArm::kSolo}) {
+    EXPECT_EQ(RunAfter(step_writes_, true, arm), expected_)
+        << DecodeArmName(arm) << ": the queries or last keys were read before the wait";
+    EXPECT_EQ(RunAfter(with_older_, false, arm), expected_)
+        << DecodeArmName(arm) << ": without history_settled something was read before the wait";
+  }
 }
 
 // The other side, so that the test above can fail: older keys rewritten by the kernel before (a
 // broken promise) are read before it writes them. Needs launches that really overlap: under
 // compute-sanitizer, which runs kernels one at a time, it fails by design (leave it out there).
 TEST_F(PersistentAfterALateWriter, ReadsOlderKeysBeforeTheKernelBeforeEnds) {
-  EXPECT_NE(LongRequestRows(RunAfter(with_older_, true)), LongRequestRows(expected_))
-      << "no older key was read before the wait: the test above sees nothing";
+  for (DecodeArm arm : {DecodeArm::kPersistent, DecodeArm::kSolo}) {
+    EXPECT_NE(LongRequestRows(RunAfter(with_older_, true, arm)), LongRequestRows(expected_))
+        << DecodeArmName(arm) << ": no older key was read before the wait: the test above sees nothing";
+  }
 }
 
 // Paged == dense: the same values laid out in shuffled pages or in one contiguous run of pages
@@ -373,7 +391,7 @@ TEST_P(DecodeArms, ShuffledPagesGiveTheContiguousResult) {
   const PagedKvFixture shuffled(shape, contexts, 7u, false);
   const PagedKvFixture dense(shape, contexts, 7u, true);
   ASSERT_EQ(shuffled.k(0), dense.k(0));
-  for (DecodeArm arm : {DecodeArm::kBlock, DecodeArm::kWarp, DecodeArm::kGqa, DecodeArm::kPersistent}) {
+  for (DecodeArm arm : ArmsFor(sc.head_dim)) {
     for (int split : {0, 256}) {
       EXPECT_EQ(RunArm(shuffled, arm, split), RunArm(dense, arm, split)) << DecodeArmName(arm) << " split " << split;
     }

@@ -35,15 +35,18 @@ TEST(DecodePlan, AutoFallsBackToGqaPastThePersistentSchedule) {
   plan = PlanDecode(past, DecodeOverrides{});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->arm, DecodeArm::kGqa);
-  Result<DecodePlan> forced = PlanDecode(past, DecodeOverrides{DecodeArm::kPersistent, kSplitAuto});
-  ASSERT_FALSE(forced.ok());
-  EXPECT_NE(forced.status().message().find("schedule"), std::string::npos) << forced.status().message();
+  for (DecodeArm arm : {DecodeArm::kPersistent, DecodeArm::kSolo}) {
+    Result<DecodePlan> forced = PlanDecode(past, DecodeOverrides{arm, kSplitAuto});
+    ASSERT_FALSE(forced.ok()) << DecodeArmName(arm);
+    EXPECT_NE(forced.status().message().find("schedule"), std::string::npos) << forced.status().message();
+    EXPECT_TRUE(PlanDecode(under, DecodeOverrides{arm, kSplitAuto}).ok()) << DecodeArmName(arm);
+  }
 }
 
 TEST(DecodePlan, OverridesSelectEachArm) {
   for (auto [env, arm] : {std::pair{"block", DecodeArm::kBlock}, std::pair{"warp", DecodeArm::kWarp},
                           std::pair{"warp2", DecodeArm::kWarpTwoRows}, std::pair{"gqa", DecodeArm::kGqa},
-                          std::pair{"persist", DecodeArm::kPersistent}}) {
+                          std::pair{"persist", DecodeArm::kPersistent}, std::pair{"solo", DecodeArm::kSolo}}) {
     Result<DecodeOverrides> o = ParseDecodeOverrides(env, nullptr);
     ASSERT_TRUE(o.ok()) << env;
     Result<DecodePlan> plan = PlanDecode(Llama8B(8, 4096), *o);
@@ -134,6 +137,13 @@ TEST(DecodePlan, ForcedArmThatCannotRunTheShapeIsAnErrorNotAFallback) {
   Result<DecodePlan> persist = PlanDecode(wide_group, DecodeOverrides{DecodeArm::kPersistent, 0});
   ASSERT_FALSE(persist.ok());
   EXPECT_EQ(persist.status().message().rfind("persist arm: 32 query heads", 0), 0u) << persist.status().message();
+
+  // The solo arm keeps a state a key stream in shared memory: head_dim 128 only.
+  Result<DecodePlan> solo = PlanDecode(d256, DecodeOverrides{DecodeArm::kSolo, 0});
+  ASSERT_FALSE(solo.ok());
+  EXPECT_EQ(solo.status().message().rfind("solo arm: head_dim 256", 0), 0u) << solo.status().message();
+  EXPECT_FALSE(PlanDecode(wide_group, DecodeOverrides{DecodeArm::kSolo, 0}).ok());
+  EXPECT_TRUE(PlanDecode(Llama8B(8, 4096), DecodeOverrides{DecodeArm::kSolo, kSplitAuto}).ok());
 }
 
 TEST(DecodePlan, BadOverridesAndShapesAreRejectedWithTheirName) {

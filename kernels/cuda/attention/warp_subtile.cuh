@@ -1,0 +1,88 @@
+// One warp's 16-key subtile in the persistent decode arms (decode_persistent.cu, decode_solo.cu): its
+// K and V rows copied with cp.async into swizzled shared memory, and its scores, softmax and P.V on
+// the MMA tile of the group's query heads (gqa_tile.cuh). Both arms run exactly this per subtile, so
+// they differ only in which warp takes which subtile and where the parts of a chunk are merged.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cuda/attention/decode_common.cuh"
+#include "kernels/cuda/attention/gqa_tile.cuh"
+#include "kernels/cuda/attention/mma_bf16.cuh"
+
+namespace vt::kernels::cuda::attention {
+
+constexpr int kSubtileKeys = 16;
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a tile of D-element rows. The eight rows
+// an ldmatrix phase reads sit at row stride D * 2 bytes (a multiple of 128), so without the XOR
+// they would all hit the same banks.
+template <int D>
+__device__ __forceinline__ int Swizzle(int row, int chunk) {
+  return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
+// The warp's copies of keys [key_base, key_base + 16) of request b, KV head h (rows at or past
+// key_end zero-filled) into the K and V tiles k_dst and v_dst.
+template <int D>
+__device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, int h, int key_base, int key_end,
+                                            uint16_t* k_dst, uint16_t* v_dst) {
+  constexpr int kChunksPerRow = D / 8;  // 16-byte copies per row
+  constexpr int kCopiesPerLane = kSubtileKeys * kChunksPerRow / 32;
+  const int lane = threadIdx.x % 32;
+  const int32_t* table = p.block_tables + int64_t(b) * p.max_blocks_per_seq;
+  const int shift = __ffs(p.block_size) - 1;
+  // A 16-key subtile lies in one page: chunks and subtiles start at multiples of 16.
+  const int page = key_base < key_end ? __ldg(table + (key_base >> shift)) : 0;
+  const int64_t page_base =
+      ((int64_t(page) * p.block_size + (key_base & (p.block_size - 1))) * p.num_kv_heads + h) * D;
+#pragma unroll
+  for (int n = 0; n < kCopiesPerLane; ++n) {
+    const int piece = n * 32 + lane;
+    const int r = piece / kChunksPerRow, chunk = piece % kChunksPerRow;
+    const bool valid = key_base + r < key_end;
+    const int64_t off = valid ? page_base + int64_t(r) * p.num_kv_heads * D + chunk * 8 : 0;
+    // Each lane's row is read whole: the L2 fetches whole lines (CpAsync16's kWholeLine).
+    CpAsync16<true>(k_dst + Swizzle<D>(r, chunk), p.k_cache + off, valid);
+    CpAsync16<true>(v_dst + Swizzle<D>(r, chunk), p.v_cache + off, valid);
+  }
+}
+
+// Folds the subtile in k_s / v_s (keys from key_base; those at or past key_end weigh nothing) into
+// the warp's state. q_at(ks) is this lane's ldmatrix address of the query tile for k-step ks.
+template <int D, typename QAt>
+__device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s, const uint16_t* v_s, int key_base,
+                                                  int key_end, float qk_scale, ChunkState<D / 8>& state) {
+  constexpr int kDimTiles = D / 8;
+  constexpr int kKSteps = D / 16;
+  const int lane = threadIdx.x % 32;
+  // The rows this lane addresses for ldmatrix in a K or V subtile, and the chunk offset within the
+  // 16-dim step (K) or pair of 8-dim tiles (V) it reads.
+  const int k_row = (lane >> 4) * 8 + (lane & 7), k_half = (lane >> 3) & 1;
+  const int v_row = (lane & 7) + ((lane >> 3) & 1) * 8, v_half = lane >> 4;
+
+  float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+  float s_odd[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+  for (int ks = 0; ks < kKSteps; ++ks) {
+    uint32_t a[4], kb[4];
+    LdMatrixX4(a[0], a[1], a[2], a[3], q_at(ks));
+    LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_s + Swizzle<D>(k_row, 2 * ks + k_half));
+    MmaBf16(ks % 2 ? s_odd[0] : s[0], a[0], a[1], a[2], a[3], kb[0], kb[1]);
+    MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
+  }
+
+  uint32_t hi[4], lo[4];
+  SoftmaxSubtile<kDimTiles>(s, s_odd, key_base, key_end, qk_scale, state, hi, lo);
+#pragma unroll
+  for (int t = 0; t < kDimTiles; t += 2) {
+    uint32_t vb[4];
+    LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + Swizzle<D>(v_row, t + v_half));
+    MmaBf16(state.o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
+    MmaBf16(state.o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
+    MmaBf16(state.o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
+    MmaBf16(state.o[t + 1], lo[0], lo[1], lo[2], lo[3], vb[2], vb[3]);
+  }
+}
+
+}  // namespace vt::kernels::cuda::attention
