@@ -28,6 +28,15 @@ for form in "" "--dependent-launch"; do
     --batches 1,8,64 --contexts 4096,8192,16384 --json $form > "$out/$label.json" 2> "$out/$label.err"
   echo "$label rc $?"
 done
+# Where the warps wait, persist against solo on issue #16's shape (ncu WarpStateStats, one call each,
+# qwen3-1.7b B8 8k; the persist arm's pre-alignment profile is in
+# docs/bench/decode-attention-loads-h200-2026-12-04/7-stall-reasons/).
+for arm in persist solo; do
+  timeout -k 5 60 ncu --section WarpStateStats --section SchedulerStats --section Occupancy --page raw --csv \
+    -k 'regex:Decode(Persistent|Solo)' -c 1 "$bin/vt" bench attention --arms $arm --shapes qwen3-1.7b --batches 8 \
+    --contexts 8192 --launches 2 --reps 1 > "$out/stalls-$arm.csv" 2> "$out/stalls-$arm.err"
+  echo "ncu stalls $arm rc $?"
+done
 summ() { python3 -c "
 import json,sys; r=json.load(open(sys.argv[1]))['results']
 print(sys.argv[2], ' '.join('c%d %.1f tok/s TPOT %.3f decode-ITL %s' % (x['concurrency'], x['output_tokens_per_s'], x['tpot_ms']['median'],
