@@ -40,6 +40,7 @@ struct Row {
   int batch, context, chunks;
   double kv_mb, us, gbps, copy_pct;
   std::string error;
+  std::string out_hash;  // of one call's output on the first KV copy: equal hashes, equal bits
 };
 
 // Times one arm: a graph of calls cycling over the KV copies.
@@ -56,6 +57,41 @@ bool TimeArm(const AttentionBenchOptions& o, const PagedDecodeParams& base, cons
     return st.ok();
   };
   return bench::TimeGraph(launch, o.launches_per_graph, o.repetitions, us);
+}
+
+// FNV-1a over one call's bf16 output (the first KV copy, after the timed graphs), so two arms, or the
+// same arm in two builds, can be compared bit for bit from the benchmark's output alone: the inputs
+// are the same seeded values in every run with the same shapes and page order.
+bool HashOneCall(const PagedDecodeParams& base, const DecodePlan& plan, const KvCopy& copy, void* workspace,
+                 size_t out_elems, std::string& hash) {
+  PagedDecodeParams p = base;
+  p.k_cache = copy.k;
+  p.v_cache = copy.v;
+  p.block_tables = copy.tables;
+  VT_BENCH_CHECK(cudaMemset(p.out, 0xff, out_elems * 2));
+  // A plain launch: the launch form changes no bit (DecodeArms tests), and the default stream has no
+  // kernel to overlap.
+  const bool dependent = DependentLaunchOn();
+  SetDependentLaunch(false);
+  const Status st = RunPagedDecode(p, plan, workspace, nullptr);
+  SetDependentLaunch(dependent);
+  if (!st.ok()) {
+    std::fprintf(stderr, "vt bench attention: %s\n", st.message().c_str());
+    return false;
+  }
+  std::vector<uint16_t> out(out_elems);
+  VT_BENCH_CHECK(cudaMemcpy(out.data(), p.out, out_elems * 2, cudaMemcpyDeviceToHost));
+  uint64_t h = 1469598103934665603ull;
+  for (uint16_t v : out) {
+    for (int byte = 0; byte < 2; ++byte) {
+      h ^= (v >> (8 * byte)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  hash = text;
+  return true;
 }
 
 bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int batch, int context, double copy_gbps,
@@ -106,7 +142,7 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
 
   const DecodeShape shape{batch, s.num_q_heads, s.num_kv_heads, s.head_dim, kBlockSize, context};
   for (const std::string& arm_name : o.arms) {
-    Row row{s.name, arm_name, batch, context, 1, kv_bytes / 1e6, 0, 0, 0, ""};
+    Row row{s.name, arm_name, batch, context, 1, kv_bytes / 1e6, 0, 0, 0, "", ""};
     Result<DecodeOverrides> overrides = ParseDecodeOverrides(arm_name.c_str(), o.split.c_str());
     Result<DecodePlan> plan = overrides.ok() ? PlanDecode(shape, *overrides) : Result<DecodePlan>(overrides.status());
     if (!plan.ok()) {
@@ -122,14 +158,15 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
     if (ws > 0) VT_BENCH_CHECK(cudaMalloc(&workspace, ws));
     double us = 0;
     if (!TimeArm(o, base, *plan, copies, workspace, us)) return false;
+    if (!HashOneCall(base, *plan, copies[0], workspace, q_elems, row.out_hash)) return false;
     cudaFree(workspace);
     row.us = us;
     row.gbps = kv_bytes / (us * 1e-6) / 1e9;
     row.copy_pct = 100.0 * row.gbps / copy_gbps;
     rows.push_back(row);
     if (!o.json) {
-      std::printf("%-18s %3d %6d %8.1f %-6s %6d %9.2f %8.0f %6.1f%%\n", row.shape.c_str(), batch, context, row.kv_mb,
-                  row.arm.c_str(), row.chunks, row.us, row.gbps, row.copy_pct);
+      std::printf("%-18s %3d %6d %8.1f %-6s %6d %9.2f %8.0f %6.1f%% %s\n", row.shape.c_str(), batch, context,
+                  row.kv_mb, row.arm.c_str(), row.chunks, row.us, row.gbps, row.copy_pct, row.out_hash.c_str());
       std::fflush(stdout);
     }
   }
@@ -153,7 +190,8 @@ void PrintJson(const std::string& device, const AttentionBenchOptions& o, double
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",
                 i ? "," : "", r.shape.c_str(), r.batch, r.context, r.kv_mb, r.arm.c_str(), r.chunks);
     if (r.error.empty()) {
-      std::printf("\"us\":%.3f,\"GBps\":%.1f,\"copy_pct\":%.2f}", r.us, r.gbps, r.copy_pct);
+      std::printf("\"us\":%.3f,\"GBps\":%.1f,\"copy_pct\":%.2f,\"out_hash\":\"%s\"}", r.us, r.gbps, r.copy_pct,
+                  r.out_hash.c_str());
     } else {
       std::printf("\"error\":\"%s\"}", r.error.c_str());
     }
@@ -188,8 +226,8 @@ int RunAttentionBench(const AttentionBenchOptions& o) {
     std::printf("device %s, copy bandwidth %.0f GB/s (read+write), split %s, pages %s, dependent launch %s, "
                 "CUDA-graph timed\n",
                 probe.name.c_str(), copy_gbps, o.split.c_str(), o.pages.c_str(), o.dependent_launch ? "on" : "off");
-    std::printf("%-18s %3s %6s %8s %-6s %6s %9s %8s %7s\n", "shape", "B", "ctx", "KV MB", "arm", "chunks", "us",
-                "GB/s", "%copy");
+    std::printf("%-18s %3s %6s %8s %-6s %6s %9s %8s %7s %s\n", "shape", "B", "ctx", "KV MB", "arm", "chunks", "us",
+                "GB/s", "%copy", "output hash");
   }
   std::vector<Row> rows;
   SetDependentLaunch(o.dependent_launch);
