@@ -157,22 +157,9 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
                    k_dst + S::kTileElems);
   };
 
-  // The first subtile goes out before the wait unless it holds the request's last key (the one the
-  // kernel before may have written), in a copy group of its own: the loop's wait counts only the
-  // newest groups, so an older one more changes nothing.
-  bool first_kv_issued = false;
-  if (p.history_settled) {
-    if (produce.live) {
-      const int key_base = produce.c * produce.chunk + warp * kKeys;
-      const int key_end = produce.KeyEnd();
-      if (key_base >= key_end || min(key_base + kKeys, key_end) < produce.context) {
-        issue_kv(produce, 0);
-        first_kv_issued = true;
-      }
-    }
-    CpAsyncCommit();
-    AwaitPrecedingGrid();
-  }
+  const bool first_kv_issued =
+      p.history_settled && IssueOlderKeysThenWait(produce.live, produce.KeyBegin() + warp * kKeys, produce.KeyEnd(),
+                                                  produce.context, [&] { issue_kv(produce, 0); });
 
   MarkEmptyChunks<kThreads>(p);
 

@@ -152,17 +152,9 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
     issue_kv(at, stage);
   };
 
-  // The first subtile (keys from the item's first) goes out before the wait unless it holds the
-  // request's last key, in a copy group of its own.
-  bool first_kv_issued = false;
-  if (p.history_settled) {
-    if (produce.live && min(produce.KeyBase() + kKeys, produce.KeyEnd()) < produce.context) {
-      issue_kv(produce, 0);
-      first_kv_issued = true;
-    }
-    CpAsyncCommit();
-    AwaitPrecedingGrid();
-  }
+  const bool first_kv_issued =
+      p.history_settled && IssueOlderKeysThenWait(produce.live, produce.KeyBase(), produce.KeyEnd(), produce.context,
+                                                  [&] { issue_kv(produce, 0); });
   MarkEmptyChunks<kThreads>(p);
   if (!produce.live) return;
   SoloCursor consume = produce;
@@ -258,7 +250,14 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
 
 }  // namespace
 
+bool SoloRunsItself(int batch, int group) {
+  int resident = 0;
+  return ResidentCtas<DecodeSoloKernel>(kThreads, SoloSmem::Total(batch, group), resident) == cudaSuccess &&
+         resident > 0;
+}
+
 cudaError_t LaunchDecodeSolo(const PagedDecodeParams& p, cudaStream_t stream) {
+  if (p.head_dim != D) return cudaErrorInvalidValue;  // CheckArmSupports refuses the shape first
   const int group = p.num_q_heads / p.num_kv_heads;
   const size_t smem = SoloSmem::Total(p.batch, group);
   int resident = 0;

@@ -39,4 +39,6 @@ Status RunPagedDecode(PagedDecodeParams p, const DecodePlan& plan, void* workspa
   return Status::Ok();
 }
 
+bool SoloArmRunsItself(int batch, int group) { return attention::SoloRunsItself(batch, group); }
+
 }  // namespace vt::kernels::cuda

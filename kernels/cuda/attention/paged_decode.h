@@ -19,4 +19,9 @@ size_t DecodeWorkspaceBytes(const DecodeShape& shape, const DecodePlan& plan);
 // Launch-only: no allocation, no synchronisation, so it can be captured in a CUDA graph.
 Status RunPagedDecode(PagedDecodeParams params, const DecodePlan& plan, void* workspace, cudaStream_t stream);
 
+// Whether the solo arm runs its own kernel for `batch` requests with `group` query heads a KV head on
+// the current device. Where a solo CTA's shared memory does not fit, it runs the gqa kernel (the same
+// bits), so a test comparing the two learns nothing there: tests ask this first.
+bool SoloArmRunsItself(int batch, int group);
+
 }  // namespace vt::kernels::cuda

@@ -9,6 +9,7 @@
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
 
 namespace vt::kernels::cuda::attention {
 
@@ -56,6 +57,24 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
     k_src += pass_stride;
     v_src += pass_stride;
   }
+}
+
+// The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
+// (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before
+// the wait on the kernel before unless it holds the request's last key (the one that kernel may write),
+// in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
+// nothing); then the wait. Returns whether the subtile was issued.
+template <typename IssueFirst>
+__device__ __forceinline__ bool IssueOlderKeysThenWait(bool live, int key_base, int key_end, int context,
+                                                       IssueFirst issue_first) {
+  bool issued = false;
+  if (live && (key_base >= key_end || min(key_base + kSubtileKeys, key_end) < context)) {
+    issue_first();
+    issued = true;
+  }
+  CpAsyncCommit();
+  AwaitPrecedingGrid();
+  return issued;
 }
 
 // Folds the subtile in k_s / v_s (keys from key_base; those at or past key_end weigh nothing) into
