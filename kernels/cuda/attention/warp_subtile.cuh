@@ -33,6 +33,7 @@ template <int D>
 __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, int h, int key_base, int key_end,
                                             uint16_t* k_dst, uint16_t* v_dst) {
   constexpr int kChunksPerRow = D / 8;  // 16-byte copies per row
+  static_assert(32 % kChunksPerRow == 0, "a warp's 32 copies cover whole rows");
   constexpr int kRowsPerPass = 32 / kChunksPerRow;
   constexpr int kPasses = kSubtileKeys / kRowsPerPass;
   const int lane = threadIdx.x % 32;
@@ -61,8 +62,8 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
 
 // The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
 // (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before
-// the wait on the kernel before unless it holds the request's last key (the one that kernel may write),
-// in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
+// the wait on the kernel before unless it holds the request's last key (the one that kernel may write;
+// a subtile past key_end holds none and only zero-fills), in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
 // nothing); then the wait. Returns whether the subtile was issued.
 template <typename IssueFirst>
 __device__ __forceinline__ bool IssueOlderKeysThenWait(bool live, int key_base, int key_end, int context,

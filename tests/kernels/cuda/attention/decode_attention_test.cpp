@@ -259,6 +259,10 @@ TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
   for (int i = 0; i < 96; ++i) many.push_back(1 + (i * 7919) % 2500);
   for (int i = 0; i < 300; ++i) short_many.push_back(1 + (i * 7919) % 300);
   for (int i = 0; i < 128; ++i) padded.push_back(i < 96 ? 130 + (i * 7919) % 127 : 1);
+  int device = 0, major = 0;
+  CheckCuda(cudaGetDevice(&device), "device");
+  CheckCuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+  const bool sm90 = major >= 9;
   for (const std::vector<int>& contexts : {std::vector<int>{1, 2, 17, 64, 65, 100, 130, 700, 1025, 3000, 5000, 129},
                                            many, short_many, padded}) {
     const PagedKvFixture f(shape, contexts, 23u);
@@ -266,10 +270,13 @@ TEST_P(DecodeArms, PersistentGivesTheGqaBits) {
       const std::vector<uint16_t> gqa = RunArm(f, DecodeArm::kGqa, split);
       for (DecodeArm arm : {DecodeArm::kPersistent, DecodeArm::kSolo}) {
         if (arm == DecodeArm::kSolo && sc.head_dim != 128) continue;
-        // Up to groups of 8 a solo CTA fits any of these batches; past that it may run the gqa kernel.
+        // Where a solo CTA does not fit, the gqa kernel runs instead and there is nothing to compare. On
+        // sm_90's 227 KB of shared memory a block every group up to 8 fits these batches; on sm_86/89's
+        // 99 KB groups of 4 and more do not.
         const int group = sc.num_q_heads / sc.num_kv_heads;
-        if (arm == DecodeArm::kSolo && group <= 8) {
-          EXPECT_TRUE(SoloArmRunsItself(f.batch(), group)) << "solo ran the gqa kernel: nothing compared";
+        if (arm == DecodeArm::kSolo && !SoloArmRunsItself(f.batch(), group)) {
+          EXPECT_FALSE(sm90 && group <= 8) << "solo ran the gqa kernel where it fits: nothing compared";
+          continue;
         }
         const std::vector<uint16_t> out = RunArm(f, arm, split);
         // Both arms leaving an element unwritten (the NaN poison) would still compare equal.
