@@ -60,7 +60,8 @@ for key, arms in rows.items():
     hashes = {a: r.get("out_hash") for a, r in arms.items()}
     same = len(set(hashes.values())) == 1
     print(*key, " ".join(f"{a} {r.get('us', float('nan')):.2f}" for a, r in sorted(arms.items())),
-          "bits equal" if same else f"BITS DIFFER {hashes}")
+          "bits equal" if same else f"BITS DIFFER {hashes}",
+          " ".join(f"{a} UNWRITTEN {r['unwritten']}" for a, r in sorted(arms.items()) if r.get("unwritten")))
 PY
   # Where the warps wait, persist against solo (ncu WarpStateStats, one call each, qwen3-1.7b B8 8k; the
   # persist arm's pre-alignment profile is in docs/bench/decode-attention-loads-h200-2026-12-04/7-stall-reasons/).

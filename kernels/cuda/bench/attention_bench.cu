@@ -41,6 +41,7 @@ struct Row {
   double kv_mb, us, gbps, copy_pct;
   std::string error;
   std::string out_hash;  // of one call's output on the first KV copy: equal hashes, equal bits
+  int64_t unwritten;     // elements of that output the call left as the poison written before it
 };
 
 // Times one arm: a graph of calls cycling over the KV copies.
@@ -61,9 +62,11 @@ bool TimeArm(const AttentionBenchOptions& o, const PagedDecodeParams& base, cons
 
 // FNV-1a over one call's bf16 output (the first KV copy, after the timed graphs), so two arms, or the
 // same arm in two builds, can be compared bit for bit from the benchmark's output alone: the inputs
-// are the same seeded values in every run with the same shapes and page order.
+// are the same seeded values in every run with the same shapes, split and page order (and standard
+// library: the page shuffle is std::shuffle's). Also counts the elements the call left unwritten (the
+// poison is a NaN that no arm writes).
 bool HashOneCall(const PagedDecodeParams& base, const DecodePlan& plan, const KvCopy& copy, void* workspace,
-                 size_t out_elems, std::string& hash) {
+                 size_t out_elems, std::string& hash, int64_t& unwritten) {
   PagedDecodeParams p = base;
   p.k_cache = copy.k;
   p.v_cache = copy.v;
@@ -81,6 +84,7 @@ bool HashOneCall(const PagedDecodeParams& base, const DecodePlan& plan, const Kv
   }
   std::vector<uint16_t> out(out_elems);
   VT_BENCH_CHECK(cudaMemcpy(out.data(), p.out, out_elems * 2, cudaMemcpyDeviceToHost));
+  unwritten = std::count(out.begin(), out.end(), uint16_t{0xffff});
   uint64_t h = 1469598103934665603ull;
   for (uint16_t v : out) {
     for (int byte = 0; byte < 2; ++byte) {
@@ -142,7 +146,7 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
 
   const DecodeShape shape{batch, s.num_q_heads, s.num_kv_heads, s.head_dim, kBlockSize, context};
   for (const std::string& arm_name : o.arms) {
-    Row row{s.name, arm_name, batch, context, 1, kv_bytes / 1e6, 0, 0, 0, "", ""};
+    Row row{s.name, arm_name, batch, context, 1, kv_bytes / 1e6, 0, 0, 0, "", "", 0};
     Result<DecodeOverrides> overrides = ParseDecodeOverrides(arm_name.c_str(), o.split.c_str());
     Result<DecodePlan> plan = overrides.ok() ? PlanDecode(shape, *overrides) : Result<DecodePlan>(overrides.status());
     if (!plan.ok()) {
@@ -158,15 +162,16 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
     if (ws > 0) VT_BENCH_CHECK(cudaMalloc(&workspace, ws));
     double us = 0;
     if (!TimeArm(o, base, *plan, copies, workspace, us)) return false;
-    if (!HashOneCall(base, *plan, copies[0], workspace, q_elems, row.out_hash)) return false;
+    if (!HashOneCall(base, *plan, copies[0], workspace, q_elems, row.out_hash, row.unwritten)) return false;
     cudaFree(workspace);
     row.us = us;
     row.gbps = kv_bytes / (us * 1e-6) / 1e9;
     row.copy_pct = 100.0 * row.gbps / copy_gbps;
     rows.push_back(row);
     if (!o.json) {
-      std::printf("%-18s %3d %6d %8.1f %-6s %6d %9.2f %8.0f %6.1f%% %s\n", row.shape.c_str(), batch, context,
-                  row.kv_mb, row.arm.c_str(), row.chunks, row.us, row.gbps, row.copy_pct, row.out_hash.c_str());
+      std::printf("%-18s %3d %6d %8.1f %-6s %6d %9.2f %8.0f %6.1f%% %s%s\n", row.shape.c_str(), batch, context,
+                  row.kv_mb, row.arm.c_str(), row.chunks, row.us, row.gbps, row.copy_pct, row.out_hash.c_str(),
+                  row.unwritten ? (" UNWRITTEN " + std::to_string(row.unwritten)).c_str() : "");
       std::fflush(stdout);
     }
   }
@@ -190,8 +195,8 @@ void PrintJson(const std::string& device, const AttentionBenchOptions& o, double
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",
                 i ? "," : "", r.shape.c_str(), r.batch, r.context, r.kv_mb, r.arm.c_str(), r.chunks);
     if (r.error.empty()) {
-      std::printf("\"us\":%.3f,\"GBps\":%.1f,\"copy_pct\":%.2f,\"out_hash\":\"%s\"}", r.us, r.gbps, r.copy_pct,
-                  r.out_hash.c_str());
+      std::printf("\"us\":%.3f,\"GBps\":%.1f,\"copy_pct\":%.2f,\"out_hash\":\"%s\",\"unwritten\":%lld}", r.us,
+                  r.gbps, r.copy_pct, r.out_hash.c_str(), static_cast<long long>(r.unwritten));
     } else {
       std::printf("\"error\":\"%s\"}", r.error.c_str());
     }
