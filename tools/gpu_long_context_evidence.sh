@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Long-context evidence on a GPU machine (issue #16): `vt bench decode` with the CUDA defaults at
-# prompt lengths 32, 1k, 8k and 32k (qwen3-1.7b) and 1k and 8k (llama3-8b), c = 1 and 8, 64 output
+# prompt lengths 32, 1k, 8k, 32k and the model's maximum (40,896 + 64 output tokens = 40,960 positions)
+# on qwen3-1.7b and 1k and 8k on llama3-8b (its preset's maximum is 8,192), c = 1 and 8, 64 output
 # tokens; the prefill share beside running decodes swept at 8k, c = 8; the attention defaults of
 # issue #10 (unsplit, prefill the decode way) at 8k for before/after; the transformers SDPA
 # prefill forward of the same lengths in the same job; and (part `arms`) decode-only c = 8 TPOT with
@@ -41,7 +42,7 @@ bench() {  # name, model, input tokens, then more vt bench decode arguments
 }
 
 if want table; then
-  for input in 32 1024 8192 32768; do bench "qwen3-1.7b-$input" qwen3-1.7b "$input"; done
+  for input in 32 1024 8192 32768 40896; do bench "qwen3-1.7b-$input" qwen3-1.7b "$input"; done
   for input in 1024 8000; do bench "llama3-8b-$input" llama3-8b "$input"; done
 fi
 if want budget; then
