@@ -109,20 +109,6 @@ __device__ __forceinline__ void WriteHeadResult(const PagedDecodeParams& p, int 
   if (write_lse) p.partial_lse[slot] = l > 0.f ? m + log2f(l) : -INFINITY;
 }
 
-// The keys in each chunk of a request with `context` tokens: the whole context when the call is
-// unsplit, else the fixed chunk or the one that follows from the context alone.
-__device__ __forceinline__ int ChunkLength(const PagedDecodeParams& p, int context) {
-  if (p.num_chunks == 1) return context;
-  return p.chunk_tokens > 0 ? p.chunk_tokens : ChunkTokensForContext(context);
-}
-
-// How many of the grid's chunks a request with `context` tokens fills (the rest are empty).
-__device__ __forceinline__ int LiveChunks(const PagedDecodeParams& p, int context) {
-  if (p.num_chunks == 1) return 1;
-  const int chunk = ChunkLength(p, context);
-  return min(p.num_chunks, (context + chunk - 1) / chunk);
-}
-
 // The key range [begin, end) that chunk c of a request with `context` tokens covers; empty
 // when the request has fewer chunks than the grid.
 __device__ __forceinline__ void ChunkRange(const PagedDecodeParams& p, int context, int c, int& begin, int& end) {

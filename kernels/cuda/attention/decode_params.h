@@ -68,6 +68,21 @@ VT_HOST_DEVICE inline int ChunkTokensForContext(int context) {
   return chunk;
 }
 
+// The keys in each chunk of a request with `context` tokens: the whole context when the call is
+// unsplit, else the fixed chunk or the one that follows from the context alone.
+VT_HOST_DEVICE inline int ChunkLength(const PagedDecodeParams& p, int context) {
+  if (p.num_chunks == 1) return context;
+  return p.chunk_tokens > 0 ? p.chunk_tokens : ChunkTokensForContext(context);
+}
+
+// How many of the grid's chunks a request with `context` tokens fills (the rest are empty).
+VT_HOST_DEVICE inline int LiveChunks(const PagedDecodeParams& p, int context) {
+  if (p.num_chunks == 1) return 1;
+  const int chunk = ChunkLength(p, context);
+  const int filled = (context + chunk - 1) / chunk;
+  return p.num_chunks < filled ? p.num_chunks : filled;
+}
+
 // An upper bound of ceil(c / ChunkTokensForContext(c)) over every context c <= max_context.
 VT_HOST_DEVICE inline int MaxChunksByContext(int max_context) {
   const int by_min = (max_context + kMinChunkTokens - 1) / kMinChunkTokens;

@@ -29,7 +29,7 @@
 namespace vt::kernels::cuda::attention {
 namespace {
 
-constexpr int kWarps = 4;
+constexpr int kWarps = kItemStreams;  // work_schedule.h
 constexpr int kThreads = kWarps * 32;
 constexpr int kKeys = kSubtileKeys;  // keys per warp subtile
 constexpr int kRows = 16;  // MMA rows: the group's query heads, padded
@@ -66,25 +66,8 @@ struct PersistentSmem {
   }
 };
 
-// The schedule (work_items.cuh) weighs work in units of one 16-key subtile. An item costs its 64-key
-// iterations (a short item streams a whole one) plus a fixed part for its Q tile, its start barrier
-// and its warp merge and write, put at two subtiles from the measured cost of 128-key chunks (73% of
-// the copy ceiling against 88% with 512-key ones, docs/BENCHMARKS.md). Weighing keys alone sent every
-// one-key row of a padded CUDA-graph batch to one CTA, which then ran hundreds of items while the
-// rest of the grid waited (batch 256 decode steps 5x slower than the gqa arm).
-//
-// Chunks are at least 16 keys, so a request weighs at most one unit a key from 11 keys on and 6 units
-// below: the 32-bit schedule holds every batch CheckArmSupports admits (decode_plan.cpp).
-struct PersistentWeights {
-  static constexpr int kUnitKeys = 16;
-  static constexpr int kItemCostUnits = 2;
-  __device__ static int ItemUnits(int keys) {
-    return (keys + kCtaKeys - 1) / kCtaKeys * (kCtaKeys / kUnitKeys) + kItemCostUnits;
-  }
-};
-
 // A position in this CTA's run of work items and, within the item, of its 64-key iterations.
-struct WorkCursor : ItemWalk<PersistentWeights> {
+struct WorkCursor : ItemWalk<CtaItemWeights> {
   int iter, iters;  // iteration within the item, iterations of the item
   int item;         // items this CTA has entered before this one (picks the Q tile)
 
@@ -131,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
   }
   // Ends with a barrier: the zeroed Q tiles are visible too.
-  ScanContexts<PersistentWeights, kWarps>(p, warp_sums, prefix);
+  ScanContexts<CtaItemWeights, kWarps>(p, warp_sums, prefix);
 
   int64_t start, stop;
   WorkerShare(int64_t(prefix[p.batch]) * p.num_kv_heads, blockIdx.x, gridDim.x, start, stop);

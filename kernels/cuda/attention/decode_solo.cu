@@ -36,7 +36,7 @@ constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 constexpr int kKeys = kSubtileKeys;
 constexpr int kRows = 16;    // MMA rows: the group's query heads, padded
-constexpr int kStreams = 4;  // the persist arm's warps a chunk, whose key streams and merge order are kept
+constexpr int kStreams = kItemStreams;  // the persist arm's key streams, whose merge order is kept
 constexpr int kStages = 2;   // cp.async stages a warp: one subtile in flight while one is used
 
 // Shared memory: a block a warp, then the CTA's zero row and schedule. All of it dynamic and on
@@ -61,41 +61,20 @@ struct SoloSmem {
   }
 };
 
-// A warp's item costs its subtiles plus a fixed part for its Q rows, four stream states stored and
-// their merge: two subtiles, as the persist arm's (not measured for this arm). A full chunk (16 keys
-// or more) weighs at most one unit a key and a request's short last chunk two more, so the persist
-// arm's bound on the 32-bit schedule (kMaxPersistentKeys) holds here too.
-struct SoloWeights {
-  static constexpr int kItemCostUnits = 2;
-  __device__ static int ItemUnits(int keys) { return (keys + kKeys - 1) / kKeys + kItemCostUnits; }
-};
+// A position in this warp's run of work items and, within the item, of its subtiles in the order of
+// the persist arm's key streams (SubtileStreams, work_schedule.h).
+struct SoloCursor : ItemWalk<WarpItemWeights> {
+  SubtileStreams order;
+  int item;  // items this warp has entered before this one (picks the Q tile)
 
-// A position in this warp's run of work items and, within the item, of its subtiles in stream order.
-struct SoloCursor : ItemWalk<SoloWeights> {
-  int subtiles;     // the item's 16-key subtiles
-  int stream, sub;  // the persist warp whose subtile this is, and its place in that warp's stream
-  int item;         // items this warp has entered before this one (picks the Q tile)
-
-  // Subtiles of stream w: those numbered w, w + 4, ... below `subtiles`. Streams that have subtiles
-  // come first.
-  __device__ int StreamLength(int w) const { return (subtiles - w + kStreams - 1) / kStreams; }
-  __device__ int KeyBase() const { return KeyBegin() + (sub * kStreams + stream) * kKeys; }
-  __device__ bool LastOfStream() const { return sub + 1 == StreamLength(stream); }
-  __device__ bool LastOfItem() const {
-    return LastOfStream() && (stream + 1 == kStreams || StreamLength(stream + 1) == 0);
-  }
-  __device__ void StartItem() {
-    stream = sub = 0;
-    subtiles = live ? (KeyEnd() - KeyBegin() + kKeys - 1) / kKeys : 0;
-  }
+  __device__ int KeyBase() const { return KeyBegin() + order.Subtile() * kKeys; }
+  __device__ void StartItem() { order.Start(live ? (KeyEnd() - KeyBegin() + kKeys - 1) / kKeys : 0); }
   __device__ void Seek(int64_t start) {
     ItemWalk::Seek(start);
     StartItem();
   }
   __device__ void Step() {
-    if (++sub < StreamLength(stream)) return;
-    sub = 0;
-    if (++stream < kStreams && StreamLength(stream) > 0) return;
+    if (order.Advance()) return;
     ++item;
     NextChunk();
     StartItem();
@@ -125,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
   if (!p.history_settled) AwaitPrecedingGrid();
   for (int i = threadIdx.x; i < D / 8; i += kThreads) reinterpret_cast<uint4*>(zero_row)[i] = make_uint4(0, 0, 0, 0);
   // Ends with a barrier: the zero row is visible too. No barrier follows; warps without work leave.
-  ScanContexts<SoloWeights, kWarps>(p, warp_sums, prefix);
+  ScanContexts<WarpItemWeights, kWarps>(p, warp_sums, prefix);
 
   int64_t start, stop;
   WorkerShare(int64_t(prefix[p.batch]) * p.num_kv_heads, int64_t(blockIdx.x) * kWarps + warp,
@@ -148,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
     CopySubtile<D>(p, at.b, at.h, at.KeyBase(), at.KeyEnd(), k_dst, k_dst + S::kTileElems);
   };
   auto issue = [&](const SoloCursor& at, int stage) {
-    if (at.stream == 0 && at.sub == 0) issue_q(at);
+    if (at.order.stream == 0 && at.order.sub == 0) issue_q(at);
     issue_kv(at, stage);
   };
 
@@ -194,10 +173,10 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
         k_s, k_s + S::kTileElems, consume.KeyBase(), consume.KeyEnd(), qk_scale, state);
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
 
-    if (consume.LastOfStream()) {
+    if (consume.order.LastOfStream()) {
       // The stream's state as the persist arm's warp leaves it for MergeWarpsAndWrite: its rows of
       // the group, its max, and its sum over the quad.
-      const int w = consume.stream;
+      const int w = consume.order.stream;
       float* acc = stream_acc + w * group * D;
 #pragma unroll
       for (int t = 0; t < D / 8; ++t) {
@@ -221,10 +200,10 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
       }
       state.Reset();
 
-      if (consume.LastOfItem()) {
+      if (consume.order.LastOfItem()) {
         // Streams the item's keys did not reach are a persist warp with no keys: max -inf, sum 0,
         // output 0.
-        const int live_streams = min(kStreams, consume.subtiles);
+        const int live_streams = consume.order.LiveStreams();
         for (int s = live_streams; s < kStreams; ++s) {
           if (lane < kRows) {
             stream_m[s * kRows + lane] = -INFINITY;

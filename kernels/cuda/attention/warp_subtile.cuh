@@ -9,11 +9,10 @@
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/attention/work_schedule.h"
 #include "kernels/cuda/dependent_launch.h"
 
 namespace vt::kernels::cuda::attention {
-
-constexpr int kSubtileKeys = 16;
 
 // Element offset of 16-byte chunk `chunk` of row `row` in a tile of D-element rows. The eight rows
 // an ldmatrix phase reads sit at row stride D * 2 bytes (a multiple of 128), so without the XOR
