@@ -9,6 +9,7 @@
 #include "kernels/cuda/attention/decode_common.cuh"
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/attention/subtile_lanes.h"
 #include "kernels/cuda/attention/work_schedule.h"
 #include "kernels/cuda/dependent_launch.h"
 
@@ -23,39 +24,28 @@ __device__ __forceinline__ int Swizzle(int row, int chunk) {
 }
 
 // The warp's copies of keys [key_base, key_base + 16) of request b, KV head h (rows at or past
-// key_end zero-filled) into the K and V tiles k_dst and v_dst. A lane copies the same 16-byte chunk of
-// every row it takes (rows r0, r0 + kRowsPerPass, ...), so its source addresses step by a fixed stride:
-// one 64-bit multiply a subtile instead of one a copy. Rows past key_end still address their page (a
-// 16-key subtile lies inside one page, and a subtile without keys addresses page 0): mapped memory, of
-// which cp.async reads nothing when its source size is 0.
+// key_end zero-filled) into the K and V tiles k_dst and v_dst, each lane's rows and source addresses
+// as LaneRows (subtile_lanes.h) lays them out. Rows past key_end still address their page (a subtile
+// without keys addresses page 0): mapped memory, of which cp.async reads nothing when its source size
+// is 0.
 template <int D>
 __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, int h, int key_base, int key_end,
                                             uint16_t* k_dst, uint16_t* v_dst) {
-  constexpr int kChunksPerRow = D / 8;  // 16-byte copies per row
-  static_assert(32 % kChunksPerRow == 0, "a warp's 32 copies cover whole rows");
-  constexpr int kRowsPerPass = 32 / kChunksPerRow;
-  constexpr int kPasses = kSubtileKeys / kRowsPerPass;
-  const int lane = threadIdx.x % 32;
-  const int chunk = lane % kChunksPerRow, r0 = lane / kChunksPerRow;
   const int32_t* table = p.block_tables + int64_t(b) * p.max_blocks_per_seq;
   const int shift = __ffs(p.block_size) - 1;
-  // A 16-key subtile lies in one page: chunks and subtiles start at multiples of 16.
   const int page = key_base < key_end ? __ldg(table + (key_base >> shift)) : 0;
-  const int64_t row_stride = int64_t(p.num_kv_heads) * D;  // elements from one key's row to the next
-  const int64_t first =
-      ((int64_t(page) * p.block_size + (key_base & (p.block_size - 1)) + r0) * p.num_kv_heads + h) * D + chunk * 8;
-  const uint16_t* k_src = p.k_cache + first;
-  const uint16_t* v_src = p.v_cache + first;
-  const int64_t pass_stride = kRowsPerPass * row_stride;
+  const LaneRows<D> lane(p, threadIdx.x % 32, page, key_base, h);
+  const uint16_t* k_src = p.k_cache + lane.first;
+  const uint16_t* v_src = p.v_cache + lane.first;
 #pragma unroll
-  for (int n = 0; n < kPasses; ++n) {
-    const int r = n * kRowsPerPass + r0;
+  for (int n = 0; n < LaneRows<D>::kPasses; ++n) {
+    const int r = lane.Row(n);
     const bool valid = key_base + r < key_end;
     // Each lane's row is read whole: the L2 fetches whole lines (CpAsync16's kWholeLine).
-    CpAsync16<true>(k_dst + Swizzle<D>(r, chunk), k_src, valid);
-    CpAsync16<true>(v_dst + Swizzle<D>(r, chunk), v_src, valid);
-    k_src += pass_stride;
-    v_src += pass_stride;
+    CpAsync16<true>(k_dst + Swizzle<D>(r, lane.chunk), k_src, valid);
+    CpAsync16<true>(v_dst + Swizzle<D>(r, lane.chunk), v_src, valid);
+    k_src += lane.pass_stride;
+    v_src += lane.pass_stride;
   }
 }
 
