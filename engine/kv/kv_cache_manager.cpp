@@ -22,17 +22,22 @@ int64_t KvCacheManager::AttachCachedPrefix(RequestId id, std::span<const int32_t
     e.hashes.push_back(hash);
   }
   const int64_t cached = static_cast<int64_t>(e.blocks.size()) * block_size_;
-  prefix_hit_tokens_ += cached;
+  e.unconfirmed_hit_tokens = cached;
   return cached;
 }
 
 bool KvCacheManager::Allocate(RequestId id, int64_t num_tokens) {
   Entry& e = entries_[id];
   const int64_t needed = (num_tokens + block_size_ - 1) / block_size_ - static_cast<int64_t>(e.blocks.size());
-  if (needed <= 0) return true;
-  std::optional<std::vector<int32_t>> fresh = pool_.Allocate(static_cast<int32_t>(needed));
-  if (!fresh) return false;
-  e.blocks.insert(e.blocks.end(), fresh->begin(), fresh->end());
+  if (needed > 0) {
+    std::optional<std::vector<int32_t>> fresh = pool_.Allocate(static_cast<int32_t>(needed));
+    if (!fresh) return false;
+    e.blocks.insert(e.blocks.end(), fresh->begin(), fresh->end());
+  }
+  // The attached prefix is kept: its tokens were hits. A request that waits for blocks attaches and
+  // frees it on every step it waits, which must not count again each time.
+  prefix_hit_tokens_ += e.unconfirmed_hit_tokens;
+  e.unconfirmed_hit_tokens = 0;
   return true;
 }
 

@@ -27,7 +27,9 @@ class KvCacheManager {
 
   // For a request with no blocks yet: attaches the cached blocks of the
   // longest matching prefix and returns how many tokens they hold. At least
-  // one token is always left uncomputed, since its logits are needed.
+  // one token is always left uncomputed, since its logits are needed. They
+  // count as prefix-cache hits once an Allocate for the request succeeds
+  // (the blocks are kept), not if it is freed first.
   int64_t AttachCachedPrefix(RequestId id, std::span<const int32_t> tokens);
 
   // Grows the request's table to cover num_tokens; false, changing nothing,
@@ -55,6 +57,7 @@ class KvCacheManager {
   struct Entry {
     std::vector<int32_t> blocks;
     std::vector<BlockHash> hashes;  // hashes of the leading blocks already published
+    int64_t unconfirmed_hit_tokens = 0;  // attached, not yet kept by a successful Allocate
   };
 
   BlockHash ParentHash(const Entry& e) const { return e.hashes.empty() ? kRootBlockHash : e.hashes.back(); }

@@ -14,8 +14,16 @@ Status Scheduler::Add(std::unique_ptr<Request> r) {
                            std::to_string(config_.max_model_len));
   }
   // A request that fits the pool alone always finishes: preemption frees
-  // everyone else's blocks before it would ever have to preempt itself.
-  const int64_t longest = std::min(r->num_tokens() + r->params.max_tokens, config_.max_model_len);
+  // everyone else's blocks before it would ever have to preempt itself. (max_tokens is bounded by the
+  // context first: near INT64_MAX the sum would wrap negative and pass the check.)
+  const int64_t longest =
+      std::min(r->num_tokens() + std::min(r->params.max_tokens, config_.max_model_len), config_.max_model_len);
+  // Without chunked prefill a prompt, and after a preemption the prompt and its output, must be computed
+  // in one step: a request that could outgrow the step's budget would wait at the queue's head forever.
+  if (!config_.chunked_prefill && longest > config_.max_num_batched_tokens) {
+    return InvalidArgument("request of up to " + std::to_string(longest) + " tokens exceeds the step budget of " +
+                           std::to_string(config_.max_num_batched_tokens) + " tokens, and chunked prefill is off");
+  }
   const int64_t blocks = (longest + kv_->block_size() - 1) / kv_->block_size();
   if (blocks > kv_->num_blocks()) {
     return Status(StatusCode::kResourceExhausted,

@@ -104,6 +104,7 @@ TEST(KvCacheManager, PrefixCacheSharesFullBlocksAndLeavesOneTokenToCompute) {
   std::vector<int32_t> fork = prompt;
   fork[5] = 7;
   EXPECT_EQ(kv.AttachCachedPrefix(3, fork), 4);
+  ASSERT_TRUE(kv.Allocate(3, 12));
 
   // Freed cached blocks stay findable until evicted.
   kv.Free(1);
@@ -111,6 +112,13 @@ TEST(KvCacheManager, PrefixCacheSharesFullBlocksAndLeavesOneTokenToCompute) {
   kv.Free(3);
   EXPECT_EQ(kv.num_free_blocks(), 8);
   EXPECT_EQ(kv.AttachCachedPrefix(4, prompt), 8);
+  ASSERT_TRUE(kv.Allocate(4, 12));
+  EXPECT_EQ(kv.prefix_hit_tokens(), 8 + 4 + 8);
+
+  // Hits count the blocks a request keeps: one freed before any Allocate (a request that waited for
+  // blocks and will attach again) adds nothing.
+  EXPECT_EQ(kv.AttachCachedPrefix(5, prompt), 8);
+  kv.Free(5);
   EXPECT_EQ(kv.prefix_hit_tokens(), 8 + 4 + 8);
 }
 
