@@ -44,16 +44,20 @@ struct Row {
   int64_t unwritten;     // elements of that output the call left as the poison written before it
 };
 
+// The call's arguments on one KV copy.
+PagedDecodeParams OnCopy(const PagedDecodeParams& base, const KvCopy& copy) {
+  PagedDecodeParams p = base;
+  p.k_cache = copy.k;
+  p.v_cache = copy.v;
+  p.block_tables = copy.tables;
+  return p;
+}
+
 // Times one arm: a graph of calls cycling over the KV copies.
 bool TimeArm(const AttentionBenchOptions& o, const PagedDecodeParams& base, const DecodePlan& plan,
              const std::vector<KvCopy>& copies, void* workspace, double& us) {
   auto launch = [&](int i, cudaStream_t stream) {
-    PagedDecodeParams p = base;
-    const KvCopy& c = copies[i % copies.size()];
-    p.k_cache = c.k;
-    p.v_cache = c.v;
-    p.block_tables = c.tables;
-    Status st = RunPagedDecode(p, plan, workspace, stream);
+    Status st = RunPagedDecode(OnCopy(base, copies[i % copies.size()]), plan, workspace, stream);
     if (!st.ok()) std::fprintf(stderr, "vt bench attention: %s\n", st.message().c_str());
     return st.ok();
   };
@@ -67,10 +71,7 @@ bool TimeArm(const AttentionBenchOptions& o, const PagedDecodeParams& base, cons
 // poison is a NaN that no arm writes).
 bool HashOneCall(const PagedDecodeParams& base, const DecodePlan& plan, const KvCopy& copy, void* workspace,
                  size_t out_elems, std::string& hash, int64_t& unwritten) {
-  PagedDecodeParams p = base;
-  p.k_cache = copy.k;
-  p.v_cache = copy.v;
-  p.block_tables = copy.tables;
+  const PagedDecodeParams p = OnCopy(base, copy);
   VT_BENCH_CHECK(cudaMemset(p.out, 0xff, out_elems * 2));
   // A plain launch: the launch form changes no bit (DecodeArms tests), and the default stream has no
   // kernel to overlap.

@@ -18,6 +18,14 @@ std::unique_ptr<Request> MakeRequest(RequestId id, int prompt_len, int max_token
   return r;
 }
 
+// A scheduler configuration without chunked prefill and with a step budget of `budget` tokens.
+SchedulerConfig UnchunkedWithBudget(int64_t budget) {
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = budget;
+  cfg.chunked_prefill = false;
+  return cfg;
+}
+
 // Feeds every sampling chunk the token 1.
 std::vector<RequestId> Advance(Scheduler& s, const SchedulerStep& step) {
   std::vector<SampledResult> sampled;
@@ -112,10 +120,7 @@ TEST(Scheduler, DecodesGoFirstAndLongPromptsChunkBesideThem) {
 
 TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {
   KvCacheManager kv(64, 16, false);
-  SchedulerConfig cfg;
-  cfg.max_num_batched_tokens = 32;
-  cfg.chunked_prefill = false;
-  Scheduler s(cfg, &kv);
+  Scheduler s(UnchunkedWithBudget(32), &kv);
   ASSERT_TRUE(s.Add(MakeRequest(1, 20, 4)).ok());
   ASSERT_TRUE(s.Add(MakeRequest(2, 20, 4)).ok());
   SchedulerStep step = s.Schedule();
@@ -128,10 +133,7 @@ TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {
 // with every later step empty.
 TEST(Scheduler, WithoutChunkingARequestThatCouldOutgrowTheBudgetIsRefused) {
   KvCacheManager kv(64, 16, false);
-  SchedulerConfig cfg;
-  cfg.max_num_batched_tokens = 32;
-  cfg.chunked_prefill = false;
-  Scheduler s(cfg, &kv);
+  Scheduler s(UnchunkedWithBudget(32), &kv);
   const Status long_prompt = s.Add(MakeRequest(1, 40, 1));
   EXPECT_EQ(long_prompt.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(long_prompt.message().find("chunked prefill is off"), std::string::npos) << long_prompt.message();
