@@ -142,11 +142,13 @@ std::vector<RequestId> Scheduler::Update(const SchedulerStep& step, const std::v
   std::vector<RequestId> finished;
   size_t next = 0;
   for (const ScheduledChunk& c : step.chunks) {
-    auto it = requests_.find(c.id);
-    if (it == requests_.end()) continue;
-    Request* r = it->second.get();
+    // The chunk's sample is consumed before anything skips the chunk, so the chunks after it still
+    // find their own.
     const bool sampled_here = c.sample && next < sampled.size() && sampled[next].id == c.id;
     const SampledToken* token = sampled_here ? &sampled[next++].token : nullptr;
+    auto it = requests_.find(c.id);
+    if (it == requests_.end()) continue;  // aborted and taken during the step
+    Request* r = it->second.get();
     // Aborted during the step: its blocks are already gone.
     if (r->state != RequestState::kRunning) continue;
     r->num_computed = c.start_pos + static_cast<int64_t>(c.tokens.size());

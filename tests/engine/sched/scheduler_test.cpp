@@ -249,6 +249,23 @@ TEST(Scheduler, AbortFreesBlocksMidRun) {
   EXPECT_EQ(s.Find(2)->output.size(), 1u);
 }
 
+// A request aborted and taken away while its step ran leaves its sampled token behind; the
+// requests after it in the step still get theirs.
+TEST(Scheduler, ARequestTakenAwayMidStepLeavesTheOthersTheirTokens) {
+  KvCacheManager kv(8, 4, false);
+  Scheduler s({}, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 3, 8)).ok());
+  ASSERT_TRUE(s.Add(MakeRequest(2, 3, 8)).ok());
+  SchedulerStep step = s.Schedule();
+  ASSERT_EQ(step.chunks.size(), 2u);
+  s.Abort(1);
+  ASSERT_NE(s.TakeFinished(1), nullptr);
+  Advance(s, step);
+  ASSERT_NE(s.Find(2), nullptr);
+  EXPECT_EQ(s.Find(2)->output.size(), 1u);
+  EXPECT_EQ(s.Find(2)->num_computed, 3);
+}
+
 TEST(Scheduler, MaxNumSeqsBoundsTheBatch) {
   KvCacheManager kv(64, 16, false);
   SchedulerConfig cfg;
