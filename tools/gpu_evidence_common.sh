@@ -17,3 +17,13 @@ if ldd "$bin/vt" | grep -q 'libcublas.so.13 => not found'; then
   [ -n "$cublas" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
 fi
 echo "missing libraries: $(ldd "$bin/vt" | grep 'not found' | tr -s ' \t' ' ' || true)"
+# Which binaries ran: the evidence names them by checksum.
+(cd "$bin" && sha256sum vt vt_* 2>/dev/null) > "$out/binaries.sha256" || true
+# Stops a run whose A/B binaries are byte for byte the same build (a variant packed in place of the
+# build it is compared with): `distinct_builds vt vt_base`.
+distinct_builds() {
+  if cmp -s "$bin/$1" "$bin/$2"; then
+    echo "$bin/$1 and $bin/$2 are the same file: an A/B of a build against itself; repack" >&2
+    exit 1
+  fi
+}

@@ -2,6 +2,7 @@
 # run.sh): qwen3-1.7b, 8k prompts, c = 1 TPOT (goal <= 1.4 ms) and c = 8 decode-only ITL (goal <= 3.5 ms,
 # all eight prefilled in one step, then decoding together). Two interleaved rounds, about 6 minutes.
 source tools/gpu_evidence_common.sh .gpu/bin "$OUT/ev" all
+distinct_builds vt vt_trigger
 summ() { python3 -c "
 import json,sys; r=json.load(open(sys.argv[1]))['results'][0]
 print(sys.argv[2], 'TPOT %.3f decode-ITL %.3f ms' % (r['tpot_ms']['median'], r['decode_itl_ms']['median']))" "$1" "$2" 2>&1 | tail -1; }

@@ -3,6 +3,7 @@
 # vt_trigger (the same with early-trigger.patch applied), vt_gpu_prefill_gemm_tests and vt_gpu_engine_tests
 # (this commit's build). Run from the repository root with OUT set (the device tool sets it).
 source tools/gpu_evidence_common.sh .gpu/bin "$OUT/ev" all
+distinct_builds vt vt_trigger
 export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m" VT_SOURCE_DIR="$root"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
 # Gates first: staging must not change a bit (kernel, then engine tokens).

@@ -10,6 +10,7 @@ source tools/gpu_evidence_common.sh .gpu/bin "$OUT/ev" "${1:-}"
 export VT_DEFAULT_MODEL="$root/assets/models/fortune-qwen3-7m" VT_SOURCE_DIR="$root"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
 chmod +x "$bin"/vt_* 2>/dev/null
+distinct_builds vt vt_base
 
 if want gates; then
   # The same bits as gqa and persist at every shape, split and batch; the dependent-launch contract both
