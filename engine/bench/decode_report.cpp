@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/build_source.h"
+
 namespace vt::bench {
 
 namespace {
@@ -46,7 +48,8 @@ std::string SweepJson(const SweepReport& report) {
                        {"prefill_mfu", report.result.matmul_flops_per_s > 0 ? nlohmann::json(level.prefill_mfu)
                                                                             : nlohmann::json(nullptr)}});
   }
-  const nlohmann::json doc = {{"model", report.model},
+  const nlohmann::json doc = {{"build_source", BuildSource()},
+                              {"model", report.model},
                               {"backend", report.result.backend},
                               {"weight_bytes", report.result.weight_bytes},
                               {"copy_bandwidth_gb_s", report.result.copy_bandwidth_bytes_per_s / 1e9},

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/build_source.h"
 #include "engine/bench/http_stream_client.h"
 #include "engine/bench/latency_stats.h"
 #include "engine/bench/text_prompts.h"
@@ -420,7 +421,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     json lens = json::array();  // each request's output tokens, in the order sent (0: it failed)
     for (const ServeRequestResult& r : results) lens.push_back(r.ok ? r.output_tokens : 0);
     for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
-    const json report = {{"base_url", o.base_url},       {"endpoint", o.endpoint},
+    const json report = {{"build_source", BuildSource()}, {"base_url", o.base_url}, {"endpoint", o.endpoint},
                          {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
                          {"request_rate", o.request_rate}, {"last_due_s", due_s.empty() ? 0.0 : due_s.back()},
                          {"input_len", o.input_len},     {"output_len", o.output_len},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build_source.h"
 #include "engine/cli/commands.h"
 
 namespace {
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vt: an LLM inference engine and OpenAI-compatible server", "vt"};
   app.footer(kExitCodes);
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("vt ") + VT_VERSION);
+  app.set_version_flag("--version", std::string("vt ") + VT_VERSION + " (source " + vt::BuildSource() + ")");
 
   const std::vector<vt::cli::Command> commands = vt::cli::RegisterCommands(app);
 

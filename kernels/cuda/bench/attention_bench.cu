@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build_source.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/dependent_launch.h"
@@ -189,8 +190,9 @@ bool BenchShapePoint(const AttentionBenchOptions& o, const BenchShape& s, int ba
 
 void PrintJson(const std::string& device, const AttentionBenchOptions& o, double copy_gbps,
                const std::vector<Row>& rows) {
-  std::printf("{\"device\":\"%s\",\"pages\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
-              device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
+  std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"pages\":\"%s\",\"dependent_launch\":%s,"
+              "\"copy_GBps\":%.1f,\"rows\":[",
+              BuildSource(), device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build_source.h"
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/device_probe.h"
@@ -130,9 +131,10 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
     if (!timed) return 1;
   }
   if (o.json) {
-    std::printf("{\"device\":\"%s\",\"skinny_stage\":%s,\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
-                probe.name.c_str(), o.skinny_stage ? "true" : "false", o.dependent_launch ? "true" : "false",
-                copy_gbps);
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"skinny_stage\":%s,\"dependent_launch\":%s,"
+                "\"copy_GBps\":%.1f,\"rows\":[",
+                BuildSource(), probe.name.c_str(), o.skinny_stage ? "true" : "false",
+                o.dependent_launch ? "true" : "false", copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"kernel\":\"%s\",\"vt_us\":%.3f,\"vt_GBps\":%.1f,\"copy_pct\":%.2f,"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build_source.h"
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/prefill_tc.h"
@@ -146,7 +147,7 @@ int RunPrefillBench(const PrefillBenchOptions& o) {
     }
   }
   if (o.json) {
-    std::printf("{\"device\":\"%s\",\"rows\":[", probe.name.c_str());
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"rows\":[", BuildSource(), probe.name.c_str());
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"shape\":\"%s\",\"kind\":\"%s\",\"mma\":\"%s\",\"context\":%d,\"tokens\":%d,"

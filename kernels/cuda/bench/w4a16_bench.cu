@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/build_source.h"
 #include "kernels/cuda/bench/bench_common.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/dense_gemm.h"
@@ -219,7 +220,8 @@ int RunW4A16Bench(const W4A16BenchOptions& o) {
     if (!BenchShape(o, cublas, cublas_ws, k, n, copy_gbps, rows)) return 1;
   }
   if (o.json) {
-    std::printf("{\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", probe.name.c_str(), copy_gbps);
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", BuildSource(),
+                probe.name.c_str(), copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"form\":\"%s\",\"w4a16_us\":%.3f,\"w4a16_GBps\":%.1f,\"copy_pct\":%.2f,"
