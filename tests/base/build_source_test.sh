@@ -10,10 +10,7 @@ script=$1
 vt=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check NAME COMMAND...
-  if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_check.sh"  # check NAME COMMAND...
 source_of() {  # source_of DIR -> the generated name, without its quotes
   cmake -DSOURCE_DIR="$1" -DOUTPUT="$work/out.inc" -P "$script" || return 1
   tr -d '"\n' < "$work/out.inc"

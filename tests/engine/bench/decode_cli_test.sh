@@ -8,10 +8,7 @@ vt=$1
 build=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check NAME COMMAND...
-  if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../../shell_check.sh"  # check NAME COMMAND...
 py() {  # py FILE PYTHON-STATEMENTS-ON-d  -> exit status of the assertions
   python3 -c "import json,sys; d=json.load(open('$1')); $2"
 }
