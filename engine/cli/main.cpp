@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   CLI::App app{"vt: an LLM inference engine and OpenAI-compatible server", "vt"};
   app.footer(kExitCodes);
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("vt ") + VT_VERSION + " (source " + vt::BuildSource() + ")");
+  app.set_version_flag("--version",
+                       std::string("vt ") + VT_VERSION + " (source " + vt::BuildSource() + ")");
 
   const std::vector<vt::cli::Command> commands = vt::cli::RegisterCommands(app);
 

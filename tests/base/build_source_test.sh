@@ -44,9 +44,12 @@ check "outside git it says so" grep -q "^unknown" <<<"$(source_of "$work/plain")
 version=$("$vt" --version)
 built=$(sed -n 's/.*(source \(.*\))$/\1/p' <<<"$version")
 check "vt --version names its source" grep -Eq "^([0-9a-f]{12}(\+diff\.[0-9a-f]{12})?|unknown.*)$" <<<"$built"
-"$vt" bench decode --backend cpu --concurrency 1 --input-len 4 --output-len 2 --json > "$work/decode.json" 2>/dev/null
+"$vt" bench decode --backend cpu --concurrency 1 --input-len 4 --output-len 2 --json \
+  > "$work/decode.json" 2>/dev/null
 check "vt bench decode's JSON names the same source" python3 -c "
-import json, sys; d = json.load(open('$work/decode.json')); assert d['build_source'] == sys.argv[1], d['build_source']" "$built"
+import json, sys
+d = json.load(open('$work/decode.json'))
+assert d['build_source'] == sys.argv[1], d['build_source']" "$built"
 
 echo "$failures failure(s)"
 exit $((failures > 0))

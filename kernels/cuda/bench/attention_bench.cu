@@ -192,7 +192,8 @@ void PrintJson(const std::string& device, const AttentionBenchOptions& o, double
                const std::vector<Row>& rows) {
   std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"pages\":\"%s\",\"dependent_launch\":%s,"
               "\"copy_GBps\":%.1f,\"rows\":[",
-              BuildSource(), device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
+              BuildSource(), device.c_str(), o.pages.c_str(), o.dependent_launch ? "true" : "false",
+              copy_gbps);
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::printf("%s\n{\"shape\":\"%s\",\"batch\":%d,\"context\":%d,\"kv_MB\":%.2f,\"arm\":\"%s\",\"chunks\":%d,",
