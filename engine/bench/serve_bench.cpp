@@ -94,24 +94,43 @@ struct EngineLoopCounters {
   double between_steps_s = 0.0;
 };
 
-// From the server's /metrics; nullopt where it has no such counters (not vt, or an older vt).
-std::optional<EngineLoopCounters> ScrapeEngineLoop(const HttpTarget& target, const std::string& base_url) {
+// One of the server's small pages (/metrics, /version); nullopt where it does not answer 200.
+std::optional<std::string> GetSmallPage(const HttpTarget& target, const std::string& base_url,
+                                        const std::string& path) {
   HttpStreamClient client(target, base_url, std::chrono::seconds(10), std::chrono::seconds(10));
-  // A metrics page is a few KB; a server that sends more is not one to read it from.
-  constexpr size_t kMaxMetricsBytes = size_t(4) << 20;
+  // These pages are a few KB; a server that sends more is not one to read them from.
+  constexpr size_t kMaxPageBytes = size_t(4) << 20;
   int status = 0;
   std::string text;
   bool too_long = false;
   const PostOutcome outcome = client.Get(
-      "/metrics", [&](int s) { status = s; },
+      path, [&](int s) { status = s; },
       [&](const char* data, size_t size) {
-        if (text.size() + size > kMaxMetricsBytes) too_long = true;
+        if (text.size() + size > kMaxPageBytes) too_long = true;
         if (!too_long) text.append(data, size);
       });
   if (!outcome.error.empty() || status != 200 || too_long) return std::nullopt;
+  return text;
+}
+
+// The build the server names on /version (vt's since it said so); null where it names none, so
+// a report never passes the load generator's build off as the server's.
+json ServerBuildSource(const HttpTarget& target, const std::string& base_url) {
+  const std::optional<std::string> page = GetSmallPage(target, base_url, "/version");
+  if (!page) return nullptr;
+  const json version = json::parse(*page, nullptr, /*allow_exceptions=*/false);
+  if (!version.is_object()) return nullptr;
+  const auto it = version.find("build_source");
+  return it != version.end() && it->is_string() && !it->get_ref<const std::string&>().empty() ? *it : json(nullptr);
+}
+
+// From the server's /metrics; nullopt where it has no such counters (not vt, or an older vt).
+std::optional<EngineLoopCounters> ScrapeEngineLoop(const HttpTarget& target, const std::string& base_url) {
+  const std::optional<std::string> text = GetSmallPage(target, base_url, "/metrics");
+  if (!text) return std::nullopt;
   std::optional<int64_t> steps;
   std::optional<double> seconds;
-  std::istringstream lines(text);
+  std::istringstream lines(*text);
   for (std::string name; lines >> name;) {
     if (name == "vt:engine_steps_total") {
       steps.emplace();
@@ -329,6 +348,7 @@ Status RunServeBench(const ServeBenchOptions& o) {
     for (size_t i = 1; i < due_s.size(); ++i) due_s[i] = due_s[i - 1] + gap(rng);
   }
 
+  const json server_build = ServerBuildSource(*target, o.base_url);
   const std::optional<EngineLoopCounters> loop_before = ScrapeEngineLoop(*target, o.base_url);
   std::vector<ServeRequestResult> results(bodies.size());
   std::atomic<size_t> next{0};
@@ -421,7 +441,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
     json lens = json::array();  // each request's output tokens, in the order sent (0: it failed)
     for (const ServeRequestResult& r : results) lens.push_back(r.ok ? r.output_tokens : 0);
     for (const auto& [message, count] : errors) errs.push_back({{"message", message}, {"requests", count}});
-    const json report = {{"build_source", BuildSource()}, {"base_url", o.base_url}, {"endpoint", o.endpoint},
+    const json report = {{"build_source", BuildSource()}, {"server_build_source", server_build},
+                         {"base_url", o.base_url}, {"endpoint", o.endpoint},
                          {"num_prompts", o.num_prompts}, {"concurrency", o.concurrency},
                          {"request_rate", o.request_rate}, {"last_due_s", due_s.empty() ? 0.0 : due_s.back()},
                          {"input_len", o.input_len},     {"output_len", o.output_len},

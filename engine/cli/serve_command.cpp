@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "base/build_source.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/model_flags.h"
 #include "engine/session/session.h"
@@ -103,6 +104,7 @@ int Run(ServeOptions o) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   o.http.version = VT_VERSION;
+  o.http.build_source = BuildSource();
   o.http.listener.http.header_timeout = std::chrono::seconds(o.header_timeout);
   o.http.listener.http.body_timeout = std::chrono::seconds(o.body_timeout);
   o.http.listener.http.idle_timeout = std::chrono::seconds(o.idle_timeout);

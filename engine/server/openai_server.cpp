@@ -74,7 +74,9 @@ Reply OpenAiServer::Impl::Route(const HttpRequest& req) {
     // vLLM's (and SageMaker's) liveness probe is /ping.
     return svc ? Json(json::object()) : Json({{"status", "loading"}}, 503);
   }
-  if (get && path == "/version") return Json({{"version", options.version}});
+  if (get && path == "/version") {
+    return Json({{"version", options.version}, {"build_source", options.build_source}});
+  }
   if (get && path == "/metrics") {
     if (!svc) return Error(kLoading);
     return {{200, "text/plain; version=0.0.4", RenderPrometheus(svc->metrics(), svc->Gauges())}, nullptr, false};

@@ -27,6 +27,7 @@ struct ServerOptions {
   // are the ones above).
   ListenerOptions listener;
   std::string version;                // vt's version: /version and system_fingerprint
+  std::string build_source;           // the source it was built from (base/build_source.h): /version
   // The model's tool-call and reasoning formats: a name, or "auto" to recognise them from its
   // chat template (output_formats.h).
   std::string tool_call_parser = "auto";

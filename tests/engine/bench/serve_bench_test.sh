@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `vt bench serve` end to end: against `vt serve` on the embedded model, 24 streamed requests at
 # concurrency 4 all succeed with every requested token counted and sane latency spreads, TTFT split
-# into the 4 connections' first requests and the 20 kept-alive ones after them; text prompts; against
-# a port where nothing listens, every request fails, the exit status is non-zero and the message
-# says why.
+# into the 4 connections' first requests and the 20 kept-alive ones after them; the report names
+# the server's build beside its own; text prompts; against a port where nothing listens, every
+# request fails, the exit status is non-zero, the message says why and no server build is named.
 # Usage: serve_bench_test.sh VT_BINARY SOURCE_DIR
 set -uo pipefail
 vt=$1
@@ -22,10 +22,13 @@ status=0
 rc=$?
 cat "$out" "$err"
 [ "$rc" = 0 ] || { echo "FAIL vt bench serve exited $rc against a live server"; status=1; }
-python3 - "$out" <<'PY' || status=1
+built=$("$vt" --version | sed -n 's/.*(source \(.*\))$/\1/p')
+python3 - "$out" "$built" <<'PY' || status=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['requests_ok'] == 24 and d['requests_failed'] == 0, d
+# Both builds named: the load generator's and the one the server says it runs (the same binary here).
+assert d['build_source'] == d['server_build_source'] == sys.argv[2] != '', d
 assert d['output_tokens'] == 24 * 8, d
 assert d['duration_s'] > 0 and d['output_tok_s'] > 0 and d['request_s'] > 0, d
 for key in ('ttft_ms', 'tpot_ms', 'itl_ms'):
@@ -156,6 +159,7 @@ python3 - "$out" <<'PY' || status=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['requests_ok'] == 0 and d['requests_failed'] == 5 and d['errors'], d
+assert d['server_build_source'] is None, d  # no server, no build named for it
 # No answer, no latency: null, never a zero that reads as a fast one.
 for key in ('ttft_ms', 'ttft_new_connection_ms', 'ttft_keep_alive_ms'):
     assert d[key] == {'count': 0, 'median': None, 'p90': None, 'p99': None}, (key, d[key])

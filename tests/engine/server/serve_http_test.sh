@@ -38,6 +38,9 @@ check "models/{unknown} -> 404" test "$code" = 404
 check "models/{unknown} is an OpenAI error" json "$work/nomodel.json" "d['error']['code'] == 'model_not_found'"
 curl -s "$base/version" >"$work/version.json"
 check "version" json "$work/version.json" "d['version'] == '$("$vt" --version | awk '{print $2}')'"
+built=$("$vt" --version | sed -n 's/.*(source \(.*\))$/\1/p')
+check "version names the source the server was built from" json "$work/version.json" \
+  "d['build_source'] == '$built' != ''"
 check "ping answers 200" test "$(curl -s -o /dev/null -w '%{http_code}' "$base/ping")" = 200
 post tokenize /tokenize '{"prompt":"Hello world","add_special_tokens":false}' >/dev/null
 check "tokenize a prompt" json "$work/tokenize.json" "d['count'] == len(d['tokens']) > 0 and d['max_model_len'] == 2048"
