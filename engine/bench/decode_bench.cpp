@@ -101,19 +101,23 @@ Status RunSweep(const DecodeBenchOptions& o, DecodeSweepOptions sweep) {
 std::vector<std::string> ChildArguments(const DecodeBenchOptions& o, const DecodeSweepOptions& sweep) {
   std::string concurrencies;
   for (int32_t c : sweep.concurrencies) concurrencies += (concurrencies.empty() ? "" : ",") + std::to_string(c);
-  char utilization[32];
-  std::snprintf(utilization, sizeof utilization, "%.17g", o.session.backend.gpu_memory_utilization);
+  auto exact = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return std::string(text);
+  };
   return {"bench", "decode",
           "--model", o.session.model,
           "--load-format", o.session.load_format,
           "--backend", o.session.backend.backend,
-          "--gpu-memory-utilization", utilization,
+          "--gpu-memory-utilization", exact(o.session.backend.gpu_memory_utilization),
           "--concurrency", concurrencies,
           "--input-len", std::to_string(sweep.input_len),
           "--output-len", std::to_string(sweep.output_len),
           "--seed", std::to_string(sweep.seed),
           "--max-num-batched-tokens", std::to_string(sweep.max_num_batched_tokens),
           "--max-prefill-beside-decodes", std::to_string(sweep.max_prefill_tokens_beside_decodes),
+          "--max-decode-slowdown", exact(sweep.max_decode_slowdown),
           "--json"};
 }
 
@@ -153,7 +157,7 @@ Status RunAb(const DecodeBenchOptions& o, const DecodeSweepOptions& sweep) {
 Status RunDecodeBench(const DecodeBenchOptions& options) {
   Result<DecodeSweepOptions> sweep = NormalizeSweepOptions(
       {options.concurrencies, options.input_len, options.output_len, options.seed, options.max_num_batched_tokens,
-       options.max_prefill_tokens_beside_decodes});
+       options.max_prefill_tokens_beside_decodes, options.max_decode_slowdown});
   if (!sweep.ok()) return sweep.status();
   // Checked before a model is loaded or a child spawned: in an A/B a bad option is then one
   // message rather than one per child.

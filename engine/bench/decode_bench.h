@@ -20,6 +20,7 @@ struct DecodeBenchOptions {
   uint64_t seed = 0;
   int64_t max_num_batched_tokens = 0;             // 0: every prompt of a level in one step (capped)
   int64_t max_prefill_tokens_beside_decodes = 0;  // 0: the scheduler's default
+  double max_decode_slowdown = 0.0;               // SchedulerConfig's; 0: no bound
   bool json = false;
   std::string plot_path;        // empty: no plot
   std::vector<std::string> ab;  // empty, or the A and B settings as NAME=VALUE

@@ -15,6 +15,16 @@ nlohmann::json LatencyJson(const LatencySummary& s) {
   return {{"median", s.median}, {"p99", s.p99}};
 }
 
+// The decodes' ITL while prompts wait, with its mean (a TPOT over those steps), its samples and
+// how many of them came from steps that also computed prompt tokens.
+nlohmann::json PrefillingItlJson(const DecodeLevelResult& level) {
+  nlohmann::json j = LatencyJson(level.prefilling_itl_ms);
+  j["mean"] = level.prefilling_itl_ms.count > 0 ? nlohmann::json(level.prefilling_itl_mean_ms) : nlohmann::json(nullptr);
+  j["count"] = level.prefilling_itl_ms.count;
+  j["beside_prompts"] = level.prefilling_itl_beside_prompts;
+  return j;
+}
+
 std::string Format(const char* format, auto... args) {
   std::string text(static_cast<size_t>(std::snprintf(nullptr, 0, format, args...)), '\0');
   std::snprintf(text.data(), text.size() + 1, format, args...);
@@ -40,6 +50,7 @@ std::string SweepJson(const SweepReport& report) {
                        {"tpot_ms", LatencyJson(level.tpot_ms)},
                        {"decode_itl_ms", LatencyJson(level.decode_itl_ms)},
                        {"prefill_itl_ms", LatencyJson(level.prefill_itl_ms)},
+                       {"prefilling_itl_ms", PrefillingItlJson(level)},
                        {"between_steps_us", level.between_steps_us},
                        {"kv_bytes_per_sequence", level.kv_bytes_per_sequence},
                        {"roofline_tokens_per_s", level.roofline_tokens_per_s},
@@ -58,6 +69,7 @@ std::string SweepJson(const SweepReport& report) {
                                                      : nlohmann::json(nullptr)},
                               {"input_len", report.options.input_len},
                               {"output_len", report.options.output_len},
+                              {"max_decode_slowdown", report.options.max_decode_slowdown},
                               {"results", results}};
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

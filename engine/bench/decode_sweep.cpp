@@ -4,11 +4,13 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
 
 #include "engine/exec/step_loop.h"
+#include "engine/sched/decode_pacing.h"
 
 namespace vt::bench {
 
@@ -77,7 +79,9 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
     times.emplace(*id, TokenTimes{});
   }
   int64_t done = 0;
-  std::vector<double> decode_itl, prefill_itl;
+  std::vector<double> decode_itl, prefill_itl, prefilling_itl;
+  int32_t first_tokens = 0;
+  int64_t beside_prompts = 0;
   StepLoopTimes loop;
   VT_RETURN_IF_ERROR(RunSteps(engine, [&](const StepResult& step) {
     const Clock::time_point now = Clock::now();
@@ -86,10 +90,20 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
     int64_t decodes = 0;
     for (const SampledResult& sampled : step.tokens) decodes += times[sampled.id].count > 0 ? 1 : 0;
     std::vector<double>& itl = step.num_tokens > decodes ? prefill_itl : decode_itl;
+    const bool prompts_waiting = first_tokens < concurrency;
     for (const SampledResult& sampled : step.tokens) {
       TokenTimes& t = times[sampled.id];
-      if (t.count > 0) itl.push_back(Ms(now - t.last));
-      if (t.count++ == 0) t.first = now;
+      if (t.count > 0) {
+        itl.push_back(Ms(now - t.last));
+        if (prompts_waiting) {
+          prefilling_itl.push_back(itl.back());
+          beside_prompts += &itl == &prefill_itl ? 1 : 0;
+        }
+      }
+      if (t.count++ == 0) {
+        t.first = now;
+        ++first_tokens;
+      }
       t.last = now;
     }
     done += static_cast<int64_t>(step.tokens.size());
@@ -118,6 +132,12 @@ Result<DecodeLevelResult> RunLevel(LlmEngine& engine, std::mt19937& rng, const D
   level.tpot_ms = Summarize(tpot);
   level.decode_itl_ms = Summarize(decode_itl);
   level.prefill_itl_ms = Summarize(prefill_itl);
+  level.prefilling_itl_ms = Summarize(prefilling_itl);
+  level.prefilling_itl_beside_prompts = beside_prompts;
+  if (!prefilling_itl.empty()) {
+    level.prefilling_itl_mean_ms = std::accumulate(prefilling_itl.begin(), prefilling_itl.end(), 0.0) /
+                                   static_cast<double>(prefilling_itl.size());
+  }
   level.between_steps_us =
       loop.steps > 0 ? static_cast<double>(loop.between_steps_ns.load()) / 1e3 / static_cast<double>(loop.steps) : 0.0;
   return level;
@@ -132,6 +152,7 @@ Result<DecodeSweepOptions> NormalizeSweepOptions(DecodeSweepOptions o) {
   }
   if (o.input_len < 1) return InvalidArgument("--input-len " + std::to_string(o.input_len) + ": must be at least 1");
   if (o.output_len < 1) return InvalidArgument("--output-len " + std::to_string(o.output_len) + ": must be at least 1");
+  VT_RETURN_IF_ERROR(CheckMaxDecodeSlowdown(o.max_decode_slowdown));
   std::sort(o.concurrencies.begin(), o.concurrencies.end());
   o.concurrencies.erase(std::unique(o.concurrencies.begin(), o.concurrencies.end()), o.concurrencies.end());
   return o;
@@ -159,6 +180,7 @@ EngineConfig SweepEngineConfig(const DecodeSweepOptions& o) {
   if (o.max_prefill_tokens_beside_decodes > 0) {
     config.scheduler.max_prefill_tokens_beside_decodes = o.max_prefill_tokens_beside_decodes;
   }
+  config.scheduler.max_decode_slowdown = o.max_decode_slowdown;
   return config;
 }
 

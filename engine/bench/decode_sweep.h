@@ -25,6 +25,7 @@ struct DecodeSweepOptions {
   uint64_t seed = 0;  // prompts are a pure function of the seed and the concurrency list
   int64_t max_num_batched_tokens = 0;             // a step's token budget; 0: every prompt of a level at once
   int64_t max_prefill_tokens_beside_decodes = 0;  // 0: the scheduler's default
+  double max_decode_slowdown = 0.0;               // SchedulerConfig's; 0: no bound
 };
 
 struct DecodeLevelResult {
@@ -48,6 +49,11 @@ struct DecodeLevelResult {
   // The loop's own time between a step's result and the next step, a step: the reference for
   // the server's (`vt bench serve`'s engine_between_steps_us).
   double between_steps_us = 0.0;
+  // Every decode step while some prompt of the level still waits for its first token, prefilling
+  // or not: the decodes' TPOT while prompts prefill, which a pace (--max-decode-slowdown) bounds.
+  LatencySummary prefilling_itl_ms{};
+  double prefilling_itl_mean_ms = 0.0;
+  int64_t prefilling_itl_beside_prompts = 0;  // of those, from steps that also computed prompt tokens
 };
 
 struct DecodeSweepResult {

@@ -113,6 +113,9 @@ std::shared_ptr<bench::DecodeBenchOptions> AddDecodeOptions(CLI::App* decode) {
                      "Prompt tokens a step may carry beside running decodes (0: the scheduler's default)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  decode->add_option("--max-decode-slowdown", o->max_decode_slowdown, kMaxDecodeSlowdownHelp)
+      ->check(MaxDecodeSlowdownValidator())
+      ->capture_default_str();
   decode->add_flag("--json", o->json, "Print JSON instead of a table");
   decode->add_option("--plot", o->plot_path, "Write an SVG of tok/s and the roofline against concurrency");
   decode->add_option("--ab", o->ab,

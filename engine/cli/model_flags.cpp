@@ -1,6 +1,10 @@
 #include "engine/cli/model_flags.h"
 
 #include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "engine/sched/decode_pacing.h"
 
 namespace vt::cli {
 
@@ -21,6 +25,23 @@ void AddModelFlags(CLI::App* app, SessionSpec* spec) {
                   "ranks of tensor parallelism (Megatron-style shards); cpu: threads of this process, the "
                   "sharded reference; cuda: one GPU per rank over NCCL")
       ->capture_default_str();
+}
+
+CLI::Validator MaxDecodeSlowdownValidator() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        double value = 0.0;
+        try {
+          size_t used = 0;
+          value = std::stod(text, &used);
+          if (used != text.size()) return "not a number: " + text;
+        } catch (const std::exception&) {
+          return "not a number: " + text;
+        }
+        const Status s = CheckMaxDecodeSlowdown(value);
+        return s.ok() ? std::string() : s.message();
+      },
+      "0 or above 1");
 }
 
 Status ResolveModelFlags(SessionSpec* spec) {

@@ -18,6 +18,12 @@ std::string DefaultModelDir();
 
 void AddModelFlags(CLI::App* app, SessionSpec* spec);
 
+// --max-decode-slowdown (SchedulerConfig::max_decode_slowdown), for `vt serve` and `vt bench decode`.
+inline constexpr const char* kMaxDecodeSlowdownHelp =
+    "While prompts prefill beside running decodes, keep the decodes' mean step time within this multiple "
+    "of a step of decodes alone, holding prompts back as needed (0: no bound)";
+CLI::Validator MaxDecodeSlowdownValidator();
+
 // After parsing: the default model where none was given, the runner options from the
 // environment, and the flags checked together.
 Status ResolveModelFlags(SessionSpec* spec);

@@ -35,6 +35,7 @@ struct ServeOptions {
   int header_timeout = 30;
   int body_timeout = 60;
   int idle_timeout = 60;
+  double max_decode_slowdown = 0.0;
   server::ServerOptions http;
 };
 
@@ -160,6 +161,7 @@ int Run(ServeOptions o) {
     return Fail(why.message());
   };
   o.session.engine.scheduler.max_num_seqs = o.max_num_seqs;
+  o.session.engine.scheduler.max_decode_slowdown = o.max_decode_slowdown;
   if (o.max_model_len > 0) o.session.engine.scheduler.max_model_len = o.max_model_len;
   Result<Session> session = OpenSession(o.session);
   if (!session.ok()) return abandon(session.status());
@@ -196,6 +198,8 @@ Command AddServeCommand(CLI::App& parent) {
                   "Requests waiting beyond the running batch; more are answered 503 (default 4 x --max-num-seqs)")
       ->check(CLI::Range(1, 1 << 20));
   app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
+  app->add_option("--max-decode-slowdown", o->max_decode_slowdown, kMaxDecodeSlowdownHelp)
+      ->check(MaxDecodeSlowdownValidator());
   app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
   server::ListenerOptions& l = o->http.listener;

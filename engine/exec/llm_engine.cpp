@@ -1,6 +1,7 @@
 #include "engine/exec/llm_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <thread>
@@ -147,6 +148,7 @@ Result<StepResult> LlmEngine::Step() {
   StepResult result;
   SchedulerStep step = scheduler_.Schedule();
   if (step.empty()) return result;
+  const auto started = std::chrono::steady_clock::now();
   std::vector<ForwardSeq> batch;
   for (const ScheduledChunk& c : step.chunks) {
     batch.push_back({c.tokens.data(), static_cast<int64_t>(c.tokens.size()), c.start_pos, c.block_table.data(),
@@ -227,6 +229,7 @@ Result<StepResult> LlmEngine::Step() {
       if (d.params->grammar != nullptr) AdvanceGrammar(id, sampled[i].token);
     }
   }
+  scheduler_.RecordStepTime(step, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   for (RequestId id : grammar_failed) Abort(id);
   size_t row = 0;
   for (const ScheduledChunk& c : step.chunks) {

@@ -4,7 +4,8 @@
 
 namespace vt {
 
-Scheduler::Scheduler(SchedulerConfig config, KvCacheManager* kv) : config_(std::move(config)), kv_(kv) {}
+Scheduler::Scheduler(SchedulerConfig config, KvCacheManager* kv)
+    : config_(std::move(config)), kv_(kv), pacing_(config_.max_decode_slowdown) {}
 
 Status Scheduler::Add(std::unique_ptr<Request> r) {
   if (r->prompt.empty()) return InvalidArgument("request " + std::to_string(r->id) + ": empty prompt");
@@ -101,8 +102,15 @@ SchedulerStep Scheduler::Schedule() {
     if (!plan_running(r, 1)) break;
   }
   // Prefill chunks share a step with decodes up to their own budget, so the decodes' inter-token
-  // latency stays bounded while long prompts prefill; a step without decodes takes the whole budget.
-  if (!planned.empty()) budget = std::min(budget, config_.max_prefill_tokens_beside_decodes);
+  // latency stays bounded while long prompts prefill, and not at all while the pace says the
+  // decodes are owed steps of their own; a step without decodes takes the whole budget.
+  std::vector<Request*> decoding;  // a preemption below may still take some of them out of the step
+  for (const auto& [r, n] : planned) decoding.push_back(r);
+  if (!decoding.empty()) {
+    budget = pacing_.AllowsPrefillBeside(static_cast<int64_t>(decoding.size()))
+                 ? std::min(budget, config_.max_prefill_tokens_beside_decodes)
+                 : 0;
+  }
   for (Request* r : running) {
     if (budget <= 0) break;
     const int64_t remaining = r->num_tokens() - r->num_computed;
@@ -134,8 +142,13 @@ SchedulerStep Scheduler::Schedule() {
   for (const auto& [r, n] : planned) {
     step.chunks.push_back(MakeChunk(*r, n));
     step.num_tokens += n;
+    if (std::find(decoding.begin(), decoding.end(), r) != decoding.end()) ++step.num_decodes;
   }
   return step;
+}
+
+void Scheduler::RecordStepTime(const SchedulerStep& step, double seconds) {
+  pacing_.Record(step.num_decodes, step.num_tokens - step.num_decodes, seconds);
 }
 
 std::vector<RequestId> Scheduler::Update(const SchedulerStep& step, const std::vector<SampledResult>& sampled) {

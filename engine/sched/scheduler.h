@@ -2,7 +2,8 @@
 // each), then the next chunks of running prompts, then admits waiting requests
 // in arrival order while the token budget and KV blocks last; prompt chunks
 // beside decodes keep to a smaller budget of their own, so long prompts cannot
-// stall the decodes. When blocks run out the newest running request is
+// stall the decodes, and optionally a pace (decode_pacing.h) that bounds the decodes'
+// mean step time while prompts prefill. When blocks run out the newest running request is
 // preempted (its blocks freed, to be recomputed later) instead of anything failing.
 #pragma once
 
@@ -15,6 +16,7 @@
 
 #include "base/status.h"
 #include "engine/kv/kv_cache_manager.h"
+#include "engine/sched/decode_pacing.h"
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler_step.h"
 
@@ -25,6 +27,10 @@ struct SchedulerConfig {
   // Prompt tokens a step may carry beside running decodes (their inter-token latency grows with
   // it); a step without decodes uses the whole budget above.
   int64_t max_prefill_tokens_beside_decodes = 256;
+  // While prompts prefill beside running decodes, the decodes' mean step time stays within this
+  // multiple of a step of decodes alone (decode_pacing.h): prompts then wait out some steps. 0: no
+  // such bound (prompts join the decodes at every step, up to the share above).
+  double max_decode_slowdown = 0.0;
   int32_t max_num_seqs = 64;
   bool chunked_prefill = true;
   int64_t max_model_len = 4096;
@@ -61,6 +67,9 @@ class Scheduler {
   // Returns the ids that finished.
   std::vector<RequestId> Update(const SchedulerStep& step, const std::vector<SampledResult>& sampled);
 
+  // How long a scheduled step took to run, wall time: what paces prompts beside the decodes.
+  void RecordStepTime(const SchedulerStep& step, double seconds);
+
   // Finished requests are kept until taken.
   std::unique_ptr<Request> TakeFinished(RequestId id);
 
@@ -82,6 +91,7 @@ class Scheduler {
   std::map<RequestId, std::unique_ptr<Request>> requests_;
   std::deque<Request*> waiting_;
   std::vector<Request*> running_;  // in admission order; the back is preempted first
+  DecodePacing pacing_;
   int64_t num_preemptions_ = 0;
 };
 

@@ -22,6 +22,7 @@ struct SchedulerStep {
   std::vector<ScheduledChunk> chunks;
   std::vector<RequestId> preempted;  // lost their blocks this step, will be recomputed
   int64_t num_tokens = 0;
+  int64_t num_decodes = 0;  // chunks of running requests' one next token; the rest are prompt tokens
 
   bool empty() const { return chunks.empty(); }
 };

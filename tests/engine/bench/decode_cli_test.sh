@@ -38,6 +38,35 @@ for r in d['results']:
     assert abs(r['roofline_tokens_per_s'] - roof) < 1e-6 * roof, r
     assert 0 < r['roofline_fraction'], r
     assert abs(r['roofline_fraction'] - r['output_tokens_per_s'] / roof) < 1e-6, r"
+check "the decodes' ITL while prompts wait is reported, with its mean" py "$work/sweep.json" "
+assert d['max_decode_slowdown'] == 0, d
+for r in d['results']:
+    p = r['prefilling_itl_ms']
+    assert set(p) == {'median', 'p99', 'mean', 'count', 'beside_prompts'}, p
+    assert 0 <= p['beside_prompts'] <= p['count'], p"
+
+# A pace: prompts chunked beside running decodes (four 300-token prompts, 32 tokens a step beside
+# them) are held back while the decodes are owed steps of their own. Every request still finishes,
+# and while prompts wait some steps run the decodes alone, which without a pace none does.
+paced=(--backend cpu --concurrency 4 --input-len 300 --output-len 12 --max-num-batched-tokens 64
+       --max-prefill-beside-decodes 32 --json)
+for bound in 0 2; do
+  "$vt" bench decode "${paced[@]}" --max-decode-slowdown $bound >"$work/paced-$bound.json" 2>"$work/paced.err"
+  check "a run with --max-decode-slowdown $bound exits 0" test $? -eq 0
+done
+check "without a pace every step while prompts wait carries prompt tokens" py "$work/paced-0.json" "
+r = d['results'][0]['prefilling_itl_ms']
+assert d['results'][0]['output_tokens'] == 48, d
+assert r['count'] > 0 and r['beside_prompts'] == r['count'], r"
+check "with a pace, every token still comes and the decodes also run alone while prompts wait" python3 -c "
+import json
+d = json.load(open('$work/paced-2.json'))
+paced = d['results'][0]
+assert d['max_decode_slowdown'] == 2, d
+assert paced['output_tokens'] == 48, paced
+p = paced['prefilling_itl_ms']
+assert p['beside_prompts'] < p['count'], p"
+
 check "progress goes to stderr, not stdout" grep -q "bench decode: c=2: 16/16 tokens" "$work/sweep.err"
 check "stdout is exactly one JSON document" test "$(wc -l <"$work/sweep.json")" -eq 1
 
@@ -93,6 +122,9 @@ fails "an --ab setting without = is an error" "NAME=VALUE" --concurrency 1 --ab 
 fails "a plot into a missing directory is an error before the run" "not a directory" \
   --concurrency 1 --plot "$work/missing/plot.svg"
 fails "--ab-rounds 0 is an error" "ab-rounds" --concurrency 1 --ab 'X=a' 'X=b' --ab-rounds 0
+for bad in 1 0.5 -1 nan inf x; do
+  fails "--max-decode-slowdown $bad is an error" "max-decode-slowdown" --concurrency 1 --max-decode-slowdown $bad
+done
 if [ "$build" = no-cuda ]; then
   fails "--backend cuda without CUDA is an error" "without CUDA" --backend cuda --concurrency 1
 else

@@ -118,6 +118,53 @@ TEST(Scheduler, DecodesGoFirstAndLongPromptsChunkBesideThem) {
   EXPECT_EQ(s.TakeFinished(2)->output.size(), 4u);
 }
 
+// With a pace (max_decode_slowdown), a prompt joins the decodes only while their mean step time
+// stays within the bound: one decode-only step measures them first, and a slow mixed step is paid
+// back by steps of decodes alone, waiting prompts (not yet admitted) included. Step times are given.
+TEST(Scheduler, APaceHoldsPromptsBackUntilTheDecodesArePaidBack) {
+  KvCacheManager kv(64, 16, false);
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = 64;
+  cfg.max_prefill_tokens_beside_decodes = 8;
+  cfg.max_decode_slowdown = 2.0;
+  Scheduler s(cfg, &kv);
+  ASSERT_TRUE(s.Add(MakeRequest(1, 4, 40)).ok());
+  SchedulerStep step = s.Schedule();
+  EXPECT_EQ(step.num_decodes, 0);
+  s.RecordStepTime(step, 9.0);  // a prompt alone: no decode waited on it
+  Advance(s, step);
+  ASSERT_TRUE(s.Add(MakeRequest(2, 200, 4)).ok());
+
+  auto expect_decode_only = [&](double seconds) {
+    SchedulerStep only = s.Schedule();
+    ASSERT_EQ(only.chunks.size(), 1u);
+    EXPECT_EQ(only.chunks[0].id, 1);
+    EXPECT_EQ(only.num_decodes, 1);
+    EXPECT_EQ(only.num_tokens, 1);
+    s.RecordStepTime(only, seconds);
+    Advance(s, only);
+  };
+  auto expect_mixed = [&](double seconds) {
+    SchedulerStep mixed = s.Schedule();
+    ASSERT_EQ(mixed.chunks.size(), 2u);
+    EXPECT_EQ(mixed.chunks[1].id, 2);
+    EXPECT_EQ(mixed.num_decodes, 1);
+    EXPECT_EQ(mixed.num_tokens, 1 + 8);
+    s.RecordStepTime(mixed, seconds);
+    Advance(s, mixed);
+  };
+  expect_decode_only(1.0);  // the decodes measured alone; request 2 waits unadmitted
+  EXPECT_EQ(s.num_waiting(), 1u);
+  expect_mixed(5.0);        // owes 3 s
+  for (int i = 0; i < 3; ++i) expect_decode_only(1.0);
+  expect_mixed(1.5);        // within the bound
+  expect_mixed(2.0);
+  expect_mixed(4.0);        // owes 2 s
+  expect_decode_only(1.0);
+  expect_decode_only(1.0);
+  expect_mixed(1.0);
+}
+
 TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {
   KvCacheManager kv(64, 16, false);
   Scheduler s(UnchunkedWithBudget(32), &kv);

@@ -3,7 +3,8 @@
 # tokens, n, logprobs, logit_bias / min_tokens / penalties, structured outputs, every error of the
 # API's table, hostile bodies (deep nesting, huge prompts, raw-socket garbage), socket settings (backlog, TCP_NODELAY), a client that
 # disconnects mid-stream or while waiting for a whole response (its request is cancelled and its
-# KV blocks freed) and SIGTERM (exit 0).
+# KV blocks freed), a paced scheduler (--max-decode-slowdown) finishing every request, and SIGTERM
+# (exit 0).
 # Usage: serve_http_test.sh VT_BINARY
 set -uo pipefail
 vt=$1
@@ -276,6 +277,27 @@ wait_until "$ready_timeout" "$pid_small" burst_answered
 check "overload -> some 503" grep -q '^503$' "$work/burst.txt"
 check "overload -> the admitted ones finish" grep -q '^200$' "$work/burst.txt"
 check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_small/health")" = 200
+
+# A pace (--max-decode-slowdown): long prompts arriving beside running decodes are held back at
+# times, never lost: six concurrent requests, four of ~600-token prompts, all complete in full.
+"$vt" serve --port 0 --max-decode-slowdown 1 >/dev/null 2>"$work/badpace.err"
+check "--max-decode-slowdown 1 is a usage error" test $? = 2
+check "the usage error names the flag" grep -q -- '--max-decode-slowdown' "$work/badpace.err"
+start paced --max-decode-slowdown 2
+long_prompt=$(python3 -c "print(' '.join(['the river runs past the old mill'] * 90))")
+for i in 1 2 3 4 5 6; do
+  prompt="Once"
+  [ $i -gt 2 ] && prompt="$long_prompt $i"
+  python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': 40, 'ignore_eos': True}))" \
+    "$prompt" >"$work/paced_body_$i.json"
+  curl -s -o "$work/paced_$i.json" "http://127.0.0.1:$port_paced/v1/completions" -d @"$work/paced_body_$i.json" \
+    && touch "$work/paced_$i.done" &
+done
+paced_done() { [ "$(ls "$work"/paced_?.done 2>/dev/null | wc -l)" -ge 6 ]; }
+wait_until "$ready_timeout" "$pid_paced" paced_done
+for i in 1 2 3 4 5 6; do
+  check "paced request $i completes in full" json "$work/paced_$i.json" "d['usage']['completion_tokens'] == 40"
+done
 
 # SIGTERM: stop accepting, let the request in flight finish (grace period), exit 0.
 curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \

@@ -1,0 +1,51 @@
+#include "engine/sched/decode_pacing.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <string>
+
+namespace vt {
+namespace {
+
+// How far a new decode-only step moves the average: steps of one count class differ by their
+// contexts, which grow a token a step, and by the rows within the class.
+constexpr double kAverageWeight = 0.25;
+
+}  // namespace
+
+Status CheckMaxDecodeSlowdown(double max_slowdown) {
+  if (max_slowdown == 0.0 || (std::isfinite(max_slowdown) && max_slowdown > 1.0)) return Status::Ok();
+  return InvalidArgument("--max-decode-slowdown " + std::to_string(max_slowdown) +
+                         ": give 0 (no bound) or a multiple above 1 of a decode-only step");
+}
+
+DecodePacing::DecodePacing(double max_slowdown) : max_slowdown_(max_slowdown) {}
+
+int DecodePacing::CountClass(int64_t decodes) { return std::bit_width(static_cast<uint64_t>(decodes)); }
+
+bool DecodePacing::AllowsPrefillBeside(int64_t decodes) const {
+  if (max_slowdown_ <= 0.0 || decodes <= 0) return true;
+  return decode_only_seconds_.count(CountClass(decodes)) > 0 && owed_seconds_ <= 0.0;
+}
+
+void DecodePacing::Record(int64_t decodes, int64_t prompt_tokens, double seconds) {
+  if (max_slowdown_ <= 0.0 || decodes <= 0) return;  // no decode waited on this step
+  const int count_class = CountClass(decodes);
+  auto average = decode_only_seconds_.find(count_class);
+  if (prompt_tokens == 0) {
+    if (average == decode_only_seconds_.end()) {
+      average = decode_only_seconds_.emplace(count_class, seconds).first;
+    } else {
+      average->second += kAverageWeight * (seconds - average->second);
+    }
+  } else if (average == decode_only_seconds_.end()) {
+    // Decodes of a class never measured alone (a preemption changed the step's rows after it was
+    // allowed): nothing to hold the step against.
+    return;
+  }
+  // Credit is not banked: a run of decode-only steps must not let a burst of prompt chunks through.
+  owed_seconds_ = std::max(0.0, owed_seconds_ + seconds - max_slowdown_ * average->second);
+}
+
+}  // namespace vt
