@@ -50,7 +50,6 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_ATTN_PREFILL_MMA", &RunnerOptions::warpgroup_prefill, "auto", "warp"},
                                          {"VT_CUDA_GRAPHS", &RunnerOptions::cuda_graphs, "1", "0"},
                                          {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
-                                         {"VT_SKINNY_STAGE", &RunnerOptions::staged_skinny_gemm, "1", "0"},
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
                                          {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
                                          {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},

@@ -21,10 +21,6 @@ struct RunnerOptions {
   bool warpgroup_prefill = true;
   bool cuda_graphs = true;          // VT_CUDA_GRAPHS=1|0: decode steps replay captured graphs
   bool skinny_dense_gemm = true;    // VT_DENSE_GEMM=auto|cublas: vt's skinny GEMM for small M
-  // VT_SKINNY_STAGE=1|0: the skinny GEMM copies the head of its weights into shared memory before its
-  // dependent-launch wait (same bits either way). Off until it wins its A/B on an H200 (not run yet:
-  // docs/bench/skinny-staging-plan/).
-  bool staged_skinny_gemm = false;
   // VT_DENSE_GEMM_MID=batch|cublas: vt's batch-decode GEMM for M 9-64. Off by default: on an H200 it
   // is slower than cuBLAS at most of these shapes (docs/BENCHMARKS.md, "Batch-decode GEMM").
   bool batch_dense_gemm = false;

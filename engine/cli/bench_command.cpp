@@ -180,9 +180,6 @@ Command AddBenchCommand(CLI::App& parent) {
   gemm->add_option("--splits", dense->batch_splits, "Also time the batch-decode kernel at these K splits (1,2,4,8)")
       ->delimiter(',')
       ->check(CLI::IsMember({1, 2, 4, 8}));
-  gemm->add_flag("--skinny-stage", dense->skinny_stage,
-                 "Stage the skinny kernel's weights in shared memory before its dependent-launch wait "
-                 "(VT_SKINNY_STAGE=1 in the engine)");
   gemm->add_flag("--dependent-launch", dense->dependent_launch,
                  "Launch vt's kernels as programmatic dependent launches (as decode steps of up to four rows run)");
   gemm->add_option("--launches", dense->launches_per_graph, "Calls captured per CUDA graph");

@@ -5,7 +5,7 @@
 // stream still runs; it calls AwaitPrecedingGrid() before its first access to memory that a kernel of
 // the step writes, which returns once that kernel has finished and its writes are visible, and then
 // lets the kernel after it launch in turn. Before it a kernel may read only what no kernel of the step
-// writes (the skinny GEMM's staged weights, the persist arm's older keys). Only launches and those
+// writes (the persist arm's older keys). Only launches and those
 // reads overlap, never the work, so results are the same bits either way.
 //
 // The switch belongs to the calling thread (every kernel a thread launches or captures reads it; a

@@ -49,7 +49,6 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create(options_.tuning.skinny_dense_gemm, options_.tuning.batch_dense_gemm);
   if (!gemm.ok()) return gemm.status();
   gemm_.reset(*gemm);
-  gemm_->set_skinny_staging(options_.tuning.staged_skinny_gemm ? kc::SkinnyStaging::kOn : kc::SkinnyStaging::kOff);
   num_sms_ = probe.multiprocessors;
   Result<DeviceWeights> uploaded = UploadWeights(config_, weights, store);
   if (!uploaded.ok()) return uploaded.status();

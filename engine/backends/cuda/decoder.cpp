@@ -23,8 +23,6 @@ Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, 
     if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
       return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
     }
-    // Weights written during the step: only steps of kW4A16DequantMinRows rows and more come here,
-    // never the skinny GEMM, which may read its weights before its dependent-launch wait.
     VT_RETURN_IF_ERROR(kc::DequantizeW4A16(w.packed, w.scales, w.k, w.n, w.group_size, w4a16_dequantised_, stream_));
     return gemm_->Linear(x, w4a16_dequantised_, m, w.n, w.k, y, stream_);
   }

@@ -109,12 +109,10 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
     return 1;
   }
   const std::unique_ptr<DenseGemm> vt(*vt_gemm), cublas(*cublas_gemm);
-  vt->set_skinny_staging(o.skinny_stage ? SkinnyStaging::kOn : SkinnyStaging::kOff);
   if (!o.json) {
     std::printf("device %s, copy bandwidth %.0f GB/s (read+write), CUDA-graph timed, weights rotated past L2, "
-                "skinny weights %s, dependent launch %s\n",
-                probe.name.c_str(), copy_gbps, o.skinny_stage ? "staged" : "streamed",
-                o.dependent_launch ? "on" : "off");
+                "dependent launch %s\n",
+                probe.name.c_str(), copy_gbps, o.dependent_launch ? "on" : "off");
     std::printf("%15s %4s %-7s %9s %8s %7s %9s %8s %8s\n", "K x N", "M", "vt", "vt us", "GB/s", "%copy", "cuBLAS us",
                 "GB/s", "speedup");
   }
@@ -131,10 +129,8 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
     if (!timed) return 1;
   }
   if (o.json) {
-    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"skinny_stage\":%s,\"dependent_launch\":%s,"
-                "\"copy_GBps\":%.1f,\"rows\":[",
-                BuildSource(), probe.name.c_str(), o.skinny_stage ? "true" : "false",
-                o.dependent_launch ? "true" : "false", copy_gbps);
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
+                BuildSource(), probe.name.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"kernel\":\"%s\",\"vt_us\":%.3f,\"vt_GBps\":%.1f,\"copy_pct\":%.2f,"

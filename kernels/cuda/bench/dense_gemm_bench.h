@@ -18,10 +18,8 @@ struct DenseGemmBenchOptions {
   // When set, also time the batch-decode kernel at each of these K split counts (M >= 9), so a change
   // of BatchLinearSplits' rule can be measured first.
   std::vector<int> batch_splits;
-  // The skinny kernel's weights staged before its dependent-launch wait (VT_SKINNY_STAGE=1), and every
-  // vt kernel launched dependently (as decode steps of up to four rows run), so each call of a graph
-  // may start while the one before it finishes.
-  bool skinny_stage = false;
+  // Every vt kernel launched dependently (as decode steps of up to four rows run), so each call of a
+  // graph may start while the one before it finishes.
   bool dependent_launch = false;
   int launches_per_graph = 20;
   int repetitions = 15;

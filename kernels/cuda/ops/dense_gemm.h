@@ -11,7 +11,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
@@ -28,10 +27,6 @@ class DenseGemm {
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
-  // Whether skinny calls stage the head of their weights before their dependent-launch wait
-  // (VT_SKINNY_STAGE; off by default, the same bits either way).
-  void set_skinny_staging(SkinnyStaging staging) { skinny_staging_ = staging; }
-
   Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
 
   // The kernel Linear runs this product on.
@@ -44,7 +39,6 @@ class DenseGemm {
   size_t workspace_bytes_ = 0;
   bool skinny_ = true;  // M <= 8 calls take the skinny weight-streaming kernel
   bool batch_ = true;   // 9 <= M <= 64 calls take the batch-decode kernel
-  SkinnyStaging skinny_staging_ = SkinnyStaging::kOff;
 };
 
 }  // namespace vt::kernels::cuda

@@ -12,11 +12,6 @@
 // chosen from N alone so the order never depends on M: 8, unless 6-warp CTAs (four an SM instead
 // of three, the same warps an SM) take fewer waves where 8-warp ones take two or fewer. On an
 // H200 a 4096-column output is 512 CTAs: 1.3 waves of 8-warp CTAs (396 slots), one of 6 (528).
-//
-// Staged (SkinnyStaging::kOn), each warp copies the head of its K range into shared memory before it
-// waits for the kernel before it (dependent launch), as much as fits without fewer CTAs an SM (on an
-// H200's 228 KiB an SM: 18 chunks a warp, the whole range up to K = 4,608 at 8 warps and 3,456 at 6).
-// Staging moves bytes, not sums: the bits are the same either way.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,21 +27,14 @@ inline constexpr int kSkinnyMaxRows = 8;
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
 
-// Whether a call copies the head of its weights into shared memory before its dependent-launch wait.
-enum class SkinnyStaging { kOn, kOff };
-
-Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, SkinnyStaging staging,
+Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream);
 
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
-// The K chunks (32 values each) a warp of a `warps`-warp CTA stages for a K-column call on the
-// current device when staging is on.
-int SkinnyStagedChunks(int warps, int k);
-
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             SkinnyStaging staging, cudaStream_t stream);
+                             cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

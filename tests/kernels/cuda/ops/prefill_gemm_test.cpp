@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "kernels/bf16.h"
@@ -80,44 +79,31 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
 }
 
 // Every M from 1 to 8, column counts that leave a partial tile, K from one vector per thread to
-// many (all of it staged, a head staged and the rest streamed, warps with no chunks), both forms of
-// CTA (8 and 6 warps splitting K), staged and not; each row must also come out bit-identical when it
-// runs alone (batch invariance), and staging must not change a bit.
+// many, both forms of CTA (8 and 6 warps splitting K); each row must also come out bit-identical
+// when it runs alone (batch invariance).
 TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   struct Shape {
     int n, k;
   };
-  for (const Shape shape : {Shape{387, 2048}, Shape{37, 14336}, Shape{130, 160}, Shape{24, 2080}}) {
+  for (const Shape shape : {Shape{387, 2048}, Shape{37, 14336}, Shape{130, 160}}) {
     const int n = shape.n, k = shape.k;
     const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 3), w = RandomBf16(size_t(n) * k, 0.1f, 4);
     uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
     CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
-    std::vector<uint16_t> staged_alone;  // the staged run's rows of this form, for the streamed run to match
-    for (const auto& [warps, staging] : {std::pair{8, SkinnyStaging::kOn}, std::pair{8, SkinnyStaging::kOff},
-                                         std::pair{6, SkinnyStaging::kOn}, std::pair{6, SkinnyStaging::kOff}}) {
+    for (int warps : {8, 6}) {
       std::vector<uint16_t> alone;  // row r computed with m = 1
       for (int r = 0; r < kSkinnyMaxRows; ++r) {
-        ASSERT_TRUE(SkinnyLinearWithWarps(dx + size_t(r) * k, dw, 1, n, k, dy, warps, staging, nullptr).ok());
+        ASSERT_TRUE(SkinnyLinearWithWarps(dx + size_t(r) * k, dw, 1, n, k, dy, warps, nullptr).ok());
         const std::vector<uint16_t> row = Download(dy, n);
         alone.insert(alone.end(), row.begin(), row.end());
       }
-      if (staging == SkinnyStaging::kOn) {
-        EXPECT_GT(SkinnyStagedChunks(warps, k), 0) << "nothing staged: the staged path went untested";
-        if (k == 14336) {  // no GPU's shared memory holds a whole warp's range here: head staged, rest streamed
-          EXPECT_LT(SkinnyStagedChunks(warps, k), (k / 32 + warps - 1) / warps);
-        }
-        staged_alone = alone;
-      } else {
-        EXPECT_EQ(alone, staged_alone) << "staging changed the bits, " << warps << " warps, k " << k;
-      }
       for (int m = 1; m <= kSkinnyMaxRows; ++m) {
         SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m) + ", " +
-                     std::to_string(warps) + " warps, " +
-                     (staging == SkinnyStaging::kOn ? "staged" : "streamed"));
+                     std::to_string(warps) + " warps");
         CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
-        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, staging, nullptr).ok());
+        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr).ok());
         const std::vector<uint16_t> y = Download(dy, size_t(kSkinnyMaxRows) * n);
         EXPECT_LT(GemmError(y, x.values, w.values, m, n, k), 5e-3);
         EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
@@ -144,11 +130,11 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
     const Bf16Data x = RandomBf16(size_t(2) * k, 1.f, 5), w = RandomBf16(size_t(n) * k, 0.1f, 6);
     uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
     CheckCuda(cudaMalloc(&dy, size_t(2) * n * 2), "alloc");
-    ASSERT_TRUE(SkinnyLinear(dx, dw, 2, n, k, dy, SkinnyStaging::kOn, nullptr).ok());
+    ASSERT_TRUE(SkinnyLinear(dx, dw, 2, n, k, dy, nullptr).ok());
     const std::vector<uint16_t> picked = Download(dy, size_t(2) * n);
-    ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, warps, SkinnyStaging::kOn, nullptr).ok());
+    ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, warps, nullptr).ok());
     EXPECT_EQ(Download(dy, size_t(2) * n), picked) << "N " << n;
-    EXPECT_FALSE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, 4, SkinnyStaging::kOn, nullptr).ok());
+    EXPECT_FALSE(SkinnyLinearWithWarps(dx, dw, 2, n, k, dy, 4, nullptr).ok());
     cudaFree(dx);
     cudaFree(dw);
     cudaFree(dy);
@@ -158,8 +144,7 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
-// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel; the skinny
-// kernel also with its weights staged before its wait.
+// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel.
 void ExpectDependentChainGivesThePlainBits(int m) {
   const int hidden = 2048, inter = 6144;
   Result<DenseGemm*> gemm = DenseGemm::Create();
@@ -178,9 +163,8 @@ void ExpectDependentChainGivesThePlainBits(int m) {
   CheckCuda(cudaMalloc(&dout, size_t(m) * hidden * 2), "alloc");
   cudaStream_t stream = nullptr;
   CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  auto chain = [&](bool dependent, SkinnyStaging staging) {
+  auto chain = [&](bool dependent) {
     SetDependentLaunch(dependent);
-    linear->set_skinny_staging(staging);
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
@@ -192,10 +176,8 @@ void ExpectDependentChainGivesThePlainBits(int m) {
     SetDependentLaunch(false);
     return Download(dout, size_t(m) * hidden);
   };
-  const std::vector<uint16_t> plain = chain(false, SkinnyStaging::kOff);
-  EXPECT_EQ(chain(true, SkinnyStaging::kOff), plain);
-  EXPECT_EQ(chain(true, SkinnyStaging::kOn), plain);
-  EXPECT_EQ(chain(false, SkinnyStaging::kOn), plain);
+  const std::vector<uint16_t> plain = chain(false);
+  EXPECT_EQ(chain(true), plain);
   EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [](uint16_t b) { return (b & 0x7fff) != 0; }));
   cudaStreamDestroy(stream);
   for (uint16_t* p : {dx, dnorm, dgu_w, ddown_w, dres, dnormed, dgu, dact, dout}) cudaFree(p);
@@ -219,10 +201,10 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   if (IsSkipped()) return;
   uint16_t* d = nullptr;
   CheckCuda(cudaMalloc(&d, 1 << 16), "alloc");
-  EXPECT_FALSE(SkinnyLinear(d, d, 9, 16, 64, d, SkinnyStaging::kOn, nullptr).ok());   // M > 8
-  EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, SkinnyStaging::kOn, nullptr).ok());   // K % 32 != 0
-  EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, SkinnyStaging::kOn, nullptr).ok());  // misaligned x
-  EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, SkinnyStaging::kOn, nullptr).ok());
+  EXPECT_FALSE(SkinnyLinear(d, d, 9, 16, 64, d, nullptr).ok());   // M > 8
+  EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, nullptr).ok());   // K % 32 != 0
+  EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, nullptr).ok());  // misaligned x
+  EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
   cudaFree(d);
 }
 
