@@ -19,7 +19,8 @@ nlohmann::json LatencyJson(const LatencySummary& s) {
 // how many of them came from steps that also computed prompt tokens.
 nlohmann::json PrefillingItlJson(const DecodeLevelResult& level) {
   nlohmann::json j = LatencyJson(level.prefilling_itl_ms);
-  j["mean"] = level.prefilling_itl_ms.count > 0 ? nlohmann::json(level.prefilling_itl_mean_ms) : nlohmann::json(nullptr);
+  j["mean"] =
+      level.prefilling_itl_ms.count > 0 ? nlohmann::json(level.prefilling_itl_mean_ms) : nlohmann::json(nullptr);
   j["count"] = level.prefilling_itl_ms.count;
   j["beside_prompts"] = level.prefilling_itl_beside_prompts;
   return j;

@@ -229,7 +229,8 @@ Result<StepResult> LlmEngine::Step() {
       if (d.params->grammar != nullptr) AdvanceGrammar(id, sampled[i].token);
     }
   }
-  scheduler_.RecordStepTime(step, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  const std::chrono::duration<double> step_time = std::chrono::steady_clock::now() - started;
+  scheduler_.RecordStepTime(step, step_time.count());
   for (RequestId id : grammar_failed) Abort(id);
   size_t row = 0;
   for (const ScheduledChunk& c : step.chunks) {

@@ -30,7 +30,12 @@ bool DecodePacing::AllowsPrefillBeside(int64_t decodes) const {
 }
 
 void DecodePacing::Record(int64_t decodes, int64_t prompt_tokens, double seconds) {
-  if (max_slowdown_ <= 0.0 || decodes <= 0) return;  // no decode waited on this step
+  if (max_slowdown_ <= 0.0) return;
+  if (decodes <= 0) {
+    // No decode ran, so none is left to repay: the decodes of later steps were never slowed.
+    owed_seconds_ = 0.0;
+    return;
+  }
   const int count_class = CountClass(decodes);
   auto average = decode_only_seconds_.find(count_class);
   if (prompt_tokens == 0) {

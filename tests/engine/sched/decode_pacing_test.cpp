@@ -60,6 +60,15 @@ TEST(DecodePacing, DecodeOnlyStepsBankNoCredit) {
   EXPECT_FALSE(pacing.AllowsPrefillBeside(1));
 }
 
+TEST(DecodePacing, AStepWithoutDecodesClearsWhatWasOwed) {
+  DecodePacing pacing(2.0);
+  pacing.Record(2, 0, 1.0);
+  pacing.Record(2, 256, 9.0);  // owes 7 s
+  ASSERT_FALSE(pacing.AllowsPrefillBeside(2));
+  pacing.Record(0, 512, 3.0);  // every decode finished; a prompt prefilled alone
+  EXPECT_TRUE(pacing.AllowsPrefillBeside(2));
+}
+
 // A long run where every mixed step costs five decode-only steps: the decodes' mean step time stays
 // within the bound, and prompts still join the decodes on every fourth step.
 TEST(DecodePacing, TheDecodesMeanStepTimeStaysWithinTheBound) {
