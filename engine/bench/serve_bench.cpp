@@ -121,7 +121,8 @@ json ServerBuildSource(const HttpTarget& target, const std::string& base_url) {
   const json version = json::parse(*page, nullptr, /*allow_exceptions=*/false);
   if (!version.is_object()) return nullptr;
   const auto it = version.find("build_source");
-  return it != version.end() && it->is_string() && !it->get_ref<const std::string&>().empty() ? *it : json(nullptr);
+  const bool named = it != version.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+  return named ? *it : json(nullptr);
 }
 
 // From the server's /metrics; nullopt where it has no such counters (not vt, or an older vt).

@@ -129,7 +129,8 @@ int RunDenseGemmBench(const DenseGemmBenchOptions& o) {
     if (!timed) return 1;
   }
   if (o.json) {
-    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"dependent_launch\":%s,"
+                "\"copy_GBps\":%.1f,\"rows\":[",
                 BuildSource(), probe.name.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
