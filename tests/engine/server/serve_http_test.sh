@@ -280,7 +280,7 @@ check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "
 
 # A pace (--max-decode-slowdown): long prompts arriving beside running decodes are held back at
 # times, never lost: six concurrent requests, four of ~600-token prompts, all complete in full.
-"$vt" serve --port 0 --max-decode-slowdown 1 >/dev/null 2>"$work/badpace.err"
+timeout -k 5 60 "$vt" serve --port 0 --max-decode-slowdown 1 >/dev/null 2>"$work/badpace.err"
 check "--max-decode-slowdown 1 is a usage error" test $? = 2
 check "the usage error names the flag" grep -q -- '--max-decode-slowdown' "$work/badpace.err"
 start paced --max-decode-slowdown 2
