@@ -22,7 +22,9 @@ Status CheckMaxDecodeSlowdown(double max_slowdown) {
 
 DecodePacing::DecodePacing(double max_slowdown) : max_slowdown_(max_slowdown) {}
 
-int DecodePacing::CountClass(int64_t decodes) { return std::bit_width(static_cast<uint64_t>(decodes)); }
+// (2^(k-1), 2^k]: the CUDA backend replays one graph for each such class of batch sizes (five to
+// eight decodes run as eight rows), so a class's steps cost about the same.
+int DecodePacing::CountClass(int64_t decodes) { return std::bit_width(static_cast<uint64_t>(decodes - 1)); }
 
 bool DecodePacing::AllowsPrefillBeside(int64_t decodes) const {
   if (max_slowdown_ <= 0.0 || decodes <= 0) return true;
@@ -44,7 +46,13 @@ void DecodePacing::Record(int64_t decodes, int64_t prompt_tokens, double seconds
     } else {
       average->second += kAverageWeight * (seconds - average->second);
     }
-  } else if (average == decode_only_seconds_.end()) {
+    // A step of decodes alone pays back what it came in under the bound. One that ran over (a host
+    // hiccup, longer contexts) owes nothing: no prompt slowed it, and holding prompts back for it
+    // would cost their TTFT without protecting any decode.
+    owed_seconds_ = std::max(0.0, owed_seconds_ - std::max(0.0, max_slowdown_ * average->second - seconds));
+    return;
+  }
+  if (average == decode_only_seconds_.end()) {
     // Decodes of a class never measured alone (a preemption changed the step's rows after it was
     // allowed): nothing to hold the step against.
     return;

@@ -5,8 +5,8 @@
 // decode-only steps under the bound, pay it back before prompts may join the decodes again. Over
 // any stretch of steps the decodes' mean step time then stays within the bound (plus at most one
 // step's excess), while prompts still advance at least once every few steps.
-// A decode-only step's time is measured, per power-of-two count of decodes (attention and GEMM
-// costs grow with the rows): until a count's first such step has run, prompts wait one step for it.
+// A decode-only step's time is measured, per power-of-two class of decode counts (attention and
+// GEMM costs grow with the rows): until a count's first such step has run, prompts wait one step for it.
 // A step without decodes clears what was owed: the decodes that were slowed have all finished.
 #pragma once
 

@@ -24,11 +24,26 @@ TEST(DecodePacing, PromptsWaitOneStepWhileDecodesOfANewCountAreMeasuredAlone) {
   EXPECT_FALSE(pacing.AllowsPrefillBeside(1));
   pacing.Record(1, 0, 1.0);
   EXPECT_TRUE(pacing.AllowsPrefillBeside(1));
-  // Counts of one power of two share a measurement; the next power of two needs its own.
-  pacing.Record(4, 0, 1.0);
-  EXPECT_TRUE(pacing.AllowsPrefillBeside(7));
-  EXPECT_FALSE(pacing.AllowsPrefillBeside(8));
+  // Counts that one CUDA graph bucket runs share a measurement (five to eight decodes run as
+  // eight rows); the next bucket needs its own.
+  pacing.Record(8, 0, 1.0);
+  EXPECT_TRUE(pacing.AllowsPrefillBeside(5));
+  EXPECT_FALSE(pacing.AllowsPrefillBeside(4));
+  EXPECT_FALSE(pacing.AllowsPrefillBeside(9));
   EXPECT_FALSE(pacing.AllowsPrefillBeside(2));
+}
+
+TEST(DecodePacing, ASlowStepOfDecodesAloneOwesNothing) {
+  DecodePacing pacing(2.0);
+  pacing.Record(4, 0, 1.0);
+  pacing.Record(4, 0, 10.0);  // no prompt in it: nothing to pay back (the average moves to 3.25)
+  EXPECT_TRUE(pacing.AllowsPrefillBeside(4));
+  pacing.Record(4, 256, 20.0);  // 13.5 s over twice the average
+  ASSERT_FALSE(pacing.AllowsPrefillBeside(4));
+  pacing.Record(4, 0, 30.0);  // slower than the bound (average 9.94): pays nothing, adds nothing
+  EXPECT_FALSE(pacing.AllowsPrefillBeside(4));
+  pacing.Record(4, 0, 1.0);  // 14.4 s under the bound (average 7.70): paid back
+  EXPECT_TRUE(pacing.AllowsPrefillBeside(4));
 }
 
 TEST(DecodePacing, AnExpensiveMixedStepIsPaidBackByDecodeOnlySteps) {
