@@ -47,6 +47,20 @@ struct HttpStreamClient::Impl {
   beast::tcp_stream stream{io};
   beast::flat_buffer buffer;
   bool connected = false;
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // the whole exchange's, if any
+
+  // Each network wait ends at the read timeout or at the exchange's deadline, whichever is first.
+  void ArmTimer(std::chrono::seconds timeout) {
+    std::chrono::steady_clock::time_point until = std::chrono::steady_clock::now() + timeout;
+    if (deadline && *deadline < until) until = *deadline;
+    stream.expires_at(until);
+  }
+
+  // What a failed read says: the deadline's own message once it has passed.
+  std::string ReadFailure(const error_code& ec) const {
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) return "the answer did not finish in time";
+    return "the connection broke (or timed out) while reading the answer: " + ec.message();
+  }
 
   // Runs one asynchronous operation to its end: Beast's timeouts work only on those.
   template <typename Start>
@@ -63,7 +77,7 @@ struct HttpStreamClient::Impl {
     tcp::resolver resolver(io);
     const auto endpoints = resolver.resolve(target.host, target.port, ec);
     if (ec) return "could not connect to " + base_url;
-    stream.expires_after(connect_timeout);
+    ArmTimer(connect_timeout);
     ec = Run([&](auto done) { stream.async_connect(endpoints, done); });
     if (ec == beast::error::timeout) return "connecting to " + base_url + " timed out";
     if (ec) return "could not connect to " + base_url;
@@ -84,7 +98,7 @@ struct HttpStreamClient::Impl {
   // it while idle), which is worth one retry on a fresh connection.
   std::string Exchange(http::verb verb, const std::string& path, const std::string& body,
                        const std::function<void(int)>& on_status,
-                       const std::function<void(const char*, size_t)>& on_data, bool& reused, bool& stale) {
+                       const BodySink& on_data, bool& reused, bool& stale) {
     reused = connected;
     if (!connected) {
       if (std::string e = Connect(); !e.empty()) return e;
@@ -95,7 +109,7 @@ struct HttpStreamClient::Impl {
     req.set(http::field::accept, "text/event-stream");
     req.body() = body;
     req.prepare_payload();
-    stream.expires_after(read_timeout);
+    ArmTimer(read_timeout);
     if (Run([&](auto done) { http::async_write(stream, req, done); })) {
       stale = reused;
       return "the connection broke while sending the request";
@@ -104,27 +118,29 @@ struct HttpStreamClient::Impl {
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // streams run as long as they run
     if (error_code ec = Run([&](auto done) { http::async_read_header(stream, buffer, parser, done); })) {
       stale = reused;
-      return "the connection broke (or timed out) while reading the answer: " + ec.message();
+      return ReadFailure(ec);
     }
     on_status(parser.get().result_int());
     std::array<char, 16384> piece;
     while (!parser.is_done()) {
       parser.get().body().data = piece.data();
       parser.get().body().size = piece.size();
-      stream.expires_after(read_timeout);
+      ArmTimer(read_timeout);
       // read_some returns as soon as some of the body is in, so each event is timed as it arrives.
       const error_code ec = Run([&](auto done) { http::async_read_some(stream, buffer, parser, done); });
-      if (ec && ec != http::error::need_buffer) return "the connection broke (or timed out) while reading the answer: " + ec.message();
+      if (ec && ec != http::error::need_buffer) return ReadFailure(ec);
       const size_t n = piece.size() - parser.get().body().size;
-      if (n > 0) on_data(piece.data(), n);
+      if (n > 0 && !on_data(piece.data(), n)) return "the answer was dropped part way: more than the caller reads";
     }
     if (!parser.get().keep_alive()) Disconnect();
     return "";
   }
 
   PostOutcome Send(http::verb verb, const std::string& path, const std::string& body,
-                   const std::function<void(int)>& on_status,
-                   const std::function<void(const char*, size_t)>& on_data) {
+                   const std::function<void(int)>& on_status, const BodySink& on_data,
+                   std::optional<std::chrono::seconds> within) {
+    deadline.reset();
+    if (within) deadline = std::chrono::steady_clock::now() + *within;
     PostOutcome outcome;
     bool stale = false;
     outcome.error = Exchange(verb, path, body, on_status, on_data, outcome.reused, stale);
@@ -151,13 +167,13 @@ HttpStreamClient::~HttpStreamClient() = default;
 
 PostOutcome HttpStreamClient::Post(const std::string& path, const std::string& body,
                                    const std::function<void(int)>& on_status,
-                                   const std::function<void(const char*, size_t)>& on_data) {
-  return impl_->Send(http::verb::post, path, body, on_status, on_data);
+                                   const BodySink& on_data) {
+  return impl_->Send(http::verb::post, path, body, on_status, on_data, std::nullopt);
 }
 
 PostOutcome HttpStreamClient::Get(const std::string& path, const std::function<void(int)>& on_status,
-                                  const std::function<void(const char*, size_t)>& on_data) {
-  return impl_->Send(http::verb::get, path, "", on_status, on_data);
+                                  const BodySink& on_data, std::chrono::seconds whole_answer_within) {
+  return impl_->Send(http::verb::get, path, "", on_status, on_data, whole_answer_within);
 }
 
 }  // namespace vt::bench

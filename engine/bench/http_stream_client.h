@@ -22,6 +22,9 @@ struct HttpTarget {
 // http://HOST:PORT (a trailing path is ignored); nullopt for anything else.
 std::optional<HttpTarget> ParseBaseUrl(const std::string& url);
 
+// A piece of an answer's body; return false to stop reading (the answer is then dropped, an error).
+using BodySink = std::function<bool(const char*, size_t)>;
+
 struct PostOutcome {
   std::string error;    // why no whole answer came (empty when one did)
   bool reused = false;  // sent on a connection kept alive from an earlier exchange
@@ -34,12 +37,14 @@ class HttpStreamClient {
   ~HttpStreamClient();
 
   // POSTs `body` (JSON) to `path`. `on_status` gets the status once the head is in, `on_data`
-  // every piece of the body.
+  // every piece of the body. A streamed answer runs as long as it runs (each read within the read
+  // timeout).
   PostOutcome Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
-                   const std::function<void(const char*, size_t)>& on_data);
-  // GETs `path`, with the same callbacks.
-  PostOutcome Get(const std::string& path, const std::function<void(int)>& on_status,
-                  const std::function<void(const char*, size_t)>& on_data);
+                   const BodySink& on_data);
+  // GETs `path`, with the same callbacks; the whole answer must be in within `whole_answer_within`
+  // (a server trickling a byte per read timeout would otherwise hold the caller for ever).
+  PostOutcome Get(const std::string& path, const std::function<void(int)>& on_status, const BodySink& on_data,
+                  std::chrono::seconds whole_answer_within);
 
  private:
   struct Impl;

@@ -29,6 +29,12 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+// Of a refused request's body, what the message quotes; the rest is not read.
+constexpr size_t kErrorBodyBytes = 4096;
+// One SSE event; a completion chunk is a few hundred bytes, so a server sending more without an
+// event's end is not streaming completions.
+constexpr size_t kMaxEventBytes = size_t(1) << 20;
+
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -98,18 +104,19 @@ struct EngineLoopCounters {
 std::optional<std::string> GetSmallPage(const HttpTarget& target, const std::string& base_url,
                                         const std::string& path) {
   HttpStreamClient client(target, base_url, std::chrono::seconds(10), std::chrono::seconds(10));
-  // These pages are a few KB; a server that sends more is not one to read them from.
+  // These pages are a few KB; a server that sends more, or takes longer, is not one to read them from.
   constexpr size_t kMaxPageBytes = size_t(4) << 20;
   int status = 0;
   std::string text;
-  bool too_long = false;
   const PostOutcome outcome = client.Get(
       path, [&](int s) { status = s; },
       [&](const char* data, size_t size) {
-        if (text.size() + size > kMaxPageBytes) too_long = true;
-        if (!too_long) text.append(data, size);
-      });
-  if (!outcome.error.empty() || status != 200 || too_long) return std::nullopt;
+        if (text.size() + size > kMaxPageBytes) return false;
+        text.append(data, size);
+        return true;
+      },
+      std::chrono::seconds(10));
+  if (!outcome.error.empty() || status != 200) return std::nullopt;
   return text;
 }
 
@@ -148,7 +155,8 @@ std::optional<EngineLoopCounters> ScrapeEngineLoop(const HttpTarget& target, con
 
 }  // namespace
 
-void SseStreamParser::Feed(const char* data, size_t size, double now_ms) {
+bool SseStreamParser::Feed(const char* data, size_t size, double now_ms) {
+  if (!malformed_.empty()) return false;
   for (size_t i = 0; i < size; ++i) {
     if (data[i] != '\r') pending_.push_back(data[i]);
   }
@@ -174,6 +182,10 @@ void SseStreamParser::Feed(const char* data, size_t size, double now_ms) {
     }
     if (has_data) Event(payload, now_ms);
   }
+  if (malformed_.empty() && pending_.size() > kMaxEventBytes) {
+    malformed_ = "a stream event over " + std::to_string(kMaxEventBytes >> 20) + " MiB";
+  }
+  return malformed_.empty();
 }
 
 void SseStreamParser::Event(const std::string& payload, double now_ms) {
@@ -366,18 +378,21 @@ Status RunServeBench(const ServeBenchOptions& o) {
       SseStreamParser parser;
       std::string error_body;  // a non-200 answer's body, for the message
       int status = 0;
+      bool stopped = false;  // reading stopped here: the status or the stream says why
       const Clock::time_point sent = Clock::now();
       const PostOutcome outcome = client.Post(
           o.endpoint, bodies[i], [&](int s) { status = s; },
           [&](const char* data, size_t size) {
-            if (status != 200) {
-              if (error_body.size() < 4096) error_body.append(data, size);
+            if (status == 200) {
+              stopped = !parser.Feed(data, size, MsSince(sent));
             } else {
-              parser.Feed(data, size, MsSince(sent));
+              error_body.append(data, std::min(size, kErrorBodyBytes - error_body.size()));
+              stopped = error_body.size() >= kErrorBodyBytes;
             }
+            return !stopped;
           });
       ServeRequestResult r;
-      if (!outcome.error.empty()) {
+      if (!outcome.error.empty() && !stopped) {
         r.error = outcome.error;
       } else if (status != 200) {
         r.error = "HTTP " + std::to_string(status) + ": " + Clip(error_body);

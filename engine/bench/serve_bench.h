@@ -56,11 +56,12 @@ struct ServeRequestResult {
   int64_t token_events = 0;
 };
 
-// Parses one request's SSE body as it arrives. Feed(bytes, now_ms) for every chunk received;
-// Finish() classifies the stream (ok, or the error).
+// Parses one request's SSE body as it arrives. Feed(bytes, now_ms) for every chunk received, false
+// once the stream is known bad (reading on could only cost time); Finish() classifies the stream
+// (ok, or the error).
 class SseStreamParser {
  public:
-  void Feed(const char* data, size_t size, double now_ms);
+  bool Feed(const char* data, size_t size, double now_ms);
   ServeRequestResult Finish();
 
  private:

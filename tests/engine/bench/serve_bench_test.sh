@@ -3,7 +3,9 @@
 # concurrency 4 all succeed with every requested token counted and sane latency spreads, TTFT split
 # into the 4 connections' first requests and the 20 kept-alive ones after them; the report names
 # the server's build beside its own; text prompts; against a port where nothing listens, every
-# request fails, the exit status is non-zero, the message says why and no server build is named.
+# request fails, the exit status is non-zero, the message says why and no server build is named;
+# against a hostile server (pages that never end or trickle, refusals and events that never end),
+# the run still ends, naming each failure.
 # Usage: serve_bench_test.sh VT_BINARY SOURCE_DIR
 set -uo pipefail
 vt=$1
@@ -164,5 +166,75 @@ assert d['server_build_source'] is None, d  # no server, no build named for it
 for key in ('ttft_ms', 'ttft_new_connection_ms', 'ttft_keep_alive_ms'):
     assert d[key] == {'count': 0, 'median': None, 'p90': None, 'p99': None}, (key, d[key])
 print('ok: dead port', d['errors'])
+PY
+
+# A hostile server: /version trickles a byte at a time, /metrics never ends, the first completion is
+# refused with a body that never ends and the second streams one event that never ends. Each is
+# dropped (10 s for a page at most, the bodies at their caps) and named; the run ends.
+portfile=$(mktemp)
+python3 - "$portfile" <<'PY' &
+import os, socket, sys, threading, time
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(('127.0.0.1', 0))
+srv.listen(16)
+tmp = sys.argv[1] + '.tmp'
+open(tmp, 'w').write(str(srv.getsockname()[1]))
+os.rename(tmp, sys.argv[1])
+posts = 0
+def serve(conn):
+    global posts
+    try:
+        while True:
+            head = b''
+            while b'\r\n\r\n' not in head:
+                got = conn.recv(65536)
+                if not got:
+                    return
+                head += got
+            line = head.split(b'\r\n', 1)[0].decode()
+            if line.startswith('GET /version'):
+                conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n')
+                while True:
+                    conn.sendall(b'{')
+                    time.sleep(0.2)
+            chunk = b'10000\r\n' + b'x' * 0x10000 + b'\r\n'
+            if line.startswith('GET'):
+                conn.sendall(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n')
+            else:
+                posts += 1
+                status = b'500 Internal Server Error' if posts % 2 else b'200 OK'
+                conn.sendall(b'HTTP/1.1 ' + status + b'\r\nContent-Type: text/event-stream\r\n'
+                             b'Transfer-Encoding: chunked\r\n\r\n')
+                conn.sendall(b'6\r\ndata: \r\n')
+            while True:
+                conn.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+hostile_pid=$!
+for _ in $(seq 300); do [ -s "$portfile" ] && break; sleep 0.1; done
+started=$(date +%s)
+timeout -k 5 120 "$vt" bench serve --base-url "http://127.0.0.1:$(cat "$portfile")" --num-prompts 2 --concurrency 1 \
+  --input-len 4 --output-len 2 --json >"$out" 2>"$err"
+rc=$?
+kill "$hostile_pid" 2>/dev/null; wait "$hostile_pid" 2>/dev/null
+rm -f "$portfile"
+cat "$err"
+echo "against the hostile server: exit $rc after $(( $(date +%s) - started )) s"
+[ "$rc" = 1 ] || { echo "FAIL vt bench serve against a hostile server exited $rc (124: it hung)"; status=1; }
+python3 - "$out" <<'PY' || status=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['requests_ok'] == 0 and d['requests_failed'] == 2, d
+assert d['server_build_source'] is None and d['engine_steps'] == 0, d
+errors = ' | '.join(e['message'] for e in d['errors'])
+assert 'HTTP 500: data: xxxx' in errors and 'a stream event over 1 MiB' in errors, errors
+print('ok: hostile server', errors[:200])
 PY
 exit $status
