@@ -8,8 +8,8 @@
 namespace vt {
 namespace {
 
-// How far a new decode-only step moves the average: steps of one count class differ by their
-// contexts, which grow a token a step, and by the rows within the class.
+// How far a new decode-only step moves the average: steps of one class differ by their contexts,
+// which grow a token a step (and, on the CPU backend, by their rows).
 constexpr double kAverageWeight = 0.25;
 
 }  // namespace
@@ -44,7 +44,10 @@ void DecodePacing::Record(int64_t decodes, int64_t prompt_tokens, double seconds
     if (average == decode_only_seconds_.end()) {
       average = decode_only_seconds_.emplace(count_class, seconds).first;
     } else {
-      average->second += kAverageWeight * (seconds - average->second);
+      // A step over the bound moves the average only as far as the bound: one hiccup must not
+      // raise the bound for the mixed steps after it, which never move the average themselves.
+      const double counted = std::min(seconds, max_slowdown_ * average->second);
+      average->second += kAverageWeight * (counted - average->second);
     }
     // A step of decodes alone pays back what it came in under the bound. One that ran over (a host
     // hiccup, longer contexts) owes nothing: no prompt slowed it, and holding prompts back for it

@@ -4,9 +4,10 @@
 // `max_slowdown` × a decode-only step is owed, and steps of decodes alone, each `max_slowdown - 1`
 // decode-only steps under the bound, pay it back before prompts may join the decodes again. Over
 // any stretch of steps the decodes' mean step time then stays within the bound (plus at most one
-// step's excess), while prompts still advance at least once every few steps.
-// A decode-only step's time is measured, per power-of-two class of decode counts (attention and
-// GEMM costs grow with the rows): until a count's first such step has run, prompts wait one step for it.
+// step's excess, and decode-only steps that ran slow on their own), while prompts still advance at
+// least once every few steps.
+// A decode-only step's time is measured, per class of decode counts (one class per CUDA graph
+// bucket): until a class's first such step has run, prompts wait one step for it.
 // A step without decodes clears what was owed: the decodes that were slowed have all finished.
 #pragma once
 

@@ -33,17 +33,30 @@ TEST(DecodePacing, PromptsWaitOneStepWhileDecodesOfANewCountAreMeasuredAlone) {
   EXPECT_FALSE(pacing.AllowsPrefillBeside(2));
 }
 
+// A decode-only step over the bound, on its own (a host hiccup): it owes nothing, and it moves the
+// average only as far as the bound, so the mixed steps after it are held to nearly the same bound.
 TEST(DecodePacing, ASlowStepOfDecodesAloneOwesNothing) {
-  DecodePacing pacing(2.0);
-  pacing.Record(4, 0, 1.0);
-  pacing.Record(4, 0, 10.0);  // no prompt in it: nothing to pay back (the average moves to 3.25)
-  EXPECT_TRUE(pacing.AllowsPrefillBeside(4));
-  pacing.Record(4, 256, 20.0);  // 13.5 s over twice the average
-  ASSERT_FALSE(pacing.AllowsPrefillBeside(4));
-  pacing.Record(4, 0, 30.0);  // slower than the bound (average 9.94): pays nothing, adds nothing
-  EXPECT_FALSE(pacing.AllowsPrefillBeside(4));
-  pacing.Record(4, 0, 1.0);  // 14.4 s under the bound (average 7.70): paid back
-  EXPECT_TRUE(pacing.AllowsPrefillBeside(4));
+  DecodePacing slow(2.0), steady(2.0);
+  for (DecodePacing* pacing : {&slow, &steady}) {
+    pacing->Record(4, 0, 1.0);
+    pacing->Record(4, 256, 5.0);  // 3 s over twice a decode-only step
+  }
+  slow.Record(4, 0, 30.0);   // far over the bound: pays nothing, owes nothing
+  steady.Record(4, 0, 2.5);  // just at the moved bound (2 × 1.25 s): pays nothing
+  // Both now owe the same and average the same (1.25 s), so they pay back in the same steps.
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(slow.AllowsPrefillBeside(4), steady.AllowsPrefillBeside(4)) << i;
+    slow.Record(4, 0, 1.0);
+    steady.Record(4, 0, 1.0);
+  }
+  EXPECT_TRUE(slow.AllowsPrefillBeside(4));
+
+  DecodePacing hiccup(2.0);
+  hiccup.Record(4, 0, 1.0);
+  hiccup.Record(4, 0, 10.0);  // the average moves to 1.25 s, not 3.25
+  ASSERT_TRUE(hiccup.AllowsPrefillBeside(4));
+  hiccup.Record(4, 256, 3.0);  // over 2 × 1.25 s: owed
+  EXPECT_FALSE(hiccup.AllowsPrefillBeside(4));
 }
 
 TEST(DecodePacing, AnExpensiveMixedStepIsPaidBackByDecodeOnlySteps) {
