@@ -45,7 +45,9 @@ struct HttpStreamClient::Impl {
   std::chrono::seconds read_timeout;
   asio::io_context io;
   beast::tcp_stream stream{io};
-  beast::flat_buffer buffer;
+  // Bounded: Beast puts no limit of its own on a chunk's size line or the trailer, so a server
+  // could otherwise grow it for as long as it keeps sending within the read timeout.
+  beast::flat_buffer buffer{size_t(1) << 20};
   bool connected = false;
   std::optional<std::chrono::steady_clock::time_point> deadline;  // the whole exchange's, if any
 
@@ -110,14 +112,16 @@ struct HttpStreamClient::Impl {
     req.body() = body;
     req.prepare_payload();
     ArmTimer(read_timeout);
-    if (Run([&](auto done) { http::async_write(stream, req, done); })) {
-      stale = reused;
+    if (error_code ec = Run([&](auto done) { http::async_write(stream, req, done); })) {
+      stale = reused && ec != beast::error::timeout;
       return "the connection broke while sending the request";
     }
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // streams run as long as they run
     if (error_code ec = Run([&](auto done) { http::async_read_header(stream, buffer, parser, done); })) {
-      stale = reused;
+      // A keep-alive connection the server closed while idle fails at once; one that timed out
+      // was heard, and a POST is not sent twice.
+      stale = reused && ec != beast::error::timeout;
       return ReadFailure(ec);
     }
     on_status(parser.get().result_int());
@@ -130,7 +134,7 @@ struct HttpStreamClient::Impl {
       const error_code ec = Run([&](auto done) { http::async_read_some(stream, buffer, parser, done); });
       if (ec && ec != http::error::need_buffer) return ReadFailure(ec);
       const size_t n = piece.size() - parser.get().body().size;
-      if (n > 0 && !on_data(piece.data(), n)) return "the answer was dropped part way: more than the caller reads";
+      if (n > 0 && !on_data(piece.data(), n)) return "the caller stopped reading the answer part way";
     }
     if (!parser.get().keep_alive()) Disconnect();
     return "";

@@ -29,7 +29,7 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// Of a refused request's body, what the message quotes; the rest is not read.
+// Of a refused request's body, what is read (the message quotes its start); the rest is not.
 constexpr size_t kErrorBodyBytes = 4096;
 // One SSE event; a completion chunk is a few hundred bytes, so a server sending more without an
 // event's end is not streaming completions.
