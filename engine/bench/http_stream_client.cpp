@@ -111,17 +111,18 @@ struct HttpStreamClient::Impl {
     req.set(http::field::accept, "text/event-stream");
     req.body() = body;
     req.prepare_payload();
+    // A keep-alive connection the server closed while idle fails at once; one that timed out was
+    // heard, and a POST is not sent twice.
+    auto closed_while_idle = [&](const error_code& ec) { return reused && ec != beast::error::timeout; };
     ArmTimer(read_timeout);
     if (error_code ec = Run([&](auto done) { http::async_write(stream, req, done); })) {
-      stale = reused && ec != beast::error::timeout;
+      stale = closed_while_idle(ec);
       return "the connection broke while sending the request";
     }
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // streams run as long as they run
     if (error_code ec = Run([&](auto done) { http::async_read_header(stream, buffer, parser, done); })) {
-      // A keep-alive connection the server closed while idle fails at once; one that timed out
-      // was heard, and a POST is not sent twice.
-      stale = reused && ec != beast::error::timeout;
+      stale = closed_while_idle(ec);
       return ReadFailure(ec);
     }
     on_status(parser.get().result_int());
