@@ -49,18 +49,18 @@ struct HttpStreamClient::Impl {
   // could otherwise grow it for as long as it keeps sending within the read timeout.
   beast::flat_buffer buffer{size_t(1) << 20};
   bool connected = false;
-  std::optional<std::chrono::steady_clock::time_point> deadline;  // the whole exchange's, if any
+  std::chrono::steady_clock::time_point deadline;  // the whole exchange's
 
   // Each network wait ends at the read timeout or at the exchange's deadline, whichever is first.
   void ArmTimer(std::chrono::seconds timeout) {
     std::chrono::steady_clock::time_point until = std::chrono::steady_clock::now() + timeout;
-    if (deadline && *deadline < until) until = *deadline;
+    if (deadline < until) until = deadline;
     stream.expires_at(until);
   }
 
   // What a failed read says: the deadline's own message once it has passed.
   std::string ReadFailure(const error_code& ec) const {
-    if (deadline && std::chrono::steady_clock::now() >= *deadline) return "the answer did not finish in time";
+    if (std::chrono::steady_clock::now() >= deadline) return "the answer did not finish within its time limit";
     return "the connection broke (or timed out) while reading the answer: " + ec.message();
   }
 
@@ -143,9 +143,8 @@ struct HttpStreamClient::Impl {
 
   PostOutcome Send(http::verb verb, const std::string& path, const std::string& body,
                    const std::function<void(int)>& on_status, const BodySink& on_data,
-                   std::optional<std::chrono::seconds> within) {
-    deadline.reset();
-    if (within) deadline = std::chrono::steady_clock::now() + *within;
+                   std::chrono::seconds within) {
+    deadline = std::chrono::steady_clock::now() + within;
     PostOutcome outcome;
     bool stale = false;
     outcome.error = Exchange(verb, path, body, on_status, on_data, outcome.reused, stale);
@@ -172,8 +171,8 @@ HttpStreamClient::~HttpStreamClient() = default;
 
 PostOutcome HttpStreamClient::Post(const std::string& path, const std::string& body,
                                    const std::function<void(int)>& on_status,
-                                   const BodySink& on_data) {
-  return impl_->Send(http::verb::post, path, body, on_status, on_data, std::nullopt);
+                                   const BodySink& on_data, std::chrono::seconds whole_answer_within) {
+  return impl_->Send(http::verb::post, path, body, on_status, on_data, whole_answer_within);
 }
 
 PostOutcome HttpStreamClient::Get(const std::string& path, const std::function<void(int)>& on_status,

@@ -37,10 +37,10 @@ class HttpStreamClient {
   ~HttpStreamClient();
 
   // POSTs `body` (JSON) to `path`. `on_status` gets the status once the head is in, `on_data`
-  // every piece of the body. A streamed answer runs as long as it runs (each read within the read
-  // timeout).
+  // every piece of the body. A streamed answer may run up to `whole_answer_within` (each read within
+  // the read timeout).
   PostOutcome Post(const std::string& path, const std::string& body, const std::function<void(int)>& on_status,
-                   const BodySink& on_data);
+                   const BodySink& on_data, std::chrono::seconds whole_answer_within);
   // GETs `path`, with the same callbacks; the whole answer must be in within `whole_answer_within`
   // (a server trickling a byte per read timeout would otherwise hold the caller for ever).
   PostOutcome Get(const std::string& path, const std::function<void(int)>& on_status, const BodySink& on_data,

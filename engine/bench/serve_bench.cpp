@@ -390,7 +390,8 @@ Status RunServeBench(const ServeBenchOptions& o) {
               stopped = error_body.size() >= kErrorBodyBytes;
             }
             return !stopped;
-          });
+          },
+          std::chrono::seconds(o.request_timeout_s));
       ServeRequestResult r;
       if (!outcome.error.empty() && !stopped) {
         r.error = outcome.error;

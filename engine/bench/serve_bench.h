@@ -39,7 +39,8 @@ struct ServeBenchOptions {
   // A JSON object merged into every request body (its fields win), e.g. a response_format.
   std::string extra_body;
   uint64_t seed = 0;
-  int32_t timeout_s = 600;  // per-request read timeout
+  int32_t timeout_s = 600;           // a request's wait for its next bytes
+  int32_t request_timeout_s = 3600;  // a request's whole answer, its stream included
   bool json = false;
 };
 

@@ -88,6 +88,10 @@ std::shared_ptr<bench::ServeBenchOptions> AddServeOptions(CLI::App* serve) {
   serve->add_option("--timeout", o->timeout_s, "Seconds a request may wait for its next bytes")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve->add_option("--request-timeout", o->request_timeout_s,
+                    "Seconds a request's whole answer may take, its stream included")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   serve->add_flag("--json", o->json, "Print one JSON object instead of a table");
   return o;
 }

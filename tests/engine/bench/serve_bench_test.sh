@@ -169,8 +169,9 @@ print('ok: dead port', d['errors'])
 PY
 
 # A hostile server: /version trickles a byte at a time, /metrics never ends, the first completion is
-# refused with a body that never ends and the second streams one event that never ends. Each is
-# dropped (10 s for a page at most, the bodies at their caps) and named; the run ends.
+# refused with a body that never ends, the second streams one event that never ends and the third
+# sends an SSE comment every 0.2 s for ever. Each is dropped (10 s for a page at most, the bodies at
+# their caps, the drip at --request-timeout) and named; the run ends.
 portfile=$(mktemp)
 python3 - "$portfile" <<'PY' &
 import os, socket, sys, threading, time
@@ -203,9 +204,13 @@ def serve(conn):
                 conn.sendall(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n')
             else:
                 posts += 1
-                status = b'500 Internal Server Error' if posts % 2 else b'200 OK'
+                status = b'500 Internal Server Error' if posts % 3 == 1 else b'200 OK'
                 conn.sendall(b'HTTP/1.1 ' + status + b'\r\nContent-Type: text/event-stream\r\n'
                              b'Transfer-Encoding: chunked\r\n\r\n')
+                if posts % 3 == 0:
+                    while True:
+                        conn.sendall(b'8\r\n: ping\n\n\r\n')
+                        time.sleep(0.2)
                 conn.sendall(b'6\r\ndata: \r\n')
             while True:
                 conn.sendall(chunk)
@@ -220,8 +225,8 @@ PY
 hostile_pid=$!
 for _ in $(seq 300); do [ -s "$portfile" ] && break; sleep 0.1; done
 started=$(date +%s)
-timeout -k 5 120 "$vt" bench serve --base-url "http://127.0.0.1:$(cat "$portfile")" --num-prompts 2 --concurrency 1 \
-  --input-len 4 --output-len 2 --json >"$out" 2>"$err"
+timeout -k 5 120 "$vt" bench serve --base-url "http://127.0.0.1:$(cat "$portfile")" --num-prompts 3 --concurrency 1 \
+  --input-len 4 --output-len 2 --timeout 5 --request-timeout 3 --json >"$out" 2>"$err"
 rc=$?
 kill "$hostile_pid" 2>/dev/null; wait "$hostile_pid" 2>/dev/null
 rm -f "$portfile"
@@ -234,10 +239,11 @@ echo "against the hostile server: exit $rc after $elapsed s"
 python3 - "$out" <<'PY' || status=1
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['requests_ok'] == 0 and d['requests_failed'] == 2, d
+assert d['requests_ok'] == 0 and d['requests_failed'] == 3, d
 assert d['server_build_source'] is None and d['engine_steps'] == 0, d
 errors = ' | '.join(e['message'] for e in d['errors'])
 assert 'HTTP 500: data: xxxx' in errors and 'a stream event over 1 MiB' in errors, errors
+assert 'did not finish within its time limit' in errors, errors
 print('ok: hostile server', errors[:200])
 PY
 exit $status
