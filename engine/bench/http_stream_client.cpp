@@ -61,6 +61,9 @@ struct HttpStreamClient::Impl {
   // What a failed read says: the deadline's own message once it has passed.
   std::string ReadFailure(const error_code& ec) const {
     if (std::chrono::steady_clock::now() >= deadline) return "the answer did not finish within its time limit";
+    if (ec == http::error::buffer_overflow) {
+      return "the answer's unparsed bytes (a head, a chunk's size line or trailer) ran past 1 MiB";
+    }
     return "the connection broke (or timed out) while reading the answer: " + ec.message();
   }
 

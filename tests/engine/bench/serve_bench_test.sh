@@ -85,7 +85,7 @@ python3 -c "print('{\"output_lens\": [' + '[' * 1000000 + ']' * 1000000 + ']}')"
 rm -f "${out}.lens"
 
 # The table shows the split too: one connection, its first request fresh and the other two kept alive.
-"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 4 --concurrency 1 --input-len 4 \
   --output-len 2 >"$out" 2>"$err"
 rc=$?
 cat "$out"
@@ -107,7 +107,7 @@ print('ok: Poisson arrivals, last due at', d['last_due_s'], 's, run', d['duratio
 PY
 
 # --extra-body reaches the server: a field it refuses fails every request, naming the server's answer.
-"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 4 --concurrency 1 --input-len 4 \
   --output-len 2 --extra-body '{"temperature": -1}' --json >"$out" 2>"$err"
 rc=$?
 [ "$rc" != 0 ] && grep -q 'HTTP 400' "$err" || { echo "FAIL --extra-body did not reach the server"; cat "$out" "$err"; status=1; }
@@ -169,9 +169,10 @@ print('ok: dead port', d['errors'])
 PY
 
 # A hostile server: /version trickles a byte at a time, /metrics never ends, the first completion is
-# refused with a body that never ends, the second streams one event that never ends and the third
-# sends an SSE comment every 0.2 s for ever. Each is dropped (10 s for a page at most, the bodies at
-# their caps, the drip at --request-timeout) and named; the run ends.
+# refused with a body that never ends, the second streams one event that never ends, the third
+# sends an SSE comment every 0.2 s for ever and the fourth a chunk-size line that never ends. Each is
+# dropped (10 s for a page at most, the bodies and the unparsed bytes at their caps, the drip at
+# --request-timeout) and named; the run ends.
 portfile=$(mktemp)
 python3 - "$portfile" <<'PY' &
 import os, socket, sys, threading, time
@@ -204,10 +205,14 @@ def serve(conn):
                 conn.sendall(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n')
             else:
                 posts += 1
-                status = b'500 Internal Server Error' if posts % 3 == 1 else b'200 OK'
+                status = b'500 Internal Server Error' if posts % 4 == 1 else b'200 OK'
                 conn.sendall(b'HTTP/1.1 ' + status + b'\r\nContent-Type: text/event-stream\r\n'
                              b'Transfer-Encoding: chunked\r\n\r\n')
-                if posts % 3 == 0:
+                if posts % 4 == 0:
+                    conn.sendall(b'6;ext=')
+                    while True:
+                        conn.sendall(b'e' * 0x10000)
+                if posts % 4 == 3:
                     while True:
                         conn.sendall(b'8\r\n: ping\n\n\r\n')
                         time.sleep(0.2)
@@ -225,7 +230,7 @@ PY
 hostile_pid=$!
 for _ in $(seq 300); do [ -s "$portfile" ] && break; sleep 0.1; done
 started=$(date +%s)
-timeout -k 5 120 "$vt" bench serve --base-url "http://127.0.0.1:$(cat "$portfile")" --num-prompts 3 --concurrency 1 \
+timeout -k 5 120 "$vt" bench serve --base-url "http://127.0.0.1:$(cat "$portfile")" --num-prompts 4 --concurrency 1 \
   --input-len 4 --output-len 2 --timeout 5 --request-timeout 3 --json >"$out" 2>"$err"
 rc=$?
 kill "$hostile_pid" 2>/dev/null; wait "$hostile_pid" 2>/dev/null
@@ -239,11 +244,12 @@ echo "against the hostile server: exit $rc after $elapsed s"
 python3 - "$out" <<'PY' || status=1
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['requests_ok'] == 0 and d['requests_failed'] == 3, d
+assert d['requests_ok'] == 0 and d['requests_failed'] == 4, d
 assert d['server_build_source'] is None and d['engine_steps'] == 0, d
 errors = ' | '.join(e['message'] for e in d['errors'])
 assert 'HTTP 500: data: xxxx' in errors and 'a stream event over 1 MiB' in errors, errors
 assert 'did not finish within its time limit' in errors, errors
-print('ok: hostile server', errors[:200])
+assert 'chunk\'s size line or trailer) ran past 1 MiB' in errors, errors
+print('ok: hostile server:', ' | '.join(e['message'][:80] for e in d['errors']))
 PY
 exit $status
