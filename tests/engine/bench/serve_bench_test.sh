@@ -85,7 +85,7 @@ python3 -c "print('{\"output_lens\": [' + '[' * 1000000 + ']' * 1000000 + ']}')"
 rm -f "${out}.lens"
 
 # The table shows the split too: one connection, its first request fresh and the other two kept alive.
-"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 4 --concurrency 1 --input-len 4 \
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
   --output-len 2 >"$out" 2>"$err"
 rc=$?
 cat "$out"
@@ -107,7 +107,7 @@ print('ok: Poisson arrivals, last due at', d['last_due_s'], 's, run', d['duratio
 PY
 
 # --extra-body reaches the server: a field it refuses fails every request, naming the server's answer.
-"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 4 --concurrency 1 --input-len 4 \
+"$vt" bench serve --base-url "http://127.0.0.1:$port" --num-prompts 3 --concurrency 1 --input-len 4 \
   --output-len 2 --extra-body '{"temperature": -1}' --json >"$out" 2>"$err"
 rc=$?
 [ "$rc" != 0 ] && grep -q 'HTTP 400' "$err" || { echo "FAIL --extra-body did not reach the server"; cat "$out" "$err"; status=1; }
