@@ -107,9 +107,12 @@ SchedulerStep Scheduler::Schedule() {
   std::vector<Request*> decoding;  // a preemption below may still take some of them out of the step
   for (const auto& [r, n] : planned) decoding.push_back(r);
   if (!decoding.empty()) {
-    budget = pacing_.AllowsPrefillBeside(static_cast<int64_t>(decoding.size()))
-                 ? std::min(budget, config_.max_prefill_tokens_beside_decodes)
-                 : 0;
+    const bool paced = !pacing_.AllowsPrefillBeside(static_cast<int64_t>(decoding.size()));
+    budget = paced ? 0 : std::min(budget, config_.max_prefill_tokens_beside_decodes);
+    const bool prompts_pending = !waiting_.empty() || std::any_of(running.begin(), running.end(), [&](Request* r) {
+      return still_running(r) && r->num_tokens() - r->num_computed > 1;
+    });
+    if (paced && prompts_pending) ++num_paced_steps_;
   }
   for (Request* r : running) {
     if (budget <= 0) break;

@@ -79,6 +79,9 @@ class Scheduler {
   size_t num_waiting() const { return waiting_.size(); }
   size_t num_running() const { return running_.size(); }
   int64_t num_preemptions() const { return num_preemptions_; }
+  // Steps in which the pace (SchedulerConfig::max_decode_slowdown) kept prompt tokens that could
+  // have run out of a step of decodes: how often the bound costs prompts their time.
+  int64_t num_paced_steps() const { return num_paced_steps_; }
 
  private:
   void Preempt(Request* r);
@@ -93,6 +96,7 @@ class Scheduler {
   std::vector<Request*> running_;  // in admission order; the back is preempted first
   DecodePacing pacing_;
   int64_t num_preemptions_ = 0;
+  int64_t num_paced_steps_ = 0;
 };
 
 }  // namespace vt

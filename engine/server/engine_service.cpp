@@ -189,6 +189,7 @@ void EngineService::RefreshGaugesLocked() {
   gauges_.kv_cache_usage = blocks > 0 ? 1.0 - double(engine_->kv().num_free_blocks()) / blocks : 0.0;
   metrics_.prefix_cache_hit_tokens.store(engine_->kv().prefix_hit_tokens());
   metrics_.num_preemptions.store(engine_->scheduler().num_preemptions());
+  metrics_.paced_steps.store(engine_->scheduler().num_paced_steps());
 }
 
 // Tokens out, then new requests in and cancelled ones out: one lock of mu_ for the gauges, the

@@ -55,6 +55,9 @@ std::string RenderPrometheus(const ServerMetrics& m, const ServerGauges& g) {
   out += Gauge("vt:request_success_total", "Requests finished.", "counter", double(m.requests_finished.load()));
   out += Gauge("vt:num_preemptions_total", "Requests preempted for KV-cache space.", "counter",
                double(m.num_preemptions.load()));
+  out += Gauge("vt:paced_steps_total",
+               "Steps the pace (--max-decode-slowdown) gave the running decodes alone while prompt tokens waited.",
+               "counter", double(m.paced_steps.load()));
   // Exact counts (%g would round them to 6 digits): `vt bench serve` divides their differences.
   char line[256];
   std::snprintf(line, sizeof line,

@@ -32,6 +32,7 @@ struct ServerMetrics {
   std::atomic<int64_t> prefix_cache_hit_tokens{0};
   std::atomic<int64_t> requests_finished{0};
   std::atomic<int64_t> num_preemptions{0};
+  std::atomic<int64_t> paced_steps{0};
   Histogram time_to_first_token{{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0}};
   Histogram inter_token_latency{{0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}};
   Histogram e2e_latency{{0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0}};

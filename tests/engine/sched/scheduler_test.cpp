@@ -155,6 +155,7 @@ TEST(Scheduler, APaceHoldsPromptsBackUntilTheDecodesArePaidBack) {
   };
   expect_decode_only(1.0);  // the decodes measured alone; request 2 waits unadmitted
   EXPECT_EQ(s.num_waiting(), 1u);
+  EXPECT_EQ(s.num_paced_steps(), 1);
   expect_mixed(5.0);        // owes 3 s
   for (int i = 0; i < 3; ++i) expect_decode_only(1.0);
   expect_mixed(1.5);        // within the bound
@@ -163,6 +164,35 @@ TEST(Scheduler, APaceHoldsPromptsBackUntilTheDecodesArePaidBack) {
   expect_decode_only(1.0);
   expect_decode_only(1.0);
   expect_mixed(1.0);
+  EXPECT_EQ(s.num_paced_steps(), 6);  // every step of decodes alone held request 2's prompt back
+}
+
+// A step of decodes alone counts as paced only when a prompt had tokens to run: not while nothing
+// waits, and never without a pace.
+TEST(Scheduler, PacedStepsCountOnlyPromptsHeldBack) {
+  for (const double bound : {2.0, 0.0}) {
+    KvCacheManager kv(64, 16, false);
+    SchedulerConfig cfg;
+    cfg.max_num_batched_tokens = 64;
+    cfg.max_prefill_tokens_beside_decodes = 8;
+    cfg.max_decode_slowdown = bound;
+    Scheduler s(cfg, &kv);
+    ASSERT_TRUE(s.Add(MakeRequest(1, 4, 40)).ok());
+    for (int i = 0; i < 3; ++i) {  // the prompt, then decodes alone with nothing waiting
+      SchedulerStep step = s.Schedule();
+      s.RecordStepTime(step, 1.0);
+      Advance(s, step);
+    }
+    EXPECT_EQ(s.num_paced_steps(), 0) << "bound " << bound;
+    ASSERT_TRUE(s.Add(MakeRequest(2, 200, 4)).ok());
+    SchedulerStep mixed = s.Schedule();
+    ASSERT_EQ(mixed.chunks.size(), 2u) << "bound " << bound;
+    s.RecordStepTime(mixed, 5.0);  // over the bound: the next step is the decodes' alone when paced
+    Advance(s, mixed);
+    SchedulerStep next = s.Schedule();
+    EXPECT_EQ(next.chunks.size(), bound > 0 ? 1u : 2u) << "bound " << bound;
+    EXPECT_EQ(s.num_paced_steps(), bound > 0 ? 1 : 0) << "bound " << bound;
+  }
 }
 
 TEST(Scheduler, WithoutChunkingALongPromptWaitsForRoom) {

@@ -207,7 +207,8 @@ check "disconnect frees its KV blocks" grep -q '^vt:kv_cache_usage_perc 0$' "$wo
 check "metrics count tokens" python3 -c "
 import re; t=open('$work/metrics.txt').read()
 assert int(float(re.search(r'^vt:generation_tokens_total (\S+)', t, re.M).group(1))) > 40
-assert re.search(r'^vt:time_to_first_token_seconds_count [1-9]', t, re.M)"
+assert re.search(r'^vt:time_to_first_token_seconds_count [1-9]', t, re.M)
+assert re.search(r'^vt:paced_steps_total 0$', t, re.M)  # no pace on this server"
 
 # Non-streaming clients that give up: curl closes each connection after 1 s, while the engine
 # would need far longer for 10 x 1800 tokens. Each request is cancelled (the handler polls its
@@ -298,6 +299,7 @@ wait_until "$ready_timeout" "$pid_paced" paced_done
 for i in 1 2 3 4 5 6; do
   check "paced request $i completes in full" json "$work/paced_$i.json" "d['usage']['completion_tokens'] == 40"
 done
+check "/metrics counts the paced steps" grep -Eq '^vt:paced_steps_total [0-9]+$' <(curl -s "http://127.0.0.1:$port_paced/metrics")
 
 # SIGTERM: stop accepting, let the request in flight finish (grace period), exit 0.
 curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \
