@@ -19,6 +19,7 @@
 #include "base/build_source.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/model_flags.h"
+#include "engine/sched/scheduler.h"
 #include "engine/session/session.h"
 #include "engine/server/openai_server.h"
 
@@ -36,6 +37,8 @@ struct ServeOptions {
   int body_timeout = 60;
   int idle_timeout = 60;
   double max_decode_slowdown = 0.0;
+  int64_t max_num_batched_tokens = SchedulerConfig{}.max_num_batched_tokens;
+  int64_t max_prefill_beside_decodes = SchedulerConfig{}.max_prefill_tokens_beside_decodes;
   server::ServerOptions http;
 };
 
@@ -91,6 +94,12 @@ int Run(ServeOptions o) {
   if (Status s = ResolveModelFlags(&o.session); !s.ok()) return Fail(s.message());
   if (Result<LoadFormat> format = ParseLoadFormat(o.session.load_format); !format.ok()) {
     return Fail(format.status().message());
+  }
+  // Every running request decodes a token each step, so a step must have room for all of them.
+  if (o.max_num_batched_tokens < o.max_num_seqs) {
+    return Fail("--max-num-batched-tokens " + std::to_string(o.max_num_batched_tokens) +
+                " is below --max-num-seqs " + std::to_string(o.max_num_seqs) +
+                ": a step could not carry every running request's next token");
   }
   const std::string& model = o.session.model;
   if (o.served_model_name.empty()) {
@@ -162,6 +171,8 @@ int Run(ServeOptions o) {
   };
   o.session.engine.scheduler.max_num_seqs = o.max_num_seqs;
   o.session.engine.scheduler.max_decode_slowdown = o.max_decode_slowdown;
+  o.session.engine.scheduler.max_num_batched_tokens = o.max_num_batched_tokens;
+  o.session.engine.scheduler.max_prefill_tokens_beside_decodes = o.max_prefill_beside_decodes;
   if (o.max_model_len > 0) o.session.engine.scheduler.max_model_len = o.max_model_len;
   Result<Session> session = OpenSession(o.session);
   if (!session.ok()) return abandon(session.status());
@@ -200,6 +211,15 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
   app->add_option("--max-decode-slowdown", o->max_decode_slowdown, kMaxDecodeSlowdownHelp)
       ->check(MaxDecodeSlowdownValidator());
+  app->add_option("--max-num-batched-tokens", o->max_num_batched_tokens,
+                  "Tokens one step may compute: a step of prompts alone takes up to this many (at least "
+                  "--max-num-seqs)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20))
+      ->capture_default_str();
+  app->add_option("--max-prefill-beside-decodes", o->max_prefill_beside_decodes,
+                  "Prompt tokens a step may carry beside running decodes (their inter-token latency grows with it)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20))
+      ->capture_default_str();
   app->add_option("--api-key", o->http.api_key, "Require Authorization: Bearer KEY on /v1 endpoints");
   app->add_option("--max-body-bytes", o->http.max_body_bytes, "Largest request body accepted");
   server::ListenerOptions& l = o->http.listener;

@@ -301,6 +301,17 @@ for i in 1 2 3 4 5 6; do
 done
 check "/metrics counts the paced steps" grep -Eq '^vt:paced_steps_total [0-9]+$' <(curl -s "http://127.0.0.1:$port_paced/metrics")
 
+# The step budget reaches the scheduler: a ~630-token prompt in steps of 16 tokens takes at least 40
+# steps (2 in the default 512). A budget below --max-num-seqs could not carry every decode.
+timeout -k 5 60 "$vt" serve --port 0 --max-num-seqs 16 --max-num-batched-tokens 8 >/dev/null 2>"$work/badbudget.err"
+check "--max-num-batched-tokens below --max-num-seqs is refused" test $? = 1
+check "the refusal names both flags" grep -q -- '--max-num-batched-tokens 8 is below --max-num-seqs 16' "$work/badbudget.err"
+start budget --max-num-seqs 4 --max-num-batched-tokens 16 --max-prefill-beside-decodes 8
+python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': 2}))" "$long_prompt" >"$work/budget_body.json"
+curl -s -o "$work/budget.json" "http://127.0.0.1:$port_budget/v1/completions" -d @"$work/budget_body.json"
+check "a prompt in 16-token steps completes" json "$work/budget.json" "d['usage']['completion_tokens'] == 2 and d['usage']['prompt_tokens'] > 600"
+check "... in at least 40 steps" test "$(curl -s "http://127.0.0.1:$port_budget/metrics" | awk '$1 == "vt:engine_steps_total" {print $2}')" -ge 40
+
 # SIGTERM: stop accepting, let the request in flight finish (grace period), exit 0.
 curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \
   -d '{"prompt":"Once","max_tokens":300,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}' >"$work/inflight.txt" &
