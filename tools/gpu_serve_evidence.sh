@@ -18,9 +18,9 @@ input=128 output=128 levels="1 8 64 256"
 
 for model in qwen3-1.7b llama3-8b; do
   want "$model" || continue
-  # The engine alone: the same shapes, all c requests at once, and the server's step budget (512).
+  # The engine alone: the same shapes, all c requests at once, and the server's step budget (8192).
   timeout -k 5 300 "$bin/vt" bench decode --backend cuda --load-format dummy --model "preset:$model" \
-    --input-len $input --output-len $output --concurrency 1,8,64,256 --max-num-batched-tokens 512 --json \
+    --input-len $input --output-len $output --concurrency 1,8,64,256 --max-num-batched-tokens 8192 --json \
     > "$out/decode-$model.json" 2> "$out/decode-$model.err"
   echo "decode $model rc=$?"
   # The same through HTTP: the server sized for 256 running requests of this length, greedy as

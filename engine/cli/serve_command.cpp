@@ -37,7 +37,10 @@ struct ServeOptions {
   int body_timeout = 60;
   int idle_timeout = 60;
   double max_decode_slowdown = 0.0;
-  int64_t max_num_batched_tokens = SchedulerConfig{}.max_num_batched_tokens;
+  // A prompt arriving at an idle server is prefilled this many tokens a step: at 512 (the engine's
+  // default) a 32k prompt took 1.42x the TTFT of one 16k-token step on an H100, at 8192 1.02x, and
+  // issue #16's 8k/short mix was unchanged within noise (docs/BENCHMARKS.md "vt serve's step budget").
+  int64_t max_num_batched_tokens = 8192;
   int64_t max_prefill_beside_decodes = SchedulerConfig{}.max_prefill_tokens_beside_decodes;
   server::ServerOptions http;
 };

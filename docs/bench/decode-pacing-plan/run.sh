@@ -10,7 +10,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv > 
 "$bin/vt" --version > "$out/version.txt"
 
 if want engine; then
-  # Eight long prompts at once with the server's step budget (512 tokens alone, 256 beside decodes):
+  # Eight long prompts at once with the step budget the measurements used (512 tokens alone, 256 beside decodes):
   # the first prompts decode while the others prefill. Bounds 0 (no pace), 2 and 1.5, two rounds
   # interleaved. prefilling_itl_ms.mean is the decodes' TPOT while prompts wait; decode_itl_ms.median
   # (steps of decodes alone, mostly after every prompt is in) its reference.
@@ -38,7 +38,7 @@ if want mix; then
   # 128-token prompts, c = 16, on a server without a pace and on one with a bound of 2.
   for bound in 0 2; do
     start_serve "$bin/vt" "$out/serve-mix-R$bound.log" --backend cuda --load-format dummy --model preset:qwen3-1.7b \
-      --max-num-seqs 16 --max-model-len 8448 --max-decode-slowdown $bound
+      --max-num-seqs 16 --max-model-len 8448 --max-decode-slowdown $bound --max-num-batched-tokens 512
     base="http://127.0.0.1:$served_port"
     timeout -k 5 100 "$bin/vt" bench serve --base-url "$base" --num-prompts 64 --concurrency 16 --input-len 128 \
       --output-len 64 --vocab-size 32000 --json > "$out/mix-R$bound-short-alone.json" 2> "$out/mix-R$bound-short-alone.err"

@@ -302,7 +302,7 @@ done
 check "/metrics counts the paced steps" grep -Eq '^vt:paced_steps_total [0-9]+$' <(curl -s "http://127.0.0.1:$port_paced/metrics")
 
 # The step budget reaches the scheduler: a ~630-token prompt in steps of 16 tokens takes at least 40
-# steps (2 in the default 512). A budget below --max-num-seqs could not carry every decode.
+# steps (1 in the default 8192). A budget below --max-num-seqs could not carry every decode.
 timeout -k 5 60 "$vt" serve --port 0 --max-num-seqs 16 --max-num-batched-tokens 8 >/dev/null 2>"$work/badbudget.err"
 check "--max-num-batched-tokens below --max-num-seqs is refused" test $? = 1
 check "the refusal names both flags" grep -q -- '--max-num-batched-tokens 8 is below --max-num-seqs 16' "$work/badbudget.err"
