@@ -47,7 +47,8 @@ struct HttpStreamClient::Impl {
   beast::tcp_stream stream{io};
   // Bounded: Beast puts no limit of its own on a chunk's size line or the trailer, so a server
   // could otherwise grow it for as long as it keeps sending within the read timeout.
-  beast::flat_buffer buffer{size_t(1) << 20};
+  static constexpr size_t kUnparsedBytesCap = size_t(1) << 20;
+  beast::flat_buffer buffer{kUnparsedBytesCap};
   bool connected = false;
   std::chrono::steady_clock::time_point deadline;  // the whole exchange's
 
@@ -62,7 +63,8 @@ struct HttpStreamClient::Impl {
   std::string ReadFailure(const error_code& ec) const {
     if (std::chrono::steady_clock::now() >= deadline) return "the answer did not finish within its time limit";
     if (ec == http::error::buffer_overflow) {
-      return "the answer's unparsed bytes (a head, a chunk's size line or trailer) ran past 1 MiB";
+      return "the answer's unparsed bytes (a head, a chunk's size line or trailer) ran past " +
+             std::to_string(kUnparsedBytesCap >> 20) + " MiB";
     }
     return "the connection broke (or timed out) while reading the answer: " + ec.message();
   }

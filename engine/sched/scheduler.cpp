@@ -109,10 +109,9 @@ SchedulerStep Scheduler::Schedule() {
   if (!decoding.empty()) {
     const bool paced = !pacing_.AllowsPrefillBeside(static_cast<int64_t>(decoding.size()));
     budget = paced ? 0 : std::min(budget, config_.max_prefill_tokens_beside_decodes);
-    const bool prompts_pending = !waiting_.empty() || std::any_of(running.begin(), running.end(), [&](Request* r) {
-      return still_running(r) && r->num_tokens() - r->num_computed > 1;
-    });
-    if (paced && prompts_pending) ++num_paced_steps_;
+    // Counted only when a prompt had tokens to run; looked for only on the steps the pace holds.
+    auto prefilling = [&](Request* r) { return still_running(r) && r->num_tokens() - r->num_computed > 1; };
+    if (paced && (!waiting_.empty() || std::any_of(running.begin(), running.end(), prefilling))) ++num_paced_steps_;
   }
   for (Request* r : running) {
     if (budget <= 0) break;

@@ -1,6 +1,7 @@
 #include "engine/server/metrics.h"
 
 #include <cstdio>
+#include <string>
 
 namespace vt::server {
 
@@ -41,6 +42,12 @@ std::string Gauge(const std::string& name, const std::string& help, const std::s
   return "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " + line + "\n";
 }
 
+// A count of steps, written exactly (%g would round it to 6 digits): `vt bench serve` divides their
+// differences.
+std::string StepCounter(const std::string& name, const std::string& help, int64_t value) {
+  return "# HELP " + name + " " + help + "\n# TYPE " + name + " counter\n" + name + " " + std::to_string(value) + "\n";
+}
+
 }  // namespace
 
 std::string RenderPrometheus(const ServerMetrics& m, const ServerGauges& g) {
@@ -55,16 +62,11 @@ std::string RenderPrometheus(const ServerMetrics& m, const ServerGauges& g) {
   out += Gauge("vt:request_success_total", "Requests finished.", "counter", double(m.requests_finished.load()));
   out += Gauge("vt:num_preemptions_total", "Requests preempted for KV-cache space.", "counter",
                double(m.num_preemptions.load()));
-  out += Gauge("vt:paced_steps_total",
-               "Steps the pace (--max-decode-slowdown) gave the running decodes alone while prompt tokens waited.",
-               "counter", double(m.paced_steps.load()));
-  // Exact counts (%g would round them to 6 digits): `vt bench serve` divides their differences.
+  out += StepCounter("vt:paced_steps_total",
+                     "Steps the pace (--max-decode-slowdown) gave the running decodes alone while prompt tokens waited.",
+                     m.paced_steps.load());
+  out += StepCounter("vt:engine_steps_total", "Engine steps run.", m.step_loop.steps.load());
   char line[256];
-  std::snprintf(line, sizeof line,
-                "# HELP vt:engine_steps_total Engine steps run.\n# TYPE vt:engine_steps_total counter\n"
-                "vt:engine_steps_total %lld\n",
-                static_cast<long long>(m.step_loop.steps.load()));
-  out += line;
   std::snprintf(line, sizeof line,
                 "# HELP vt:engine_between_steps_seconds_total Engine-thread time between a step's result and the "
                 "next step.\n# TYPE vt:engine_between_steps_seconds_total counter\n"

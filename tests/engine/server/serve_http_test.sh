@@ -71,8 +71,8 @@ assert a['usage']['completion_tokens'] == 24 and a['choices'][0]['finish_reason'
 
 # A stop string that spans tokens cuts the text before it, finish_reason stop. The engine matches
 # it, so the request finishes (counted as a success, with its latency) instead of being aborted.
-metric() {  # metric NAME -> its value on the main server
-  curl -s "$base/metrics" | awk -v n="$1" '$1 == n {print $2}'
+metric() {  # metric NAME [BASE_URL] -> its value on that server (the main one by default)
+  curl -s "${2:-$base}/metrics" | awk -v n="$1" '$1 == n {print $2}'
 }
 success_before=$(metric vt:request_success_total)
 e2e_before=$(metric vt:e2e_request_latency_seconds_count)
@@ -310,7 +310,7 @@ start budget --max-num-seqs 4 --max-num-batched-tokens 16 --max-prefill-beside-d
 python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': 2}))" "$long_prompt" >"$work/budget_body.json"
 curl -s -o "$work/budget.json" "http://127.0.0.1:$port_budget/v1/completions" -d @"$work/budget_body.json"
 check "a prompt in 16-token steps completes" json "$work/budget.json" "d['usage']['completion_tokens'] == 2 and d['usage']['prompt_tokens'] > 600"
-check "... in at least 40 steps" test "$(curl -s "http://127.0.0.1:$port_budget/metrics" | awk '$1 == "vt:engine_steps_total" {print $2}')" -ge 40
+check "... in at least 40 steps" test "$(metric vt:engine_steps_total "http://127.0.0.1:$port_budget")" -ge 40
 
 # SIGTERM: stop accepting, let the request in flight finish (grace period), exit 0.
 curl -sN -H 'Authorization: Bearer s3cret' "http://127.0.0.1:$port_keyed/v1/completions" \
