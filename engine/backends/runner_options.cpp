@@ -11,6 +11,20 @@ std::string Setting(const SettingLookup& lookup, const char* name) {
   return value != nullptr ? value : "";
 }
 
+// An unset or empty setting keeps `*field`; otherwise it must be a whole number from `low` to `high`.
+Status ParseCount(const SettingLookup& lookup, const char* name, long low, long high, const char* what, int* field) {
+  const std::string value = Setting(lookup, name);
+  if (value.empty()) return Status::Ok();
+  char* end = nullptr;
+  const long n = std::strtol(value.c_str(), &end, 10);
+  if (end == value.c_str() || *end != '\0' || n < low || n > high) {
+    return InvalidArgument(std::string(name) + "='" + value + "': expected " + what + " from " + std::to_string(low) +
+                           " to " + std::to_string(high));
+  }
+  *field = static_cast<int>(n);
+  return Status::Ok();
+}
+
 // An unset or empty setting takes `unset`; otherwise it must be `on` or `off`.
 Result<bool> ParseChoice(const SettingLookup& lookup, const char* name, bool unset, const char* on, const char* off) {
   const std::string value = Setting(lookup, name);
@@ -24,14 +38,8 @@ Result<bool> ParseChoice(const SettingLookup& lookup, const char* name, bool uns
 
 Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
   RunnerOptions o;
-  if (const std::string threads = Setting(lookup, "VT_NUM_THREADS"); !threads.empty()) {
-    char* end = nullptr;
-    const long n = std::strtol(threads.c_str(), &end, 10);
-    if (end == threads.c_str() || *end != '\0' || n <= 0 || n > 4096) {
-      return InvalidArgument("VT_NUM_THREADS='" + threads + "': expected a thread count from 1 to 4096");
-    }
-    o.num_threads = static_cast<int>(n);
-  }
+  VT_RETURN_IF_ERROR(ParseCount(lookup, "VT_NUM_THREADS", 1, 4096, "a thread count", &o.num_threads));
+  VT_RETURN_IF_ERROR(ParseCount(lookup, "VT_L2_PREFETCH_MIB", 0, 1024, "MiB", &o.l2_prefetch_mib));
   const std::string arm = Setting(lookup, "VT_ATTN_DECODE"), split = Setting(lookup, "VT_ATTN_SPLIT");
   Result<kernels::cuda::DecodeOverrides> attention = kernels::cuda::ParseDecodeOverrides(arm.c_str(), split.c_str());
   if (!attention.ok()) {
@@ -53,7 +61,8 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
                                          {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
                                          {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},
-                                         {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"}};
+                                         {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"},
+                                         {"VT_L2_PREFETCH_FROM", &RunnerOptions::l2_prefetch_in_gemm, "gemm", "kernel"}};
   for (const Switch& sw : kSwitches) {
     Result<bool> value = ParseChoice(lookup, sw.name, o.*sw.field, sw.on, sw.off);
     if (!value.ok()) return value.status();

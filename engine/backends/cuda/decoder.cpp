@@ -16,9 +16,40 @@ namespace vt::cuda_backend {
 
 // The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
 constexpr int kDependentLaunchMaxRows = 4;
+// The largest step (rows) whose linear layers prefetch the next one's weights: decode batches, where
+// a layer is a weight stream; a prefill chunk's GEMMs are bound by arithmetic, not by the bus.
+constexpr int kL2PrefetchMaxRows = 256;
 
-Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
-  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
+Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next) {
+  const kc::L2Prefetch prefetch = NextWeights(next, m);
+  if (w.dense != nullptr && options_.tuning.l2_prefetch_in_gemm) {
+    return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, prefetch);
+  }
+  if (w.dense != nullptr) {
+    VT_RETURN_IF_ERROR(gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_));
+  } else {
+    VT_RETURN_IF_ERROR(QuantisedLinear(x, w, m, y));
+  }
+  return kc::PrefetchL2(prefetch, stream_);
+}
+
+kc::L2Prefetch CudaModelRunner::NextWeights(const DeviceMatrix* next, int m) const {
+  const size_t most = size_t(options_.tuning.l2_prefetch_mib) << 20;
+  if (next == nullptr || most == 0 || m > kL2PrefetchMaxRows || sharded()) return {};
+  const size_t values = size_t(next->k) * size_t(next->n);
+  if (next->dense != nullptr) return kc::PrefetchHead(next->dense, values * 2, most);
+  return kc::PrefetchHead(next->packed, values / 2, most);  // int4: two values a byte
+}
+
+DeviceMatrix CudaModelRunner::HeadMatrix() const {
+  DeviceMatrix head;
+  head.dense = weights_.lm_head;
+  head.k = int(config_.hidden_size);
+  head.n = int(config_.vocab_size);
+  return head;
+}
+
+Status CudaModelRunner::QuantisedLinear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
   if (DequantisesW4A16(m)) {
     if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
       return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
@@ -125,7 +156,7 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   const float eps = c.rms_norm_eps;
   // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_, &w.o_proj));
 
   kc::QkvPrepareParams prep;
   prep.qkv = qkv_;
@@ -147,12 +178,14 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 
   VT_RETURN_IF_ERROR(Attention(layer, step));
 
-  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
+  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, &w.gate_up));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_, &w.down_proj));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_));
+  const bool last = layer + 1 == int(c.num_layers);
+  const DeviceMatrix head = HeadMatrix();
+  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_, last ? &head : &weights_.layers[size_t(layer) + 1].qkv));
   return SumOverRanks(delta_, size_t(tokens) * h);
 }
 
@@ -204,7 +237,8 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
 
 Status CudaModelRunner::HeadLogits(const uint16_t* x, int rows) {
   const int h = int(config_.hidden_size), vocab = int(config_.vocab_size);
-  if (!sharded()) return gemm_->Linear(x, weights_.lm_head, rows, vocab, h, logits_dev_, stream_);
+  // The next step starts with the first layer's QKV weights.
+  if (!sharded()) return Linear(x, HeadMatrix(), rows, logits_dev_, &weights_.layers.front().qkv);
   // Rank r's [rows, slice] block lands at gathered_logits_ + r * rows * slice; each block becomes
   // columns [r * slice, (r + 1) * slice) of the [rows, vocab] logits (CheckTensorParallel: slices are equal).
   const int slice = int(options_.tp_shard.vocab_count), ranks = options_.tp_group->size();

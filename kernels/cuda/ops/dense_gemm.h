@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "kernels/cuda/l2_prefetch.h"
 
 namespace vt::kernels::cuda {
 
@@ -27,13 +28,19 @@ class DenseGemm {
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
-  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
+  // `next`, when not empty, is pulled into the L2 after the product: by the skinny kernel's last CTAs,
+  // or else by a prefetch kernel launched after it (l2_prefetch.h).
+  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream,
+                L2Prefetch next = {});
 
   // The kernel Linear runs this product on.
   DenseKernel KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) const;
 
  private:
   DenseGemm() = default;
+  // The product on a kernel other than the skinny one.
+  Status Product(DenseKernel kernel, const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
+                 cudaStream_t stream);
   cublasHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;

@@ -6,6 +6,7 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/l2_prefetch.h"
 #include "kernels/cuda/per_device.h"
 #include "kernels/device_alignment.h"
 
@@ -17,6 +18,7 @@ using attention::MmaBf16;
 constexpr int kTileCols = 8;   // output columns per CTA: the MMA's 8 B columns
 constexpr int kChunk = 32;     // K per warp step: 4 lanes x 8 values, two MMAs
 constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
+constexpr int kPrefetchingCtas = 64;  // the call's last CTAs, which ask for the next layer's weights
 
 struct alignas(16) Bf16x8 {
   uint32_t pair[4];  // eight bf16, two per word, the lower index in the low half
@@ -38,11 +40,12 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 // 8-15 are zero). The MMA's logical K order is a permutation of the physical one, the same for A
 // and B, so the dot products are unchanged: the first MMA takes values 0-3 of each lane (pairs at
 // logical 2c and 2c + 8), the second values 4-7. Rows q >= M multiply zeros. Partial sums meet in
-// shared memory in warp order.
+// shared memory in warp order. The last CTAs, whose streams end the call, then ask for `next` (the
+// next linear layer's head) to be pulled into the L2 while the kernels between the two run.
 template <int Warps>
 __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
                                                                 const uint16_t* __restrict__ weight, int m, int n,
-                                                                int k, uint16_t* __restrict__ y) {
+                                                                int k, uint16_t* __restrict__ y, L2Prefetch next) {
   AwaitPrecedingGrid();
   __shared__ float partial[Warps][kSkinnyMaxRows][kTileCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
@@ -73,6 +76,11 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
         MmaBf16(acc, a[u].pair[2], 0u, a[u].pair[3], 0u, b[u].pair[2], b[u].pair[3]);
       }
     }
+  }
+  if (warp == 0 && !next.empty()) {
+    const int issuing = min(int(gridDim.x), kPrefetchingCtas);
+    const int rank = int(blockIdx.x) - (int(gridDim.x) - issuing);
+    if (rank >= 0) IssueL2Prefetch(next, rank * 32 + lane, issuing * 32);
   }
   // acc: c0, c1 = (input row q, columns 2c, 2c + 1); c2, c3 belong to the zero rows 8-15.
   partial[warp][q][2 * c] = acc[0];
@@ -132,16 +140,16 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 }
 
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream) {
-  if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0) {
+                             cudaStream_t stream, L2Prefetch next) {
+  if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0 || (!next.empty() && !VectorAligned(next.base))) {
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                           " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
+                           " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands (and prefetch start)");
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
   switch (warps) {
-    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y); break;
-    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y); break;
+    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next); break;
+    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next); break;
     default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
@@ -149,8 +157,8 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
 }
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream);
+                    cudaStream_t stream, L2Prefetch next) {
+  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream, next);
 }
 
 }  // namespace vt::kernels::cuda

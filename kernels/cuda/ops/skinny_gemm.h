@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "kernels/cuda/l2_prefetch.h"
 
 namespace vt::kernels::cuda {
 
@@ -27,14 +28,16 @@ inline constexpr int kSkinnyMaxRows = 8;
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
 
+// `next`, when not empty, is pulled into the L2 by the call's last CTAs as their streams end (see
+// l2_prefetch.h); it changes no result.
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream);
+                    cudaStream_t stream, L2Prefetch next = {});
 
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream);
+                             cudaStream_t stream, L2Prefetch next = {});
 
 }  // namespace vt::kernels::cuda

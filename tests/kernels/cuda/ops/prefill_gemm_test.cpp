@@ -144,7 +144,9 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
-// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel.
+// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel. Each
+// GEMM may also pull the other's weights into the L2 as it finishes (by the skinny kernel's last
+// CTAs, or a prefetch kernel after the other kernels): a hint that must leave every bit as it was.
 void ExpectDependentChainGivesThePlainBits(int m) {
   const int hidden = 2048, inter = 6144;
   Result<DenseGemm*> gemm = DenseGemm::Create();
@@ -163,21 +165,25 @@ void ExpectDependentChainGivesThePlainBits(int m) {
   CheckCuda(cudaMalloc(&dout, size_t(m) * hidden * 2), "alloc");
   cudaStream_t stream = nullptr;
   CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  auto chain = [&](bool dependent) {
+  auto chain = [&](bool dependent, bool prefetch) {
     SetDependentLaunch(dependent);
+    const L2Prefetch next_down = prefetch ? L2Prefetch{ddown_w, size_t(hidden) * inter * 2} : L2Prefetch{};
+    const L2Prefetch next_gate_up = prefetch ? L2Prefetch{dgu_w, size_t(2) * inter * hidden} : L2Prefetch{};
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
-      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
+      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream, next_down).ok());
       EXPECT_TRUE(SiluMul(dgu, m, inter, dact, stream).ok());
-      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
+      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream, next_gate_up).ok());
     }
     CheckCuda(cudaStreamSynchronize(stream), "sync");
     SetDependentLaunch(false);
     return Download(dout, size_t(m) * hidden);
   };
-  const std::vector<uint16_t> plain = chain(false);
-  EXPECT_EQ(chain(true), plain);
+  const std::vector<uint16_t> plain = chain(false, false);
+  EXPECT_EQ(chain(true, false), plain);
+  EXPECT_EQ(chain(false, true), plain) << "the L2 prefetch changed a result";
+  EXPECT_EQ(chain(true, true), plain) << "the L2 prefetch changed a dependent chain's result";
   EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [](uint16_t b) { return (b & 0x7fff) != 0; }));
   cudaStreamDestroy(stream);
   for (uint16_t* p : {dx, dnorm, dgu_w, ddown_w, dres, dnormed, dgu, dact, dout}) cudaFree(p);
@@ -205,6 +211,13 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, nullptr).ok());   // K % 32 != 0
   EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, nullptr).ok());  // misaligned x
   EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
+  const char* bytes = reinterpret_cast<const char*>(d);
+  EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes + 8, 4096}).ok());  // misaligned
+  EXPECT_FALSE(PrefetchL2(L2Prefetch{bytes + 8, 4096}, nullptr).ok());
+  EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes, 4096}).ok());
+  EXPECT_TRUE(PrefetchL2(L2Prefetch{bytes, 1 << 16}, nullptr).ok());
+  EXPECT_TRUE(PrefetchL2(L2Prefetch{}, nullptr).ok());  // nothing asked: nothing launched
+  CheckCuda(cudaDeviceSynchronize(), "the prefetches ran");
   cudaFree(d);
 }
 
