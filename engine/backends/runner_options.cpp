@@ -62,7 +62,7 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
                                          {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},
                                          {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"},
-                                         {"VT_L2_PREFETCH_FROM", &RunnerOptions::l2_prefetch_in_gemm, "gemm", "kernel"}};
+                                         {"VT_L2_PREFETCH_ONE_WAVE", &RunnerOptions::l2_prefetch_one_wave, "1", "0"}};
   for (const Switch& sw : kSwitches) {
     Result<bool> value = ParseChoice(lookup, sw.name, o.*sw.field, sw.on, sw.off);
     if (!value.ok()) return value.status();

@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "base/status.h"
 
 namespace vt::kernels::cuda {
+
+// The most one request pulls in (more than the L2 holds on any GPU).
+inline constexpr size_t kL2PrefetchMaxBytes = size_t{1} << 30;
 
 // A byte range to pull into the L2; empty (no bytes) means none. The start must be 16-byte
 // aligned and the length is rounded down to 16 bytes (what the bulk prefetch takes).
@@ -25,12 +27,11 @@ struct L2Prefetch {
 };
 
 // The first `max_bytes` of [base, base + bytes): what a GEMM streaming that matrix reads first.
-L2Prefetch PrefetchHead(const void* base, size_t bytes, size_t max_bytes);
-
-// A kernel of its own that issues `p` and exits, for products whose kernel cannot issue it (cuBLAS,
-// the int4 kernels). It reads no memory a kernel of the step writes, so as a dependent launch it
-// issues before waiting for the kernel before it.
-Status PrefetchL2(L2Prefetch p, cudaStream_t stream);
+// Empty where the start is not 16-byte aligned.
+inline L2Prefetch PrefetchHead(const void* base, size_t bytes, size_t max_bytes) {
+  if (base == nullptr || reinterpret_cast<uintptr_t>(base) % 16 != 0) return {};
+  return L2Prefetch{base, bytes < max_bytes ? bytes : max_bytes};
+}
 
 #ifdef __CUDACC__
 
@@ -38,14 +39,14 @@ Status PrefetchL2(L2Prefetch p, cudaStream_t stream);
 // dozen threads across the GPU cover tens of MiB; nothing waits for them).
 __device__ __forceinline__ void IssueL2Prefetch(L2Prefetch p, int who, int issuers) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const size_t total = p.bytes & ~size_t{15};
-  const size_t slice = ((total + issuers - 1) / issuers + 15) & ~size_t{15};
-  const size_t offset = slice * size_t(who);
+  // 32-bit arithmetic (a 64-bit division is a call, and its registers cost the caller's loop).
+  const uint32_t total = static_cast<uint32_t>(p.bytes < kL2PrefetchMaxBytes ? p.bytes : kL2PrefetchMaxBytes) & ~15u;
+  const uint32_t slice = ((total + uint32_t(issuers) - 1) / uint32_t(issuers) + 15) & ~15u;
+  const uint32_t offset = slice * uint32_t(who);
   if (p.base == nullptr || offset >= total) return;
-  const size_t size = total - offset < slice ? total - offset : slice;
+  const uint32_t size = total - offset < slice ? total - offset : slice;
   const char* start = static_cast<const char*>(p.base) + offset;
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(start), "r"(static_cast<uint32_t>(size))
-               : "memory");
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(start), "r"(size) : "memory");
 #else
   (void)p, (void)who, (void)issuers;
 #endif

@@ -19,8 +19,17 @@ if [[ $parts == *ab* ]]; then
   ab qwen3-1.7b VT_L2_PREFETCH_MIB=0 VT_L2_PREFETCH_MIB=8 gemm8
   ab llama3-8b VT_L2_PREFETCH_MIB=0 VT_L2_PREFETCH_MIB=8 gemm8
 fi
-if [[ $parts == *more* ]]; then
-  ab qwen3-1.7b VT_L2_PREFETCH_MIB=0 VT_L2_PREFETCH_MIB=24 gemm24
-  ab llama3-8b VT_L2_PREFETCH_MIB=0 VT_L2_PREFETCH_MIB=24 gemm24
-  VT_L2_PREFETCH_MIB=8 ab qwen3-1.7b VT_L2_PREFETCH_FROM=gemm VT_L2_PREFETCH_FROM=kernel kernel8
+if [[ $parts == *onewave* ]]; then  # the head also for GEMMs of one wave (qwen3-1.7b's QKV, o_proj, down)
+  VT_L2_PREFETCH_MIB=${MIB:-12} ab qwen3-1.7b VT_L2_PREFETCH_ONE_WAVE=0 VT_L2_PREFETCH_ONE_WAVE=1 onewave
+  VT_L2_PREFETCH_MIB=${MIB:-12} ab llama3-8b VT_L2_PREFETCH_ONE_WAVE=0 VT_L2_PREFETCH_ONE_WAVE=1 onewave
+fi
+if [[ $parts == *sweep* ]]; then  # SWEEP="qwen3-1.7b:4 llama3-8b:16 ...": each size against 0
+  for spec in $SWEEP; do ab ${spec%%:*} VT_L2_PREFETCH_MIB=0 VT_L2_PREFETCH_MIB=${spec##*:} gemm${spec##*:}; done
+fi
+if [[ $parts == *plain* ]]; then  # absolute numbers, no A/B harness: MIBS="0 12"
+  for r in 1 2; do for mib in ${MIBS:-0 12}; do for m in llama3-8b qwen3-1.7b; do
+    echo "== $m mib $mib r$r"
+    VT_L2_PREFETCH_MIB=$mib $b/vt bench decode --backend cuda --load-format dummy --model preset:$m --input-len 32 \
+      --output-len 128 --concurrency 1 8 2>/dev/null | tail -2 | tee -a $o/plain-$m-$mib.txt
+  done; done; done
 fi

@@ -10,35 +10,25 @@
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
+#include "kernels/cuda/ops/skinny_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt::cuda_backend {
 
 // The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
 constexpr int kDependentLaunchMaxRows = 4;
-// The largest step (rows) whose linear layers prefetch the next one's weights: decode batches, where
-// a layer is a weight stream; a prefill chunk's GEMMs are bound by arithmetic, not by the bus.
-constexpr int kL2PrefetchMaxRows = 256;
-
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next) {
-  const kc::L2Prefetch prefetch = NextWeights(next, m);
-  if (w.dense != nullptr && options_.tuning.l2_prefetch_in_gemm) {
-    return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, prefetch);
-  }
-  if (w.dense != nullptr) {
-    VT_RETURN_IF_ERROR(gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_));
-  } else {
-    VT_RETURN_IF_ERROR(QuantisedLinear(x, w, m, y));
-  }
-  return kc::PrefetchL2(prefetch, stream_);
+  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, NextWeights(next, m));
+  return QuantisedLinear(x, w, m, y);
 }
 
+// Only for steps the skinny GEMM runs (its last CTAs issue the prefetch; a kernel of its own for the
+// other products measured slower, docs/BENCHMARKS.md) and bf16 weights next.
 kc::L2Prefetch CudaModelRunner::NextWeights(const DeviceMatrix* next, int m) const {
-  const size_t most = size_t(options_.tuning.l2_prefetch_mib) << 20;
-  if (next == nullptr || most == 0 || m > kL2PrefetchMaxRows || sharded()) return {};
-  const size_t values = size_t(next->k) * size_t(next->n);
-  if (next->dense != nullptr) return kc::PrefetchHead(next->dense, values * 2, most);
-  return kc::PrefetchHead(next->packed, values / 2, most);  // int4: two values a byte
+  const size_t head = size_t(options_.tuning.l2_prefetch_mib) << 20;
+  if (next == nullptr || next->dense == nullptr || head == 0 || m > kc::kSkinnyMaxRows || sharded()) return {};
+  if (!options_.tuning.l2_prefetch_one_wave && kc::SkinnyLinearWaves(next->n) <= 1) return {};
+  return kc::PrefetchHead(next->dense, size_t(next->k) * size_t(next->n) * 2, head);
 }
 
 DeviceMatrix CudaModelRunner::HeadMatrix() const {

@@ -44,15 +44,11 @@ DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int 
 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                          cudaStream_t stream, L2Prefetch next) {
-  const DenseKernel kernel = KernelFor(x, weight, m, n, k, y);
-  if (kernel == DenseKernel::kSkinny) return SkinnyLinear(x, weight, m, n, k, y, stream, next);
-  VT_RETURN_IF_ERROR(Product(kernel, x, weight, m, n, k, y, stream));
-  return PrefetchL2(next, stream);
-}
-
-Status DenseGemm::Product(DenseKernel kernel, const uint16_t* x, const uint16_t* weight, int m, int n, int k,
-                          uint16_t* y, cudaStream_t stream) {
-  if (kernel == DenseKernel::kBatch) return BatchLinear(x, weight, m, n, k, y, stream);
+  switch (KernelFor(x, weight, m, n, k, y)) {
+    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream, next);
+    case DenseKernel::kBatch: return BatchLinear(x, weight, m, n, k, y, stream);
+    case DenseKernel::kCublas: break;
+  }
   const float alpha = 1.f, beta = 0.f;
   // Row-major y[m,n] = x[m,k] . W[n,k]^T is column-major y^T = W . x^T: W is read transposed.
   cublasStatus_t st = cublasSetStream(handle_, stream);

@@ -28,8 +28,8 @@ class DenseGemm {
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
-  // `next`, when not empty, is pulled into the L2 after the product: by the skinny kernel's last CTAs,
-  // or else by a prefetch kernel launched after it (l2_prefetch.h).
+  // `next`, when not empty, is pulled into the L2 by the skinny kernel's last CTAs (l2_prefetch.h); the
+  // other kernels ignore it.
   Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream,
                 L2Prefetch next = {});
 
@@ -38,9 +38,6 @@ class DenseGemm {
 
  private:
   DenseGemm() = default;
-  // The product on a kernel other than the skinny one.
-  Status Product(DenseKernel kernel, const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                 cudaStream_t stream);
   cublasHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;

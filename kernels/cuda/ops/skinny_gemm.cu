@@ -19,6 +19,11 @@ constexpr int kTileCols = 8;   // output columns per CTA: the MMA's 8 B columns
 constexpr int kChunk = 32;     // K per warp step: 4 lanes x 8 values, two MMAs
 constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
 constexpr int kPrefetchingCtas = 64;  // the call's last CTAs, which ask for the next layer's weights
+// The CTAs an SM is to hold of each form (8 warps: 3, 6 warps: 4; 24 warps either way). Said to
+// ptxas so that it spends the registers that leaves: without it, the prefetching 8-warp form was
+// given 64 (the plain one 80), and fewer loads in flight.
+template <int Warps>
+constexpr int kSkinnyCtasPerSm = Warps == 8 ? 3 : 4;
 
 struct alignas(16) Bf16x8 {
   uint32_t pair[4];  // eight bf16, two per word, the lower index in the low half
@@ -42,8 +47,8 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 // logical 2c and 2c + 8), the second values 4-7. Rows q >= M multiply zeros. Partial sums meet in
 // shared memory in warp order. The last CTAs, whose streams end the call, then ask for `next` (the
 // next linear layer's head) to be pulled into the L2 while the kernels between the two run.
-template <int Warps>
-__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
+template <int Warps, bool Prefetches>
+__global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>) SkinnyGemmKernel(const uint16_t* __restrict__ x,
                                                                 const uint16_t* __restrict__ weight, int m, int n,
                                                                 int k, uint16_t* __restrict__ y, L2Prefetch next) {
   AwaitPrecedingGrid();
@@ -77,11 +82,6 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
       }
     }
   }
-  if (warp == 0 && !next.empty()) {
-    const int issuing = min(int(gridDim.x), kPrefetchingCtas);
-    const int rank = int(blockIdx.x) - (int(gridDim.x) - issuing);
-    if (rank >= 0) IssueL2Prefetch(next, rank * 32 + lane, issuing * 32);
-  }
   // acc: c0, c1 = (input row q, columns 2c, 2c + 1); c2, c3 belong to the zero rows 8-15.
   partial[warp][q][2 * c] = acc[0];
   partial[warp][q][2 * c + 1] = acc[1];
@@ -93,6 +93,11 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
       for (int w = 0; w < Warps; ++w) s += partial[w][row][col];
       y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(s);
     }
+  }
+  if (Prefetches && warp == 0) {
+    const int issuing = min(int(gridDim.x), kPrefetchingCtas);
+    const int rank = int(blockIdx.x) - (int(gridDim.x) - issuing);
+    if (rank >= 0) IssueL2Prefetch(next, rank * 32 + lane, issuing * 32);
   }
 }
 
@@ -109,8 +114,8 @@ SkinnyOccupancy Occupancy() {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm8, SkinnyGemmKernel<8>, 8 * 32, 0) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm6, SkinnyGemmKernel<6>, 6 * 32, 0) != cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm8, SkinnyGemmKernel<8, false>, 8 * 32, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm6, SkinnyGemmKernel<6, false>, 6 * 32, 0) != cudaSuccess) {
       return SkinnyOccupancy{};  // no occupancy known: every N gets 8 warps
     }
     return o;
@@ -122,16 +127,27 @@ SkinnyOccupancy Occupancy() {
 // Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
 // 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
 // (N = 6144: 13% slower), so 4 is not a form.
+namespace {
+
+// The waves an N-column output takes in CTAs of which an SM holds `per_sm` (INT64_MAX when unknown).
+int64_t Waves(const SkinnyOccupancy& o, int n, int per_sm) {
+  const int64_t tiles = (int64_t(n) + kTileCols - 1) / kTileCols;
+  const int64_t slots = int64_t(o.sms) * per_sm;
+  return slots > 0 ? (tiles + slots - 1) / slots : INT64_MAX;
+}
+
+}  // namespace
+
 int SkinnyLinearWarps(int n) {
   const SkinnyOccupancy o = Occupancy();
-  const int64_t tiles = (int64_t(n) + kTileCols - 1) / kTileCols;
-  auto waves = [&](int per_sm) {
-    const int64_t slots = int64_t(o.sms) * per_sm;
-    return slots > 0 ? (tiles + slots - 1) / slots : INT64_MAX;
-  };
   // Many waves (or none known): the last one is a small share of the call.
-  if (waves(o.per_sm8) > 2) return 8;
-  return waves(o.per_sm6) < waves(o.per_sm8) ? 6 : 8;
+  if (Waves(o, n, o.per_sm8) > 2) return 8;
+  return Waves(o, n, o.per_sm6) < Waves(o, n, o.per_sm8) ? 6 : 8;
+}
+
+int64_t SkinnyLinearWaves(int n) {
+  const SkinnyOccupancy o = Occupancy();
+  return Waves(o, n, SkinnyLinearWarps(n) == 6 ? o.per_sm6 : o.per_sm8);
 }
 
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
@@ -147,9 +163,18 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
+  // The prefetching form is its own instantiation: the branch alone cost the plain kernel 16
+  // registers (80 -> 64), and with them loads in flight.
+  const bool prefetches = !next.empty();
   switch (warps) {
-    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next); break;
-    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next); break;
+    case 8:
+      err = prefetches ? LaunchDependent(SkinnyGemmKernel<8, true>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next)
+                       : LaunchDependent(SkinnyGemmKernel<8, false>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next);
+      break;
+    case 6:
+      err = prefetches ? LaunchDependent(SkinnyGemmKernel<6, true>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next)
+                       : LaunchDependent(SkinnyGemmKernel<6, false>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next);
+      break;
     default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));

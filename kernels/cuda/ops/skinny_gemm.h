@@ -36,6 +36,9 @@ Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
+// The waves of CTAs that form takes on the current device (INT64_MAX where occupancy is unknown).
+int64_t SkinnyLinearWaves(int n);
+
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
                              cudaStream_t stream, L2Prefetch next = {});

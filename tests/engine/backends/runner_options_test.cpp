@@ -32,7 +32,7 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->dependent_launch);
   EXPECT_TRUE(o->warpgroup_prefill);
   EXPECT_EQ(o->l2_prefetch_mib, 0);
-  EXPECT_TRUE(o->l2_prefetch_in_gemm);
+  EXPECT_FALSE(o->l2_prefetch_one_wave);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
   EXPECT_EQ(d.attention.split_tokens, o->attention.split_tokens);
@@ -51,7 +51,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_W4A16_LARGE", "kernel"},
                                    {"VT_PDL", "0"},
                                    {"VT_L2_PREFETCH_MIB", "12"},
-                                   {"VT_L2_PREFETCH_FROM", "kernel"}});
+                                   {"VT_L2_PREFETCH_ONE_WAVE", "1"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
   EXPECT_EQ(o->attention.arm, kernels::cuda::DecodeArm::kWarp);
@@ -65,7 +65,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
   EXPECT_EQ(o->l2_prefetch_mib, 12);
-  EXPECT_FALSE(o->l2_prefetch_in_gemm);
+  EXPECT_TRUE(o->l2_prefetch_one_wave);
 }
 
 TEST(RunnerOptions, ABadValueNamesItsSetting) {
@@ -77,7 +77,7 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
                                                     {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
                                                     {{"VT_PDL", "2"}}, {{"VT_L2_PREFETCH_MIB", "-1"}},
                                                     {{"VT_L2_PREFETCH_MIB", "2048"}}, {{"VT_L2_PREFETCH_MIB", "8M"}},
-                                                    {{"VT_L2_PREFETCH_FROM", "row"}}};
+                                                    {{"VT_L2_PREFETCH_ONE_WAVE", "yes"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;
     SCOPED_TRACE(name + "=" + values.begin()->second);

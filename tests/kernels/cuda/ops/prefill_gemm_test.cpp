@@ -145,8 +145,8 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
 // and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel. Each
-// GEMM may also pull the other's weights into the L2 as it finishes (by the skinny kernel's last
-// CTAs, or a prefetch kernel after the other kernels): a hint that must leave every bit as it was.
+// GEMM may also ask for the other's weights in the L2 as it finishes (the skinny kernel's last CTAs
+// issue it; the batch-decode kernel ignores it): a hint that must leave every bit as it was.
 void ExpectDependentChainGivesThePlainBits(int m) {
   const int hidden = 2048, inter = 6144;
   Result<DenseGemm*> gemm = DenseGemm::Create();
@@ -213,11 +213,8 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
   const char* bytes = reinterpret_cast<const char*>(d);
   EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes + 8, 4096}).ok());  // misaligned
-  EXPECT_FALSE(PrefetchL2(L2Prefetch{bytes + 8, 4096}, nullptr).ok());
   EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes, 4096}).ok());
-  EXPECT_TRUE(PrefetchL2(L2Prefetch{bytes, 1 << 16}, nullptr).ok());
-  EXPECT_TRUE(PrefetchL2(L2Prefetch{}, nullptr).ok());  // nothing asked: nothing launched
-  CheckCuda(cudaDeviceSynchronize(), "the prefetches ran");
+  CheckCuda(cudaDeviceSynchronize(), "the prefetch ran");
   cudaFree(d);
 }
 
