@@ -80,7 +80,7 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
 
 // Every M from 1 to 8, column counts that leave a partial tile, K from one vector per thread to
 // many, both forms of CTA (8 and 6 warps splitting K); each row must also come out bit-identical
-// when it runs alone (batch invariance).
+// when it runs alone (batch invariance), and with an L2 prefetch asked of the call.
 TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -109,6 +109,9 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
         EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
         EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
             << "rows past M were written";
+        // The prefetching form (its own instantiation, its own registers) gives the same bits.
+        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr, L2Prefetch{dw, size_t(n) * k * 2}).ok());
+        EXPECT_EQ(Download(dy, size_t(kSkinnyMaxRows) * n), y) << "the L2 prefetch changed a result";
       }
     }
     cudaFree(dx);
