@@ -19,9 +19,7 @@ constexpr int kTileCols = 8;   // output columns per CTA: the MMA's 8 B columns
 constexpr int kChunk = 32;     // K per warp step: 4 lanes x 8 values, two MMAs
 constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
 constexpr int kPrefetchingCtas = 64;  // the call's last CTAs, which ask for the next layer's weights
-// The CTAs an SM is to hold of each form (8 warps: 3, 6 warps: 4; 24 warps either way). Said to
-// ptxas so that it spends the registers that leaves: without it, the prefetching 8-warp form was
-// given 64 (the plain one 80), and fewer loads in flight.
+// The CTAs an SM holds of each form (8 warps: 3, 6 warps: 4; 24 warps either way).
 template <int Warps>
 constexpr int kSkinnyCtasPerSm = Warps == 8 ? 3 : 4;
 
@@ -48,9 +46,8 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 // shared memory in warp order. The last CTAs, whose streams end the call, then ask for `next` (the
 // next linear layer's head) to be pulled into the L2 while the kernels between the two run.
 template <int Warps, bool Prefetches>
-__global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>) SkinnyGemmKernel(const uint16_t* __restrict__ x,
-                                                                const uint16_t* __restrict__ weight, int m, int n,
-                                                                int k, uint16_t* __restrict__ y, L2Prefetch next) {
+__device__ __forceinline__ void SkinnyGemm(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m,
+                                           int n, int k, uint16_t* __restrict__ y, L2Prefetch next) {
   AwaitPrecedingGrid();
   __shared__ float partial[Warps][kSkinnyMaxRows][kTileCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
@@ -101,6 +98,24 @@ __global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>) SkinnyGem
   }
 }
 
+// The plain form as it always was (its registers are ptxas's choice: 80 with 8 warps, 76 with 6).
+template <int Warps>
+__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
+                                                                const uint16_t* __restrict__ weight, int m, int n,
+                                                                int k, uint16_t* __restrict__ y) {
+  SkinnyGemm<Warps, false>(x, weight, m, n, k, y, L2Prefetch{});
+}
+
+// The prefetching form is its own kernel: the prefetch's branch alone had ptxas give the 8-warp form
+// 64 registers instead of 80 (fewer loads in flight, llama3-8b c = 1 ~22% slower on an H200). Told how
+// many CTAs an SM is to hold, it spends the registers that leaves (78).
+template <int Warps>
+__global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>)
+    SkinnyGemmPrefetchingKernel(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m, int n,
+                                int k, uint16_t* __restrict__ y, L2Prefetch next) {
+  SkinnyGemm<Warps, true>(x, weight, m, n, k, y, next);
+}
+
 // CTAs of each form one SM holds at once, and the SM count: asked once per device.
 struct SkinnyOccupancy {
   int sms = 0;
@@ -114,20 +129,13 @@ SkinnyOccupancy Occupancy() {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm8, SkinnyGemmKernel<8, false>, 8 * 32, 0) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm6, SkinnyGemmKernel<6, false>, 6 * 32, 0) != cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm8, SkinnyGemmKernel<8>, 8 * 32, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm6, SkinnyGemmKernel<6>, 6 * 32, 0) != cudaSuccess) {
       return SkinnyOccupancy{};  // no occupancy known: every N gets 8 warps
     }
     return o;
   });
 }
-
-}  // namespace
-
-// Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
-// 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
-// (N = 6144: 13% slower), so 4 is not a form.
-namespace {
 
 // The waves an N-column output takes in CTAs of which an SM holds `per_sm` (INT64_MAX when unknown).
 int64_t Waves(const SkinnyOccupancy& o, int n, int per_sm) {
@@ -138,11 +146,24 @@ int64_t Waves(const SkinnyOccupancy& o, int n, int per_sm) {
 
 }  // namespace
 
+// Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
+// 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
+// (N = 6144: 13% slower), so 4 is not a form.
 int SkinnyLinearWarps(int n) {
   const SkinnyOccupancy o = Occupancy();
   // Many waves (or none known): the last one is a small share of the call.
   if (Waves(o, n, o.per_sm8) > 2) return 8;
   return Waves(o, n, o.per_sm6) < Waves(o, n, o.per_sm8) ? 6 : 8;
+}
+
+int SkinnyCtasPerSm(int warps, bool prefetching) {
+  auto held = [](auto kernel, int threads) {
+    int per_sm = 0;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
+  };
+  if (warps == 8) return prefetching ? held(SkinnyGemmPrefetchingKernel<8>, 256) : held(SkinnyGemmKernel<8>, 256);
+  if (warps == 6) return prefetching ? held(SkinnyGemmPrefetchingKernel<6>, 192) : held(SkinnyGemmKernel<6>, 192);
+  return 0;
 }
 
 int64_t SkinnyLinearWaves(int n) {
@@ -163,17 +184,15 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
-  // The prefetching form is its own instantiation: the branch alone cost the plain kernel 16
-  // registers (80 -> 64), and with them loads in flight.
   const bool prefetches = !next.empty();
   switch (warps) {
     case 8:
-      err = prefetches ? LaunchDependent(SkinnyGemmKernel<8, true>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next)
-                       : LaunchDependent(SkinnyGemmKernel<8, false>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next);
+      err = prefetches ? LaunchDependent(SkinnyGemmPrefetchingKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next)
+                       : LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y);
       break;
     case 6:
-      err = prefetches ? LaunchDependent(SkinnyGemmKernel<6, true>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next)
-                       : LaunchDependent(SkinnyGemmKernel<6, false>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next);
+      err = prefetches ? LaunchDependent(SkinnyGemmPrefetchingKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next)
+                       : LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y);
       break;
     default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }

@@ -36,6 +36,12 @@ Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
+// CTAs of a form (8 or 6 warps, plain or prefetching) an SM holds on the current device; 0 when
+// unknown. The forms are built for 3 and 4 (24 warps an SM, 80 registers a thread): a change that
+// lets ptxas take fewer registers shows here as one CTA more, and costs loads in flight (the
+// prefetch's first build: 64 registers, llama3-8b c = 1 ~22% slower on an H200).
+int SkinnyCtasPerSm(int warps, bool prefetching);
+
 // The waves of CTAs that form takes on the current device (INT64_MAX where occupancy is unknown).
 int64_t SkinnyLinearWaves(int n);
 

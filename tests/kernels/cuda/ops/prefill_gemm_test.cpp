@@ -144,6 +144,18 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
   }
 }
 
+// Each form keeps the registers its streaming needs: 8-warp CTAs three an SM, 6-warp ones four (a
+// fourth 8-warp CTA would mean ptxas had cut the registers, and with them the loads in flight).
+TEST(SkinnyGemm, EachFormHoldsTheCtasAnSmItWasBuiltFor) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (const bool prefetching : {false, true}) {
+    EXPECT_EQ(SkinnyCtasPerSm(8, prefetching), 3) << (prefetching ? "prefetching" : "plain");
+    EXPECT_EQ(SkinnyCtasPerSm(6, prefetching), 4) << (prefetching ? "prefetching" : "plain");
+  }
+  EXPECT_EQ(SkinnyCtasPerSm(4, false), 0);
+}
+
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
