@@ -107,8 +107,9 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
 }
 
 // The prefetching form is its own kernel: the prefetch's branch alone had ptxas give the 8-warp form
-// 64 registers instead of 80 (fewer loads in flight, llama3-8b c = 1 ~22% slower on an H200). Told how
-// many CTAs an SM is to hold, it spends the registers that leaves (78).
+// 64 registers instead of 80 (fewer loads in flight; that build ran llama3-8b c = 1 at 180 tok/s on an
+// H200, where the last H200 table had 230). Told how many CTAs an SM is to hold, it spends the
+// registers that leaves (78).
 template <int Warps>
 __global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>)
     SkinnyGemmPrefetchingKernel(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m, int n,
