@@ -78,7 +78,8 @@ class CudaModelRunner final : public ModelRunner {
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next);
   Status QuantisedLinear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
   kc::L2Prefetch NextWeights(const DeviceMatrix* next, int m) const;
-  // The head's weights as a matrix (the L2 prefetch's target after the last layer).
+  // The head's weights as a matrix (the L2 prefetch's target after the last layer): the whole vocabulary,
+  // so only for a runner on its own (a tensor-parallel rank holds a slice; NextWeights prefetches nothing there).
   DeviceMatrix HeadMatrix() const;
   // Tensor parallelism (options_.tp_group set): this rank's device made current on the calling
   // thread; the sum over the ranks of a row-parallel output; the head's vocabulary slices of `rows`

@@ -17,6 +17,7 @@ namespace vt::cuda_backend {
 
 // The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
 constexpr int kDependentLaunchMaxRows = 4;
+
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, NextWeights(next, m));
   return QuantisedLinear(x, w, m, y);

@@ -21,7 +21,7 @@ constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
 constexpr int kPrefetchingCtas = 64;  // the call's last CTAs, which ask for the next layer's weights
 // The CTAs an SM holds of each form (8 warps: 3, 6 warps: 4; 24 warps either way).
 template <int Warps>
-constexpr int kSkinnyCtasPerSm = Warps == 8 ? 3 : 4;
+constexpr int kCtasPerSmBuiltFor = Warps == 8 ? 3 : 4;
 
 struct alignas(16) Bf16x8 {
   uint32_t pair[4];  // eight bf16, two per word, the lower index in the low half
@@ -91,7 +91,8 @@ __device__ __forceinline__ void SkinnyGemm(const uint16_t* __restrict__ x, const
       y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(s);
     }
   }
-  if (Prefetches && warp == 0) {
+  if constexpr (Prefetches) {
+    if (warp != 0) return;
     const int issuing = min(int(gridDim.x), kPrefetchingCtas);
     const int rank = int(blockIdx.x) - (int(gridDim.x) - issuing);
     if (rank >= 0) IssueL2Prefetch(next, rank * 32 + lane, issuing * 32);
@@ -111,11 +112,34 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
 // H200, where the last H200 table had 230). Told how many CTAs an SM is to hold, it spends the
 // registers that leaves (78).
 template <int Warps>
-__global__ void __launch_bounds__(Warps * 32, kSkinnyCtasPerSm<Warps>)
+__global__ void __launch_bounds__(Warps * 32, kCtasPerSmBuiltFor<Warps>)
     SkinnyGemmPrefetchingKernel(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m, int n,
                                 int k, uint16_t* __restrict__ y, L2Prefetch next) {
   SkinnyGemm<Warps, true>(x, weight, m, n, k, y, next);
 }
+
+// The kernel of a form: the plain one, or the prefetching one when there is something to prefetch.
+template <int Warps>
+cudaError_t LaunchForm(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, L2Prefetch next,
+                       cudaStream_t stream) {
+  const dim3 grid((n + kTileCols - 1) / kTileCols);
+  if (next.empty()) return LaunchDependent(SkinnyGemmKernel<Warps>, grid, Warps * 32, 0, stream, x, weight, m, n, k, y);
+  return LaunchDependent(SkinnyGemmPrefetchingKernel<Warps>, grid, Warps * 32, 0, stream, x, weight, m, n, k, y, next);
+}
+
+}  // namespace
+
+int SkinnyCtasPerSm(int warps, bool prefetching) {
+  auto held = [](auto kernel, int threads) {
+    int per_sm = 0;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
+  };
+  if (warps == 8) return prefetching ? held(SkinnyGemmPrefetchingKernel<8>, 256) : held(SkinnyGemmKernel<8>, 256);
+  if (warps == 6) return prefetching ? held(SkinnyGemmPrefetchingKernel<6>, 192) : held(SkinnyGemmKernel<6>, 192);
+  return 0;
+}
+
+namespace {
 
 // CTAs of each form one SM holds at once, and the SM count: asked once per device.
 struct SkinnyOccupancy {
@@ -130,8 +154,7 @@ SkinnyOccupancy Occupancy() {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm8, SkinnyGemmKernel<8>, 8 * 32, 0) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.per_sm6, SkinnyGemmKernel<6>, 6 * 32, 0) != cudaSuccess) {
+        (o.per_sm8 = SkinnyCtasPerSm(8, false)) == 0 || (o.per_sm6 = SkinnyCtasPerSm(6, false)) == 0) {
       return SkinnyOccupancy{};  // no occupancy known: every N gets 8 warps
     }
     return o;
@@ -157,16 +180,6 @@ int SkinnyLinearWarps(int n) {
   return Waves(o, n, o.per_sm6) < Waves(o, n, o.per_sm8) ? 6 : 8;
 }
 
-int SkinnyCtasPerSm(int warps, bool prefetching) {
-  auto held = [](auto kernel, int threads) {
-    int per_sm = 0;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
-  };
-  if (warps == 8) return prefetching ? held(SkinnyGemmPrefetchingKernel<8>, 256) : held(SkinnyGemmKernel<8>, 256);
-  if (warps == 6) return prefetching ? held(SkinnyGemmPrefetchingKernel<6>, 192) : held(SkinnyGemmKernel<6>, 192);
-  return 0;
-}
-
 int64_t SkinnyLinearWaves(int n) {
   const SkinnyOccupancy o = Occupancy();
   return Waves(o, n, SkinnyLinearWarps(n) == 6 ? o.per_sm6 : o.per_sm8);
@@ -183,18 +196,10 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands (and prefetch start)");
   }
-  const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
-  const bool prefetches = !next.empty();
   switch (warps) {
-    case 8:
-      err = prefetches ? LaunchDependent(SkinnyGemmPrefetchingKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y, next)
-                       : LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y);
-      break;
-    case 6:
-      err = prefetches ? LaunchDependent(SkinnyGemmPrefetchingKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y, next)
-                       : LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y);
-      break;
+    case 8: err = LaunchForm<8>(x, weight, m, n, k, y, next, stream); break;
+    case 6: err = LaunchForm<6>(x, weight, m, n, k, y, next, stream); break;
     default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));

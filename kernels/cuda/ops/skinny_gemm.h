@@ -37,10 +37,8 @@ Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int
 int SkinnyLinearWarps(int n);
 
 // CTAs of a form (8 or 6 warps, plain or prefetching) an SM holds on the current device; 0 when
-// unknown. The forms are built for 3 and 4 (24 warps an SM, 80 registers a thread): a change that
-// lets ptxas take fewer registers shows here as one CTA more, and costs loads in flight (the
-// prefetch's first build had 64 registers and ran llama3-8b c = 1 at 180 tok/s on an H200, where the
-// last H200 table had 230).
+// unknown. The forms are built for 3 and 4 (24 warps an SM): a change that lets ptxas take fewer
+// registers shows here as one CTA more, and costs loads in flight (skinny_gemm.cu says what it cost).
 int SkinnyCtasPerSm(int warps, bool prefetching);
 
 // The waves of CTAs that form takes on the current device (INT64_MAX where occupancy is unknown).

@@ -68,8 +68,22 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_TRUE(o->l2_prefetch_one_wave);
 }
 
+// A count's bounds are themselves accepted.
+TEST(RunnerOptions, CountsTakeTheirBounds) {
+  for (const char* mib : {"0", "1024"}) {
+    Result<RunnerOptions> o = Parse({{"VT_L2_PREFETCH_MIB", mib}});
+    ASSERT_TRUE(o.ok()) << mib << ": " << o.status().message();
+    EXPECT_EQ(o->l2_prefetch_mib, std::stoi(mib));
+  }
+  for (const char* threads : {"1", "4096"}) {
+    Result<RunnerOptions> o = Parse({{"VT_NUM_THREADS", threads}});
+    ASSERT_TRUE(o.ok()) << threads << ": " << o.status().message();
+    EXPECT_EQ(o->num_threads, std::stoi(threads));
+  }
+}
+
 TEST(RunnerOptions, ABadValueNamesItsSetting) {
-  const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}},
+  const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}}, {{"VT_NUM_THREADS", "4097"}},
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_ATTN_PREFILL_MMA", "wgmma"}},
                                                     {{"VT_CUDA_GRAPHS", "yes"}},

@@ -109,7 +109,8 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
         EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
         EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
             << "rows past M were written";
-        // The prefetching form (its own instantiation, its own registers) gives the same bits.
+        // The prefetching form (its own kernel, its own registers) gives the same bits.
+        CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
         ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr, L2Prefetch{dw, size_t(n) * k * 2}).ok());
         EXPECT_EQ(Download(dy, size_t(kSkinnyMaxRows) * n), y) << "the L2 prefetch changed a result";
       }
@@ -184,6 +185,11 @@ void ExpectDependentChainGivesThePlainBits(int m) {
     SetDependentLaunch(dependent);
     const L2Prefetch next_down = prefetch ? L2Prefetch{ddown_w, size_t(hidden) * inter * 2} : L2Prefetch{};
     const L2Prefetch next_gate_up = prefetch ? L2Prefetch{dgu_w, size_t(2) * inter * hidden} : L2Prefetch{};
+    // Every buffer the chain writes starts poisoned, so a kernel that wrote nothing cannot pass.
+    for (uint16_t* p : {dnormed, dgu, dact, dout}) {
+      const size_t bytes = size_t(m) * (p == dgu ? 2 * inter : p == dact ? inter : hidden) * 2;
+      CheckCuda(cudaMemsetAsync(p, 0xff, bytes, stream), "poison");
+    }
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
