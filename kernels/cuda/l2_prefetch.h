@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/device_alignment.h"
 #include "kernels/host_device.h"
 
 namespace vt::kernels::cuda {
@@ -29,7 +30,7 @@ struct L2Prefetch {
 // The first `max_bytes` of [base, base + bytes): what a GEMM streaming that matrix reads first.
 // Empty where the start is not 16-byte aligned.
 inline L2Prefetch PrefetchHead(const void* base, size_t bytes, size_t max_bytes) {
-  if (base == nullptr || reinterpret_cast<uintptr_t>(base) % 16 != 0) return {};
+  if (base == nullptr || !VectorAligned(base)) return {};
   return L2Prefetch{base, bytes < max_bytes ? bytes : max_bytes};
 }
 

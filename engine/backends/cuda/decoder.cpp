@@ -174,9 +174,9 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
   VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_, &w.down_proj));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  const bool last = layer + 1 == int(c.num_layers);
-  const DeviceMatrix head = HeadMatrix();
-  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_, last ? &head : &weights_.layers[size_t(layer) + 1].qkv));
+  // Next after the down projection: the next layer's QKV, or the head after the last layer.
+  const DeviceMatrix next = layer + 1 < int(c.num_layers) ? weights_.layers[size_t(layer) + 1].qkv : HeadMatrix();
+  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_, &next));
   return SumOverRanks(delta_, size_t(tokens) * h);
 }
 

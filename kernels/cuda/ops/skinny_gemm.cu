@@ -168,21 +168,22 @@ int64_t Waves(const SkinnyOccupancy& o, int n, int per_sm) {
   return slots > 0 ? (tiles + slots - 1) / slots : INT64_MAX;
 }
 
-}  // namespace
-
 // Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
 // 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
 // (N = 6144: 13% slower), so 4 is not a form.
-int SkinnyLinearWarps(int n) {
-  const SkinnyOccupancy o = Occupancy();
+int WarpsFor(const SkinnyOccupancy& o, int n) {
   // Many waves (or none known): the last one is a small share of the call.
   if (Waves(o, n, o.per_sm8) > 2) return 8;
   return Waves(o, n, o.per_sm6) < Waves(o, n, o.per_sm8) ? 6 : 8;
 }
 
+}  // namespace
+
+int SkinnyLinearWarps(int n) { return WarpsFor(Occupancy(), n); }
+
 int64_t SkinnyLinearWaves(int n) {
   const SkinnyOccupancy o = Occupancy();
-  return Waves(o, n, SkinnyLinearWarps(n) == 6 ? o.per_sm6 : o.per_sm8);
+  return Waves(o, n, WarpsFor(o, n) == 6 ? o.per_sm6 : o.per_sm8);
 }
 
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/bf16.h"
@@ -186,9 +187,9 @@ void ExpectDependentChainGivesThePlainBits(int m) {
     const L2Prefetch next_down = prefetch ? L2Prefetch{ddown_w, size_t(hidden) * inter * 2} : L2Prefetch{};
     const L2Prefetch next_gate_up = prefetch ? L2Prefetch{dgu_w, size_t(2) * inter * hidden} : L2Prefetch{};
     // Every buffer the chain writes starts poisoned, so a kernel that wrote nothing cannot pass.
-    for (uint16_t* p : {dnormed, dgu, dact, dout}) {
-      const size_t bytes = size_t(m) * (p == dgu ? 2 * inter : p == dact ? inter : hidden) * 2;
-      CheckCuda(cudaMemsetAsync(p, 0xff, bytes, stream), "poison");
+    const std::pair<uint16_t*, int> written[] = {{dnormed, hidden}, {dgu, 2 * inter}, {dact, inter}, {dout, hidden}};
+    for (const auto& [buffer, columns] : written) {
+      CheckCuda(cudaMemsetAsync(buffer, 0xff, size_t(m) * columns * 2, stream), "poison");
     }
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
