@@ -36,7 +36,11 @@ struct ServeOptions {
   int header_timeout = 30;
   int body_timeout = 60;
   int idle_timeout = 60;
-  double max_decode_slowdown = 0.0;
+  // Running decodes' steps are held within 2x a step of decodes alone while prompts prefill: at the
+  // 8,192-token budget below, issue #16's 8k/short mix on an H200 had TPOT p99 2.5x the short-only TPOT
+  // without it and 1.8x with it, at no TTFT or tok/s cost for qwen3-1.7b and at +40% TTFT, -20% tok/s for
+  // llama3-8b (docs/BENCHMARKS.md "The pace by default in vt serve"). 0 turns it off.
+  double max_decode_slowdown = 2.0;
   // A prompt arriving at an idle server is prefilled this many tokens a step: at 512 (the engine's
   // default) a 32k prompt took 1.42x the TTFT of one 16k-token step on an H100, at 8192 1.02x, and
   // issue #16's 8k/short mix was unchanged within noise (docs/BENCHMARKS.md "vt serve's step budget").
@@ -213,7 +217,8 @@ Command AddServeCommand(CLI::App& parent) {
       ->check(CLI::Range(1, 1 << 20));
   app->add_option("--max-model-len", o->max_model_len, "Context length (default: the model's)");
   app->add_option("--max-decode-slowdown", o->max_decode_slowdown, kMaxDecodeSlowdownHelp)
-      ->check(MaxDecodeSlowdownValidator());
+      ->check(MaxDecodeSlowdownValidator())
+      ->capture_default_str();
   app->add_option("--max-num-batched-tokens", o->max_num_batched_tokens,
                   "Tokens one step may compute: a step of prompts alone takes up to this many (at least "
                   "--max-num-seqs)")

@@ -25,7 +25,7 @@ start() {  # start NAME ARGS... -> sets port_NAME
   eval "port_$1=$served_port"
 }
 
-start main --max-body-bytes 16384
+start main --max-body-bytes 16384 --max-decode-slowdown 0
 base=http://127.0.0.1:$port_main
 post() { curl -s -o "$work/$1.json" -w '%{http_code}' "$base$2" -H 'Content-Type: application/json' -d "$3"; }
 
@@ -208,7 +208,7 @@ check "metrics count tokens" python3 -c "
 import re; t=open('$work/metrics.txt').read()
 assert int(float(re.search(r'^vt:generation_tokens_total (\S+)', t, re.M).group(1))) > 40
 assert re.search(r'^vt:time_to_first_token_seconds_count [1-9]', t, re.M)
-assert re.search(r'^vt:paced_steps_total 0$', t, re.M)  # no pace on this server"
+assert re.search(r'^vt:paced_steps_total 0$', t, re.M)  # --max-decode-slowdown 0: no pace"
 
 # Non-streaming clients that give up: curl closes each connection after 1 s, while the engine
 # would need far longer for 10 x 1800 tokens. Each request is cancelled (the handler polls its
@@ -279,12 +279,13 @@ check "overload -> some 503" grep -q '^503$' "$work/burst.txt"
 check "overload -> the admitted ones finish" grep -q '^200$' "$work/burst.txt"
 check "healthy after the burst" test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_small/health")" = 200
 
-# A pace (--max-decode-slowdown): long prompts arriving beside running decodes are held back at
-# times, never lost: six concurrent requests, four of ~600-token prompts, all complete in full.
+# The pace (--max-decode-slowdown, 2 by default): long prompts arriving beside running decodes are held
+# back at times, never lost: six concurrent requests, four of ~600-token prompts, all complete in full.
+check "the pace is on by default (2)" grep -Eq -- '--max-decode-slowdown .*=2$' <("$vt" serve --help)
 timeout -k 5 60 "$vt" serve --port 0 --max-decode-slowdown 1 >/dev/null 2>"$work/badpace.err"
 check "--max-decode-slowdown 1 is a usage error" test $? = 2
 check "the usage error names the flag" grep -q -- '--max-decode-slowdown' "$work/badpace.err"
-start paced --max-decode-slowdown 2
+start paced
 long_prompt=$(python3 -c "print(' '.join(['the river runs past the old mill'] * 90))")
 for i in 1 2 3 4 5 6; do
   prompt="Once"

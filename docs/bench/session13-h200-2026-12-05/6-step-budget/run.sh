@@ -20,7 +20,7 @@ done; done; done
 fi
 if [[ $parts == *serve* ]]; then
 source tests/engine/server/serve_wait.sh
-for tok in 512 8192; do
+for tok in ${TOKS:-512 8192}; do
   start_serve $b/vt $o/serve-$tok.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 16 \
     --max-model-len 33000 --max-num-batched-tokens $tok
   base=http://127.0.0.1:$served_port
