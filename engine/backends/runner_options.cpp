@@ -39,7 +39,6 @@ Result<bool> ParseChoice(const SettingLookup& lookup, const char* name, bool uns
 Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
   RunnerOptions o;
   VT_RETURN_IF_ERROR(ParseCount(lookup, "VT_NUM_THREADS", 1, 4096, "a thread count", &o.num_threads));
-  VT_RETURN_IF_ERROR(ParseCount(lookup, "VT_L2_PREFETCH_MIB", 0, 1024, "MiB", &o.l2_prefetch_mib));
   const std::string arm = Setting(lookup, "VT_ATTN_DECODE"), split = Setting(lookup, "VT_ATTN_SPLIT");
   Result<kernels::cuda::DecodeOverrides> attention = kernels::cuda::ParseDecodeOverrides(arm.c_str(), split.c_str());
   if (!attention.ok()) {
@@ -61,8 +60,7 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
                                          {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
                                          {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},
-                                         {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"},
-                                         {"VT_L2_PREFETCH_ONE_WAVE", &RunnerOptions::l2_prefetch_one_wave, "1", "0"}};
+                                         {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"}};
   for (const Switch& sw : kSwitches) {
     Result<bool> value = ParseChoice(lookup, sw.name, o.*sw.field, sw.on, sw.off);
     if (!value.ok()) return value.status();

@@ -32,13 +32,6 @@ struct RunnerOptions {
   // run the bf16 GEMM, or stay on the int4 kernels.
   bool dequantised_large_w4a16 = true;
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
-  // VT_L2_PREFETCH_MIB=0-1024: as a decode step's linear layer finishes, the first this many MiB of the
-  // next one's weights are pulled into the L2 (kernels/cuda/l2_prefetch.h); 0 turns it off.
-  int l2_prefetch_mib = 0;
-  // VT_L2_PREFETCH_ONE_WAVE=1|0: also for a next layer whose skinny GEMM runs in one wave of CTAs. Off:
-  // there the CTAs that read the head from the L2 end early and leave their SMs idle while the rest
-  // still wait on the bus, so the head buys nothing.
-  bool l2_prefetch_one_wave = false;
 };
 
 // Looks a setting up by name; nullptr when it is unset.

@@ -73,14 +73,7 @@ class CudaModelRunner final : public ModelRunner {
   Status Attention(int layer, const StagedStep& step);
   Status DecodeQueryAttention(int layer, const StagedStep& step);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
-  // y = x . w^T for m rows; the head of `next` (the step's next linear layer, or null) is pulled into the L2
-  // as it finishes (VT_L2_PREFETCH_MIB).
-  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next);
-  Status QuantisedLinear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
-  kc::L2Prefetch NextWeights(const DeviceMatrix* next, int m) const;
-  // The head's weights as a matrix (the L2 prefetch's target after the last layer): the whole vocabulary,
-  // so only for a runner on its own (a tensor-parallel rank holds a slice; NextWeights prefetches nothing there).
-  DeviceMatrix HeadMatrix() const;
+  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
   // Tensor parallelism (options_.tp_group set): this rank's device made current on the calling
   // thread; the sum over the ranks of a row-parallel output; the head's vocabulary slices of `rows`
   // rows gathered whole into logits_dev_. Each is nothing for a runner on its own.

@@ -10,7 +10,6 @@
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
 namespace vt::cuda_backend {
@@ -18,29 +17,8 @@ namespace vt::cuda_backend {
 // The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
 constexpr int kDependentLaunchMaxRows = 4;
 
-Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y, const DeviceMatrix* next) {
-  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, NextWeights(next, m));
-  return QuantisedLinear(x, w, m, y);
-}
-
-// Only for steps the skinny GEMM runs (its last CTAs issue the prefetch; a kernel of its own for the
-// other products measured slower, docs/BENCHMARKS.md) and bf16 weights next.
-kc::L2Prefetch CudaModelRunner::NextWeights(const DeviceMatrix* next, int m) const {
-  const size_t head = size_t(options_.tuning.l2_prefetch_mib) << 20;
-  if (next == nullptr || next->dense == nullptr || head == 0 || m > kc::kSkinnyMaxRows || sharded()) return {};
-  if (!options_.tuning.l2_prefetch_one_wave && kc::SkinnyLinearWaves(next->n) <= 1) return {};
-  return kc::PrefetchHead(next->dense, size_t(next->k) * size_t(next->n) * 2, head);
-}
-
-DeviceMatrix CudaModelRunner::HeadMatrix() const {
-  DeviceMatrix head;
-  head.dense = weights_.lm_head;
-  head.k = int(config_.hidden_size);
-  head.n = int(config_.vocab_size);
-  return head;
-}
-
-Status CudaModelRunner::QuantisedLinear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
+Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
+  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
   if (DequantisesW4A16(m)) {
     if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
       return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
@@ -147,7 +125,7 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   const float eps = c.rms_norm_eps;
   // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_, &w.o_proj));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.qkv, tokens, qkv_));
 
   kc::QkvPrepareParams prep;
   prep.qkv = qkv_;
@@ -169,14 +147,12 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 
   VT_RETURN_IF_ERROR(Attention(layer, step));
 
-  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, &w.gate_up));
+  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
-  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_, &w.down_proj));
+  VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  // Next after the down projection: the next layer's QKV, or the head after the last layer.
-  const DeviceMatrix next = layer + 1 < int(c.num_layers) ? weights_.layers[size_t(layer) + 1].qkv : HeadMatrix();
-  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_, &next));
+  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_));
   return SumOverRanks(delta_, size_t(tokens) * h);
 }
 
@@ -228,8 +204,7 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
 
 Status CudaModelRunner::HeadLogits(const uint16_t* x, int rows) {
   const int h = int(config_.hidden_size), vocab = int(config_.vocab_size);
-  // The next step starts with the first layer's QKV weights.
-  if (!sharded()) return Linear(x, HeadMatrix(), rows, logits_dev_, &weights_.layers.front().qkv);
+  if (!sharded()) return gemm_->Linear(x, weights_.lm_head, rows, vocab, h, logits_dev_, stream_);
   // Rank r's [rows, slice] block lands at gathered_logits_ + r * rows * slice; each block becomes
   // columns [r * slice, (r + 1) * slice) of the [rows, vocab] logits (CheckTensorParallel: slices are equal).
   const int slice = int(options_.tp_shard.vocab_count), ranks = options_.tp_group->size();

@@ -43,9 +43,9 @@ DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int 
 }
 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                         cudaStream_t stream, L2Prefetch next) {
+                         cudaStream_t stream) {
   switch (KernelFor(x, weight, m, n, k, y)) {
-    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream, next);
+    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream);
     case DenseKernel::kBatch: return BatchLinear(x, weight, m, n, k, y, stream);
     case DenseKernel::kCublas: break;
   }

@@ -11,7 +11,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "kernels/cuda/l2_prefetch.h"
 
 namespace vt::kernels::cuda {
 
@@ -28,10 +27,7 @@ class DenseGemm {
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
-  // `next`, when not empty, is pulled into the L2 by the skinny kernel's last CTAs (l2_prefetch.h); the
-  // other kernels ignore it.
-  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream,
-                L2Prefetch next = {});
+  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
 
   // The kernel Linear runs this product on.
   DenseKernel KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) const;

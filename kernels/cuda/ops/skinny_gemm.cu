@@ -6,7 +6,6 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
-#include "kernels/cuda/l2_prefetch.h"
 #include "kernels/cuda/per_device.h"
 #include "kernels/device_alignment.h"
 
@@ -18,10 +17,6 @@ using attention::MmaBf16;
 constexpr int kTileCols = 8;   // output columns per CTA: the MMA's 8 B columns
 constexpr int kChunk = 32;     // K per warp step: 4 lanes x 8 values, two MMAs
 constexpr int kUnroll = 8;     // chunks a warp has in flight (8 KiB of weights)
-constexpr int kPrefetchingCtas = 64;  // the call's last CTAs, which ask for the next layer's weights
-// The CTAs an SM holds of each form (8 warps: 3, 6 warps: 4; 24 warps either way).
-template <int Warps>
-constexpr int kCtasPerSmBuiltFor = Warps == 8 ? 3 : 4;
 
 struct alignas(16) Bf16x8 {
   uint32_t pair[4];  // eight bf16, two per word, the lower index in the low half
@@ -43,11 +38,11 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 // 8-15 are zero). The MMA's logical K order is a permutation of the physical one, the same for A
 // and B, so the dot products are unchanged: the first MMA takes values 0-3 of each lane (pairs at
 // logical 2c and 2c + 8), the second values 4-7. Rows q >= M multiply zeros. Partial sums meet in
-// shared memory in warp order. The last CTAs, whose streams end the call, then ask for `next` (the
-// next linear layer's head) to be pulled into the L2 while the kernels between the two run.
-template <int Warps, bool Prefetches>
-__device__ __forceinline__ void SkinnyGemm(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m,
-                                           int n, int k, uint16_t* __restrict__ y, L2Prefetch next) {
+// shared memory in warp order.
+template <int Warps>
+__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
+                                                                const uint16_t* __restrict__ weight, int m, int n,
+                                                                int k, uint16_t* __restrict__ y) {
   AwaitPrecedingGrid();
   __shared__ float partial[Warps][kSkinnyMaxRows][kTileCols];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
@@ -91,51 +86,17 @@ __device__ __forceinline__ void SkinnyGemm(const uint16_t* __restrict__ x, const
       y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(s);
     }
   }
-  if constexpr (Prefetches) {
-    if (warp != 0) return;
-    const int issuing = min(int(gridDim.x), kPrefetchingCtas);
-    const int rank = int(blockIdx.x) - (int(gridDim.x) - issuing);
-    if (rank >= 0) IssueL2Prefetch(next, rank * 32 + lane, issuing * 32);
-  }
-}
-
-// The plain form as it always was (its registers are ptxas's choice: 80 with 8 warps, 76 with 6).
-template <int Warps>
-__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
-                                                                const uint16_t* __restrict__ weight, int m, int n,
-                                                                int k, uint16_t* __restrict__ y) {
-  SkinnyGemm<Warps, false>(x, weight, m, n, k, y, L2Prefetch{});
-}
-
-// The prefetching form is its own kernel: the prefetch's branch alone had ptxas give the 8-warp form
-// 64 registers instead of 80 (fewer loads in flight; that build ran llama3-8b c = 1 at 180 tok/s on an
-// H200, where the last H200 table had 230). Told how many CTAs an SM is to hold, it spends the
-// registers that leaves (78).
-template <int Warps>
-__global__ void __launch_bounds__(Warps * 32, kCtasPerSmBuiltFor<Warps>)
-    SkinnyGemmPrefetchingKernel(const uint16_t* __restrict__ x, const uint16_t* __restrict__ weight, int m, int n,
-                                int k, uint16_t* __restrict__ y, L2Prefetch next) {
-  SkinnyGemm<Warps, true>(x, weight, m, n, k, y, next);
-}
-
-// The kernel of a form: the plain one, or the prefetching one when there is something to prefetch.
-template <int Warps>
-cudaError_t LaunchForm(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, L2Prefetch next,
-                       cudaStream_t stream) {
-  const dim3 grid((n + kTileCols - 1) / kTileCols);
-  if (next.empty()) return LaunchDependent(SkinnyGemmKernel<Warps>, grid, Warps * 32, 0, stream, x, weight, m, n, k, y);
-  return LaunchDependent(SkinnyGemmPrefetchingKernel<Warps>, grid, Warps * 32, 0, stream, x, weight, m, n, k, y, next);
 }
 
 }  // namespace
 
-int SkinnyCtasPerSm(int warps, bool prefetching) {
+int SkinnyCtasPerSm(int warps) {
   auto held = [](auto kernel, int threads) {
     int per_sm = 0;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
   };
-  if (warps == 8) return prefetching ? held(SkinnyGemmPrefetchingKernel<8>, 256) : held(SkinnyGemmKernel<8>, 256);
-  if (warps == 6) return prefetching ? held(SkinnyGemmPrefetchingKernel<6>, 192) : held(SkinnyGemmKernel<6>, 192);
+  if (warps == 8) return held(SkinnyGemmKernel<8>, 8 * 32);
+  if (warps == 6) return held(SkinnyGemmKernel<6>, 6 * 32);
   return 0;
 }
 
@@ -154,36 +115,28 @@ SkinnyOccupancy Occupancy() {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        (o.per_sm8 = SkinnyCtasPerSm(8, false)) == 0 || (o.per_sm6 = SkinnyCtasPerSm(6, false)) == 0) {
+        (o.per_sm8 = SkinnyCtasPerSm(8)) == 0 || (o.per_sm6 = SkinnyCtasPerSm(6)) == 0) {
       return SkinnyOccupancy{};  // no occupancy known: every N gets 8 warps
     }
     return o;
   });
 }
 
-// The waves an N-column output takes in CTAs of which an SM holds `per_sm` (INT64_MAX when unknown).
-int64_t Waves(const SkinnyOccupancy& o, int n, int per_sm) {
-  const int64_t tiles = (int64_t(n) + kTileCols - 1) / kTileCols;
-  const int64_t slots = int64_t(o.sms) * per_sm;
-  return slots > 0 ? (tiles + slots - 1) / slots : INT64_MAX;
-}
+}  // namespace
 
 // Measured on an H200 (docs/BENCHMARKS.md, "Skinny GEMM CTAs by N"): 6 warps where they make
 // 1.3 waves one (N = 4096: 8-11% faster), and 4 warps where they would make 2 waves one lost
 // (N = 6144: 13% slower), so 4 is not a form.
-int WarpsFor(const SkinnyOccupancy& o, int n) {
-  // Many waves (or none known): the last one is a small share of the call.
-  if (Waves(o, n, o.per_sm8) > 2) return 8;
-  return Waves(o, n, o.per_sm6) < Waves(o, n, o.per_sm8) ? 6 : 8;
-}
-
-}  // namespace
-
-int SkinnyLinearWarps(int n) { return WarpsFor(Occupancy(), n); }
-
-int64_t SkinnyLinearWaves(int n) {
+int SkinnyLinearWarps(int n) {
   const SkinnyOccupancy o = Occupancy();
-  return Waves(o, n, WarpsFor(o, n) == 6 ? o.per_sm6 : o.per_sm8);
+  const int64_t tiles = (int64_t(n) + kTileCols - 1) / kTileCols;
+  auto waves = [&](int per_sm) {
+    const int64_t slots = int64_t(o.sms) * per_sm;
+    return slots > 0 ? (tiles + slots - 1) / slots : INT64_MAX;
+  };
+  // Many waves (or none known): the last one is a small share of the call.
+  if (waves(o.per_sm8) > 2) return 8;
+  return waves(o.per_sm6) < waves(o.per_sm8) ? 6 : 8;
 }
 
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
@@ -192,15 +145,16 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 }
 
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream, L2Prefetch next) {
-  if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0 || (!next.empty() && !VectorAligned(next.base))) {
+                             cudaStream_t stream) {
+  if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0) {
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                           " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands (and prefetch start)");
+                           " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
+  const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
   switch (warps) {
-    case 8: err = LaunchForm<8>(x, weight, m, n, k, y, next, stream); break;
-    case 6: err = LaunchForm<6>(x, weight, m, n, k, y, next, stream); break;
+    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y); break;
+    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y); break;
     default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
@@ -208,8 +162,8 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
 }
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream, L2Prefetch next) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream, next);
+                    cudaStream_t stream) {
+  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream);
 }
 
 }  // namespace vt::kernels::cuda

@@ -19,7 +19,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "kernels/cuda/l2_prefetch.h"
 
 namespace vt::kernels::cuda {
 
@@ -28,24 +27,20 @@ inline constexpr int kSkinnyMaxRows = 8;
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
 
-// `next`, when not empty, is pulled into the L2 by the call's last CTAs as their streams end (see
-// l2_prefetch.h); it changes no result.
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream, L2Prefetch next = {});
+                    cudaStream_t stream);
 
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
-// CTAs of a form (8 or 6 warps, plain or prefetching) an SM holds on the current device; 0 when
-// unknown. The forms are built for 3 and 4 (24 warps an SM): a change that lets ptxas take fewer
-// registers shows here as one CTA more, and costs loads in flight (skinny_gemm.cu says what it cost).
-int SkinnyCtasPerSm(int warps, bool prefetching);
-
-// The waves of CTAs that form takes on the current device (INT64_MAX where occupancy is unknown).
-int64_t SkinnyLinearWaves(int n);
+// CTAs of a form (8 or 6 warps) an SM holds on the current device; 0 when unknown. The forms are
+// built for 3 and 4 (24 warps an SM at 80 registers a thread): a change that lets ptxas take fewer
+// registers shows here as one CTA more, and costs loads in flight (an 8-warp form at 64 registers ran
+// llama3-8b c = 1 at 180 tok/s on an H200 against 230; docs/BENCHMARKS.md "The next layer's weights").
+int SkinnyCtasPerSm(int warps);
 
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream, L2Prefetch next = {});
+                             cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

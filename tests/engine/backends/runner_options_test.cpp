@@ -31,8 +31,6 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
   EXPECT_TRUE(o->warpgroup_prefill);
-  EXPECT_EQ(o->l2_prefetch_mib, 0);
-  EXPECT_FALSE(o->l2_prefetch_one_wave);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
   EXPECT_EQ(d.attention.split_tokens, o->attention.split_tokens);
@@ -49,9 +47,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_DENSE_GEMM_MID", "batch"},
                                    {"VT_W4A16_FORM", "spread"},
                                    {"VT_W4A16_LARGE", "kernel"},
-                                   {"VT_PDL", "0"},
-                                   {"VT_L2_PREFETCH_MIB", "12"},
-                                   {"VT_L2_PREFETCH_ONE_WAVE", "1"}});
+                                   {"VT_PDL", "0"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
   EXPECT_EQ(o->attention.arm, kernels::cuda::DecodeArm::kWarp);
@@ -64,17 +60,10 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->chosen_w4a16_forms);
   EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
-  EXPECT_EQ(o->l2_prefetch_mib, 12);
-  EXPECT_TRUE(o->l2_prefetch_one_wave);
 }
 
 // A count's bounds are themselves accepted.
 TEST(RunnerOptions, CountsTakeTheirBounds) {
-  for (const char* mib : {"0", "1024"}) {
-    Result<RunnerOptions> o = Parse({{"VT_L2_PREFETCH_MIB", mib}});
-    ASSERT_TRUE(o.ok()) << mib << ": " << o.status().message();
-    EXPECT_EQ(o->l2_prefetch_mib, std::stoi(mib));
-  }
   for (const char* threads : {"1", "4096"}) {
     Result<RunnerOptions> o = Parse({{"VT_NUM_THREADS", threads}});
     ASSERT_TRUE(o.ok()) << threads << ": " << o.status().message();
@@ -89,9 +78,7 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
                                                     {{"VT_CUDA_GRAPHS", "yes"}},
                                                     {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_DENSE_GEMM_MID", "on"}},
                                                     {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
-                                                    {{"VT_PDL", "2"}}, {{"VT_L2_PREFETCH_MIB", "-1"}},
-                                                    {{"VT_L2_PREFETCH_MIB", "2048"}}, {{"VT_L2_PREFETCH_MIB", "8M"}},
-                                                    {{"VT_L2_PREFETCH_ONE_WAVE", "yes"}}};
+                                                    {{"VT_PDL", "2"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;
     SCOPED_TRACE(name + "=" + values.begin()->second);

@@ -81,7 +81,7 @@ TEST(DenseGemm, LinearMatchesAFloat32Reference) {
 
 // Every M from 1 to 8, column counts that leave a partial tile, K from one vector per thread to
 // many, both forms of CTA (8 and 6 warps splitting K); each row must also come out bit-identical
-// when it runs alone (batch invariance), and with an L2 prefetch asked of the call.
+// when it runs alone (batch invariance).
 TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
@@ -110,10 +110,6 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
         EXPECT_TRUE(std::equal(y.begin(), y.begin() + size_t(m) * n, alone.begin())) << "a row changed with M";
         EXPECT_TRUE(std::all_of(y.begin() + size_t(m) * n, y.end(), [](uint16_t b) { return b == 0xffff; }))
             << "rows past M were written";
-        // The prefetching form (its own kernel, its own registers) gives the same bits.
-        CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
-        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr, L2Prefetch{dw, size_t(n) * k * 2}).ok());
-        EXPECT_EQ(Download(dy, size_t(kSkinnyMaxRows) * n), y) << "the L2 prefetch changed a result";
       }
     }
     cudaFree(dx);
@@ -151,19 +147,15 @@ TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
 TEST(SkinnyGemm, EachFormHoldsTheCtasAnSmItWasBuiltFor) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  for (const bool prefetching : {false, true}) {
-    EXPECT_EQ(SkinnyCtasPerSm(8, prefetching), 3) << (prefetching ? "prefetching" : "plain");
-    EXPECT_EQ(SkinnyCtasPerSm(6, prefetching), 4) << (prefetching ? "prefetching" : "plain");
-  }
-  EXPECT_EQ(SkinnyCtasPerSm(4, false), 0);
+  EXPECT_EQ(SkinnyCtasPerSm(8), 3);
+  EXPECT_EQ(SkinnyCtasPerSm(6), 4);
+  EXPECT_EQ(SkinnyCtasPerSm(4), 0);
 }
 
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
-// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel. Each
-// GEMM may also ask for the other's weights in the L2 as it finishes (the skinny kernel's last CTAs
-// issue it; the batch-decode kernel ignores it): a hint that must leave every bit as it was.
+// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel.
 void ExpectDependentChainGivesThePlainBits(int m) {
   const int hidden = 2048, inter = 6144;
   Result<DenseGemm*> gemm = DenseGemm::Create();
@@ -182,10 +174,8 @@ void ExpectDependentChainGivesThePlainBits(int m) {
   CheckCuda(cudaMalloc(&dout, size_t(m) * hidden * 2), "alloc");
   cudaStream_t stream = nullptr;
   CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  auto chain = [&](bool dependent, bool prefetch) {
+  auto chain = [&](bool dependent) {
     SetDependentLaunch(dependent);
-    const L2Prefetch next_down = prefetch ? L2Prefetch{ddown_w, size_t(hidden) * inter * 2} : L2Prefetch{};
-    const L2Prefetch next_gate_up = prefetch ? L2Prefetch{dgu_w, size_t(2) * inter * hidden} : L2Prefetch{};
     // Every buffer the chain writes starts poisoned, so a kernel that wrote nothing cannot pass.
     const std::pair<uint16_t*, int> written[] = {{dnormed, hidden}, {dgu, 2 * inter}, {dact, inter}, {dout, hidden}};
     for (const auto& [buffer, columns] : written) {
@@ -194,18 +184,16 @@ void ExpectDependentChainGivesThePlainBits(int m) {
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
-      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream, next_down).ok());
+      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
       EXPECT_TRUE(SiluMul(dgu, m, inter, dact, stream).ok());
-      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream, next_gate_up).ok());
+      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
     }
     CheckCuda(cudaStreamSynchronize(stream), "sync");
     SetDependentLaunch(false);
     return Download(dout, size_t(m) * hidden);
   };
-  const std::vector<uint16_t> plain = chain(false, false);
-  EXPECT_EQ(chain(true, false), plain);
-  EXPECT_EQ(chain(false, true), plain) << "the L2 prefetch changed a result";
-  EXPECT_EQ(chain(true, true), plain) << "the L2 prefetch changed a dependent chain's result";
+  const std::vector<uint16_t> plain = chain(false);
+  EXPECT_EQ(chain(true), plain);
   EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [](uint16_t b) { return (b & 0x7fff) != 0; }));
   cudaStreamDestroy(stream);
   for (uint16_t* p : {dx, dnorm, dgu_w, ddown_w, dres, dnormed, dgu, dact, dout}) cudaFree(p);
@@ -233,10 +221,6 @@ TEST(SkinnyGemm, RejectsShapesItDoesNotTake) {
   EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 80, d, nullptr).ok());   // K % 32 != 0
   EXPECT_FALSE(SkinnyLinear(d + 1, d, 1, 16, 64, d, nullptr).ok());  // misaligned x
   EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr).ok());
-  const char* bytes = reinterpret_cast<const char*>(d);
-  EXPECT_FALSE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes + 8, 4096}).ok());  // misaligned
-  EXPECT_TRUE(SkinnyLinear(d, d, 1, 16, 64, d + 2048, nullptr, L2Prefetch{bytes, 4096}).ok());
-  CheckCuda(cudaDeviceSynchronize(), "the prefetch ran");
   cudaFree(d);
 }
 
