@@ -16,18 +16,6 @@ for r in ${RS:-2 1.5}; do
   timeout -k 5 150 $b/vt bench serve --base-url $base --num-prompts 48 --concurrency 8 --input-len 128 --output-len 64 \
     --vocab-size 32000 --seed 2 --json > $o/r$r-short.json 2> $o/r$r-short.err
   wait $long; kill $served_pid; wait $served_pid 2>/dev/null
-  python3 - $o $r <<'PY'
-import json, sys
-o, r = sys.argv[1], sys.argv[2]
-try:
-    alone = json.load(open(f"{o}/r{r}-short-alone.json"))["tpot_ms"]["median"]
-    for name in ("short", "long"):
-        d = json.load(open(f"{o}/r{r}-{name}.json")); t = d["tpot_ms"]
-        print(f"R {r} mix {name}: ok {d['requests_ok']}/{d['num_prompts']}, TPOT median {t['median']:.2f} p99 {t['p99']:.2f} "
-              f"({t['p99'] / alone:.2f}x short-only {alone:.2f}), TTFT median {d['ttft_ms']['median']:.0f} p99 "
-              f"{d['ttft_ms']['p99']:.0f}, {d['output_tok_s']:.0f} tok/s")
-except Exception as e:
-    print("R", r, "no result:", e)
-PY
+  python3 tools/serve_mix_summary.py $o r$r "R $r"
 done
 cd $OUT && tar czf pace.tgz pace && rm -rf pace

@@ -35,21 +35,11 @@ for tok in ${TOKS:-512 8192}; do
     --vocab-size 32000 --seed 2 --json > $o/serve-$tok-short.json 2> $o/serve-$tok-short.err
   wait $long
   kill $served_pid; wait $served_pid 2>/dev/null
-  python3 - $o $tok <<'PY'
-import json, sys
-o, tok = sys.argv[1], sys.argv[2]
-try:
-    d = json.load(open(f"{o}/serve-{tok}-32k.json"))
-    print(f"serve budget {tok} 32k alone: ok {d['requests_ok']}, TTFT median {d['ttft_ms']['median']:.0f} ms")
-    alone = json.load(open(f"{o}/serve-{tok}-short-alone.json"))["tpot_ms"]["median"]
-    for name in ("short", "long"):
-        d = json.load(open(f"{o}/serve-{tok}-{name}.json")); t = d["tpot_ms"]
-        print(f"serve budget {tok} mix {name}: ok {d['requests_ok']}/{d['num_prompts']}, TPOT median {t['median']:.2f} p99 "
-              f"{t['p99']:.2f} ({t['p99'] / alone:.2f}x short-only {alone:.2f}), TTFT median {d['ttft_ms']['median']:.0f} "
-              f"p99 {d['ttft_ms']['p99']:.0f}, {d['output_tok_s']:.0f} tok/s")
-except Exception as e:
-    print("serve", tok, "no result:", e)
-PY
+  python3 -c "
+import json; d = json.load(open('$o/serve-$tok-32k.json'))
+print(f\"serve budget $tok 32k alone: ok {d['requests_ok']}, TTFT median {d['ttft_ms']['median']:.0f} ms\")" \
+    || echo "serve $tok 32k: no result"
+  python3 tools/serve_mix_summary.py $o serve-$tok "serve budget $tok"
 done
 fi
 cd $OUT && tar czf budget.tgz budget && rm -rf budget
