@@ -21,7 +21,7 @@ def main() -> int:
             print(f"{label} mix {side}: ok {d['requests_ok']}/{d['num_prompts']}, TPOT median {t['median']:.2f} "
                   f"p99 {t['p99']:.2f} ({t['p99'] / alone:.2f}x short-only {alone:.2f}), TTFT median "
                   f"{ttft['median']:.0f} p99 {ttft['p99']:.0f}, {d['output_tok_s']:.0f} tok/s")
-    except (OSError, KeyError, TypeError, ValueError) as e:
+    except (OSError, KeyError, TypeError, ValueError, ZeroDivisionError) as e:
         print(f"{label}: no result: {e}")
         return 1
     return 0

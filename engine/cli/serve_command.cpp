@@ -38,7 +38,7 @@ struct ServeOptions {
   int idle_timeout = 60;
   // Running decodes' steps are held within 2x a step of decodes alone while prompts prefill: at the
   // 8,192-token budget below, issue #16's 8k/short mix on an H200 had TPOT p99 2.5x the short-only TPOT
-  // without it and 1.8x with it, at no TTFT or tok/s cost for qwen3-1.7b and at +40% TTFT, -20% tok/s for
+  // without it and 1.8x with it, at no TTFT-median or tok/s cost for qwen3-1.7b and at +40% TTFT, -20% tok/s for
   // llama3-8b (docs/BENCHMARKS.md "The pace by default in vt serve"). 0 turns it off.
   double max_decode_slowdown = 2.0;
   // A prompt arriving at an idle server is prefilled this many tokens a step: at 512 (the engine's

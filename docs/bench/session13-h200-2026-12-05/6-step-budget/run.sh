@@ -1,6 +1,7 @@
 # The step budget of vt serve, measured (thirteenth session). engine: TTFT of one long prompt on an idle
 # engine by --max-num-batched-tokens (the budget a step of prompts alone takes). serve: vt serve by its
-# budget, one client of 32k-token prompts, and issue #16's 8k/short mix (c = 16).
+# budget, one client of 32k-token prompts, and issue #16's 8k/short mix (c = 16), unpaced
+# unless R is set (vt serve paces with 2 by default since the fifteenth session; TOKS: the budgets).
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/budget; mkdir -p $o
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $o/gpu.txt
@@ -22,7 +23,7 @@ if [[ $parts == *serve* ]]; then
 source tests/engine/server/serve_wait.sh
 for tok in ${TOKS:-512 8192}; do
   start_serve $b/vt $o/serve-$tok.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 16 \
-    --max-model-len 33000 --max-num-batched-tokens $tok
+    --max-model-len 33000 --max-num-batched-tokens $tok --max-decode-slowdown ${R:-0}
   base=http://127.0.0.1:$served_port
   timeout -k 5 100 $b/vt bench serve --base-url $base --num-prompts 4 --concurrency 1 --input-len 32000 --output-len 16 \
     --vocab-size 32000 --json > $o/serve-$tok-32k.json 2> $o/serve-$tok-32k.err
