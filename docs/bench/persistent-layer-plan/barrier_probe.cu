@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 namespace cg = cooperative_groups;
@@ -37,20 +38,29 @@ __device__ __forceinline__ void CounterBarrier(unsigned* count, unsigned* genera
   __syncthreads();
 }
 
-// Each round a CTA reads `bytes` of its own slice of `weights` (streaming loads, as the skinny GEMM's)
-// and then meets the others. The sum keeps the loads alive.
+constexpr int kLoadsInFlight = 8;  // 16-byte loads a thread issues before using any, as the skinny GEMM's lanes
+
+// Each round a CTA reads `bytes` of its own slice of `weights` (streaming loads, eight a thread in
+// flight) and then meets the others. The sum keeps the loads alive. `weight_vecs` is a power of two.
 template <Sync S>
 __global__ void Rounds(const uint4* weights, size_t weight_vecs, int bytes, int rounds, unsigned* count,
                        unsigned* generation, unsigned* sink) {
   const int vecs = bytes / 16;
+  const size_t mask = weight_vecs - 1;
   unsigned acc = 0;
-  size_t at = (size_t(blockIdx.x) * vecs) % weight_vecs;
+  size_t at = (size_t(blockIdx.x) * vecs) & mask;
   for (int r = 0; r < rounds; ++r) {
-    for (int v = threadIdx.x; v < vecs; v += blockDim.x) {
-      const uint4 w = __ldcs(weights + (at + v) % weight_vecs);
-      acc ^= w.x ^ w.y ^ w.z ^ w.w;
+    for (int v0 = threadIdx.x; v0 < vecs; v0 += blockDim.x * kLoadsInFlight) {
+      uint4 w[kLoadsInFlight];
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u) {
+        const int v = v0 + u * blockDim.x;
+        w[u] = v < vecs ? __ldcs(weights + ((at + v) & mask)) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u) acc ^= w[u].x ^ w[u].y ^ w[u].z ^ w[u].w;
     }
-    at = (at + size_t(gridDim.x) * vecs) % weight_vecs;
+    at = (at + size_t(gridDim.x) * vecs) & mask;
     if constexpr (S == Sync::kCounter) CounterBarrier(count, generation, gridDim.x);
     if constexpr (S == Sync::kCooperative) cg::this_grid().sync();
   }
@@ -67,9 +77,15 @@ float TimeRounds(int ctas, int threads, const uint4* weights, size_t weight_vecs
   std::vector<float> ms;
   for (int t = 0; t < 6; ++t) {  // the first launch warms up and is not counted
     cudaEventRecord(start);
-    cudaLaunchCooperativeKernel(reinterpret_cast<void*>(Rounds<S>), ctas, threads, args, 0, nullptr);
+    const cudaError_t launched =
+        cudaLaunchCooperativeKernel(reinterpret_cast<void*>(Rounds<S>), ctas, threads, args, 0, nullptr);
     cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
+    const cudaError_t ran = cudaEventSynchronize(stop);
+    if (launched != cudaSuccess || ran != cudaSuccess) {
+      std::fprintf(stderr, "barrier_probe: %d CTAs: %s\n", ctas,
+                   cudaGetErrorString(launched != cudaSuccess ? launched : ran));
+      std::exit(1);
+    }
     float m = 0.f;
     cudaEventElapsedTime(&m, start, stop);
     if (t > 0) ms.push_back(m);
@@ -87,7 +103,7 @@ int main() {
     return 1;
   }
   const int threads = 256, rounds = 2000;
-  const size_t weight_bytes = size_t(1) << 30;  // past the L2, so the streams come from HBM
+  const size_t weight_bytes = size_t(1) << 30;  // past the L2, so the streams come from HBM; a power of two
   uint4* weights = nullptr;
   unsigned *count = nullptr, *generation = nullptr, *sink = nullptr;
   if (cudaMalloc(&weights, weight_bytes) != cudaSuccess || cudaMalloc(&count, 4) != cudaSuccess ||
