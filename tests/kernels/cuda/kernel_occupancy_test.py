@@ -7,7 +7,7 @@ SM (three 8-warp CTAs or four 6-warp ones at 80 registers a thread); the L2 pref
 (since removed) let ptxas give it 64, four 8-warp CTAs with fewer loads in flight, and llama3-8b
 decoded at 180 tok/s on an H200 where the table had 230. Kernels whose `__launch_bounds__` cap their
 registers show such a change as spills instead. This compiles one source for sm_90 with the build's own
-flags (compile_commands.json) and holds each of its guarded kernels to the CTAs an SM it was measured
+flags (compile_commands.json; sm_90a where the build uses it) and holds each of its guarded kernels to the CTAs an SM it was measured
 with (by registers) and to no more spilled bytes than it had then, so the change fails in CI, not on
 the GPU.
 
@@ -37,6 +37,14 @@ GUARDS = {
         "W4A16StackKernel": (8, 4, 8),
         "W4A16GemmKernelILi1ELb1E": (8, 4, 0),
     },
+    "kernels/cuda/w4a16/w4a16_tile.cu": {  # W4A16 from M = 9, by m16 tiles a CTA
+        "W4A16TileKernelILi1E": (4, 4, 0),
+        "W4A16TileKernelILi2E": (4, 4, 4),
+        "W4A16TileKernelILi4E": (4, 3, 0),
+    },
+    "kernels/cuda/ops/prefill_wgmma.cu": {  # the default prefill attention on sm_90: one warpgroup
+        "PrefillWgmmaKernel": (4, 3, 0),
+    },
 }
 
 
@@ -55,7 +63,7 @@ def compile_command(compile_commands: str, source: str) -> list:
 
 
 def ptxas_report(compile_commands: str, source: str) -> str:
-    """ptxas's resource usage for the source, compiled for sm_90 only with the build's other flags."""
+    """ptxas's resource usage for the source, compiled for Hopper only with the build's other flags."""
     args, directory = compile_command(compile_commands, source)
     with tempfile.TemporaryDirectory() as work:
         kept, skip = [], False
@@ -69,7 +77,9 @@ def ptxas_report(compile_commands: str, source: str) -> str:
             if a.startswith("-gencode") or a == "-MD" or a.startswith("--generate-code"):
                 continue
             kept.append(a)
-        cmd = kept + ["-gencode=arch=compute_90,code=sm_90", "--resource-usage", "-o", f"{work}/kernel.o"]
+        # Hopper as the build targets it: sm_90a where the source needs warpgroup MMAs, else sm_90.
+        arch = "90a" if any("compute_90a" in a for a in args) else "90"
+        cmd = kept + [f"-gencode=arch=compute_{arch},code=sm_{arch}", "--resource-usage", "-o", f"{work}/kernel.o"]
         run = subprocess.run(cmd, cwd=directory, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f"kernel_occupancy: nvcc failed:\n{run.stderr}")
