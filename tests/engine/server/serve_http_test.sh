@@ -289,23 +289,23 @@ check "--max-decode-slowdown 1 is a usage error" test $? = 2
 check "the usage error names the flag" grep -q -- '--max-decode-slowdown' "$work/badpace.err"
 start paced
 long_prompt=$(python3 -c "print(' '.join(['the river runs past the old mill'] * 90))")
-paced_tokens() { [ $i -le 2 ] && echo 800 || echo 40; }
-send_paced() {
+paced_tokens() { [ "$1" -le 2 ] && echo 800 || echo 40; }  # requests 1-2 decode, 3-6 bring long prompts
+send_paced() {  # send_paced N: request N in the background; paced_N.done once it has answered
   local prompt="Once"
-  [ $i -gt 2 ] && prompt="$long_prompt $i"
+  [ "$1" -gt 2 ] && prompt="$long_prompt $1"
   python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': int(sys.argv[2]), 'ignore_eos': True}))" \
-    "$prompt" "$(paced_tokens)" >"$work/paced_body_$i.json"
-  curl -s -o "$work/paced_$i.json" "http://127.0.0.1:$port_paced/v1/completions" -d @"$work/paced_body_$i.json" \
-    && touch "$work/paced_$i.done" &
+    "$prompt" "$(paced_tokens "$1")" >"$work/paced_body_$1.json"
+  curl -s -o "$work/paced_$1.json" "http://127.0.0.1:$port_paced/v1/completions" -d @"$work/paced_body_$1.json" \
+    && touch "$work/paced_$1.done" &
 }
-for i in 1 2; do send_paced; done
+for i in 1 2; do send_paced $i; done
 decoding() { [ "$(metric vt:generation_tokens_total "http://127.0.0.1:$port_paced" | cut -d. -f1)" -ge 20 ] 2>/dev/null; }
 wait_until "$ready_timeout" "$pid_paced" decoding
-for i in 3 4 5 6; do send_paced; done
+for i in 3 4 5 6; do send_paced $i; done
 paced_done() { [ "$(ls "$work"/paced_?.done 2>/dev/null | wc -l)" -ge 6 ]; }
 wait_until "$ready_timeout" "$pid_paced" paced_done
 for i in 1 2 3 4 5 6; do
-  check "paced request $i completes in full" json "$work/paced_$i.json" "d['usage']['completion_tokens'] == $(paced_tokens)"
+  check "paced request $i completes in full" json "$work/paced_$i.json" "d['usage']['completion_tokens'] == $(paced_tokens $i)"
 done
 check "the default pace gave the decodes steps of their own" \
   test "$(metric vt:paced_steps_total "http://127.0.0.1:$port_paced" | cut -d. -f1)" -gt 0
