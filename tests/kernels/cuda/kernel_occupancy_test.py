@@ -54,7 +54,7 @@ def ctas_per_sm(registers: int, warps: int) -> int:
     return min(REGISTERS_PER_SM // per_warp, MAX_WARPS_PER_SM) // warps
 
 
-def compile_command(compile_commands: str, source: str) -> list:
+def compile_command(compile_commands: str, source: str) -> tuple:
     for entry in json.load(open(compile_commands)):
         if entry["file"].endswith(source):
             args = entry.get("arguments") or shlex.split(entry["command"])
