@@ -73,6 +73,8 @@ TEST(RunnerOptions, CountsTakeTheirBounds) {
 
 TEST(RunnerOptions, ABadValueNamesItsSetting) {
   const std::map<std::string, std::string> bad[] = {{{"VT_NUM_THREADS", "many"}}, {{"VT_NUM_THREADS", "0"}}, {{"VT_NUM_THREADS", "4097"}},
+                                                    {{"VT_NUM_THREADS", "99999999999999999999"}}, {{"VT_NUM_THREADS", "3 "}},
+                                                    {{"VT_NUM_THREADS", "-2"}},
                                                     {{"VT_ATTN_DECODE", "fast"}}, {{"VT_ATTN_SPLIT", "-5"}},
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_ATTN_PREFILL_MMA", "wgmma"}},
                                                     {{"VT_CUDA_GRAPHS", "yes"}},
