@@ -32,6 +32,10 @@ struct RunnerOptions {
   // run the bf16 GEMM, or stay on the int4 kernels.
   bool dequantised_large_w4a16 = true;
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
+  // VT_DECODE_MLP=fused|ops: a decode step's MLP (steps of up to eight rows, bf16 weights) as one
+  // resident kernel with a grid barrier (kernels/cuda/ops/decode_mlp.h), or as its three kernels.
+  // Opt-in until its A/B is measured on an H200 (docs/BENCHMARKS.md).
+  bool fused_decode_mlp = false;
 };
 
 // Looks a setting up by name; nullptr when it is unset.

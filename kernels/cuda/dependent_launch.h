@@ -32,23 +32,35 @@ __device__ __forceinline__ void AwaitPrecedingGrid() {
 #endif
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...) in thread-block clusters of `cluster_x` CTAs along
-// x (1: no cluster; grid.x must be a multiple), as a dependent launch when the switch is on; the
-// launch's error, or else the error a launch before it left (as cudaGetLastError after <<<>>>).
+// Where a launch's CTAs go beyond grid and block: thread-block clusters of `cluster_x` CTAs along x
+// (1: no cluster; grid.x must be a multiple), and `cooperative`: every CTA resident at once, for
+// kernels with grid-wide barriers (a grid larger than one wave fails to launch instead of hanging).
+struct LaunchPlacement {
+  unsigned cluster_x = 1;
+  bool cooperative = false;
+};
+
+// kernel<<<grid, block, smem, stream>>>(args...) placed as `placement` says, as a dependent launch
+// when the switch is on; the launch's error, or else the error a launch before it left (as
+// cudaGetLastError after <<<>>>).
 template <typename... Params, typename... Args>
-cudaError_t LaunchDependentClustered(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
-                                     cudaStream_t stream, unsigned cluster_x, Args... args) {
-  cudaLaunchAttribute attrs[2];
+cudaError_t LaunchDependentPlaced(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                                  LaunchPlacement placement, Args... args) {
+  cudaLaunchAttribute attrs[3];
   unsigned count = 0;
   if (DependentLaunchOn()) {
     attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[count++].val.programmaticStreamSerializationAllowed = 1;
   }
-  if (cluster_x > 1) {
+  if (placement.cluster_x > 1) {
     attrs[count].id = cudaLaunchAttributeClusterDimension;
-    attrs[count].val.clusterDim.x = cluster_x;
+    attrs[count].val.clusterDim.x = placement.cluster_x;
     attrs[count].val.clusterDim.y = 1;
     attrs[count++].val.clusterDim.z = 1;
+  }
+  if (placement.cooperative) {
+    attrs[count].id = cudaLaunchAttributeCooperative;
+    attrs[count++].val.cooperative = 1;
   }
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
@@ -60,6 +72,13 @@ cudaError_t LaunchDependentClustered(void (*kernel)(Params...), dim3 grid, dim3 
   const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
   const cudaError_t pending = cudaGetLastError();
   return launched != cudaSuccess ? launched : pending;
+}
+
+// In thread-block clusters of `cluster_x` CTAs along x.
+template <typename... Params, typename... Args>
+cudaError_t LaunchDependentClustered(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                                     cudaStream_t stream, unsigned cluster_x, Args... args) {
+  return LaunchDependentPlaced(kernel, grid, block, smem, stream, LaunchPlacement{cluster_x, false}, args...);
 }
 
 // The same without clusters.

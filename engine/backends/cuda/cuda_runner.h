@@ -74,6 +74,9 @@ class CudaModelRunner final : public ModelRunner {
   Status DecodeQueryAttention(int layer, const StagedStep& step);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
+  // The MLP of a layer from normed_ into delta_: one fused kernel where VT_DECODE_MLP=fused and the
+  // step's shape lets it give the kernel-per-op bits, otherwise gate/up, SiLU·mul and down.
+  Status Mlp(const DeviceLayer& w, int tokens);
   // Tensor parallelism (options_.tp_group set): this rank's device made current on the calling
   // thread; the sum over the ranks of a row-parallel output; the head's vocabulary slices of `rows`
   // rows gathered whole into logits_dev_. Each is nothing for a runner on its own.
@@ -115,6 +118,7 @@ class CudaModelRunner final : public ModelRunner {
   uint16_t *residual_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *q_ = nullptr, *attn_ = nullptr,
            *delta_ = nullptr, *gate_up_ = nullptr, *act_ = nullptr, *last_rows_ = nullptr, *logits_dev_ = nullptr;
   float* inv_freq_ = nullptr;
+  unsigned* mlp_barrier_ = nullptr;  // the fused decode MLP's grid barrier (kc::kDecodeMlpBarrierBytes)
   void* attention_ws_ = nullptr;
   size_t attention_ws_bytes_ = 0;
   float* w4a16_ws_ = nullptr;  // split-K partial sums of the int4 GEMMs

@@ -7,6 +7,7 @@
 #include "engine/backends/cuda/nccl_group.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/decode_mlp.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/ops/qkv_prepare.h"
@@ -121,7 +122,7 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   const int tokens = step.tokens;
   const ModelConfig& c = config_;
   const DeviceLayer& w = weights_.layers[size_t(layer)];
-  const int h = int(c.hidden_size), inter = int(c.intermediate_size);
+  const int h = int(c.hidden_size);
   const float eps = c.rms_norm_eps;
   // The previous layer's MLP output joins the residual stream here (layer 0 starts from the embedding).
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(layer == 0 ? nullptr : delta_, residual_, w.input_norm, tokens, h, eps, normed_, stream_));
@@ -150,10 +151,34 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
+  VT_RETURN_IF_ERROR(Mlp(w, tokens));
+  return SumOverRanks(delta_, size_t(tokens) * h);
+}
+
+Status CudaModelRunner::Mlp(const DeviceLayer& w, int tokens) {
+  const int h = int(config_.hidden_size), inter = int(config_.intermediate_size);
+  kc::DecodeMlpParams fused;
+  fused.x = normed_;
+  fused.gate_up = w.gate_up.dense;
+  fused.down = w.down_proj.dense;
+  fused.m = tokens;
+  fused.hidden = h;
+  fused.inter = inter;
+  fused.act = act_;
+  fused.y = delta_;
+  fused.barrier = mlp_barrier_;
+  // The fused kernel runs the skinny GEMM's tiles, so it stands in only where both projections would
+  // run on the skinny GEMM; tensor-parallel ranks keep the three kernels (no run has checked it there).
+  const bool skinny_both =
+      fused.gate_up != nullptr && fused.down != nullptr &&
+      gemm_->KernelFor(normed_, fused.gate_up, tokens, 2 * inter, h, gate_up_) == kc::DenseKernel::kSkinny &&
+      gemm_->KernelFor(act_, fused.down, tokens, h, inter, delta_) == kc::DenseKernel::kSkinny;
+  if (options_.tuning.fused_decode_mlp && !sharded() && skinny_both && kc::DecodeMlpSupports(fused)) {
+    return kc::RunDecodeMlp(fused, stream_);
+  }
   VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));
-  VT_RETURN_IF_ERROR(Linear(act_, w.down_proj, tokens, delta_));
-  return SumOverRanks(delta_, size_t(tokens) * h);
+  return Linear(act_, w.down_proj, tokens, delta_);
 }
 
 // The whole forward for `tokens` staged rows, ending in bf16 logits and their argmax for the

@@ -9,6 +9,7 @@
 #include "engine/exec/kv_sizing.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/ops/decode_mlp.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 
@@ -74,7 +75,8 @@ Status CudaModelRunner::AllocateWorkspaces() {
                masks_at = a.Reserve(GrammarMaskBytes()),
                shard_logits_at = a.Reserve(sharded() ? size_t(max_seqs_) * size_t(options_.tp_shard.vocab_count) * 2 : 0),
                gathered_at = a.Reserve(sharded() ? size_t(max_seqs_) * vocab * 2 : 0),
-               adjusted_at = a.Reserve(size_t(max_seqs_) * vocab * 4), adjust_at = a.Reserve(AdjustStagingBytes());
+               adjusted_at = a.Reserve(size_t(max_seqs_) * vocab * 4), adjust_at = a.Reserve(AdjustStagingBytes()),
+               mlp_barrier_at = a.Reserve(kc::kDecodeMlpBarrierBytes);
   w4a16_ws_bytes_ = W4A16WorkspaceBytes();
   const size_t w4a16_at = a.Reserve(w4a16_ws_bytes_);
   w4a16_dequantised_bytes_ = W4A16DequantisedBytes();
@@ -99,6 +101,9 @@ Status CudaModelRunner::AllocateWorkspaces() {
     gathered_logits_ = bf16_at(gathered_at);
   }
   inv_freq_ = reinterpret_cast<float*>(base + freq_at);
+  mlp_barrier_ = reinterpret_cast<unsigned*>(base + mlp_barrier_at);
+  VT_RETURN_IF_ERROR(
+      CudaCheck(cudaMemset(mlp_barrier_, 0, kc::kDecodeMlpBarrierBytes), "zeroing the decode MLP's barrier"));
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
   sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);

@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/silu_times.cuh"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
@@ -126,12 +127,6 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
     head[j] = FloatToBf16Bits(a * c - b * s);
     head[j + half] = FloatToBf16Bits(b * c + a * s);
   }
-}
-
-// As HF's bf16 MLP: silu(gate) is a bf16 tensor before it multiplies up.
-__device__ __forceinline__ uint16_t SiluTimes(uint16_t gate, uint16_t up) {
-  const float g = Bf16BitsToFloat(gate);
-  return FloatToBf16Bits(RoundToBf16(g / (1.f + expf(-g))) * Bf16BitsToFloat(up));
 }
 
 // One thread per output element, or per eight when `vec` (inter % 8 == 0, aligned rows), over the

@@ -31,6 +31,7 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
   EXPECT_TRUE(o->warpgroup_prefill);
+  EXPECT_FALSE(o->fused_decode_mlp);
   // A default-constructed RunnerOptions is the same as an empty environment.
   const RunnerOptions d;
   EXPECT_EQ(d.attention.split_tokens, o->attention.split_tokens);
@@ -47,7 +48,8 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_DENSE_GEMM_MID", "batch"},
                                    {"VT_W4A16_FORM", "spread"},
                                    {"VT_W4A16_LARGE", "kernel"},
-                                   {"VT_PDL", "0"}});
+                                   {"VT_PDL", "0"},
+                                   {"VT_DECODE_MLP", "fused"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_threads, 3);
   EXPECT_EQ(o->attention.arm, kernels::cuda::DecodeArm::kWarp);
@@ -60,6 +62,7 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->chosen_w4a16_forms);
   EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
+  EXPECT_TRUE(o->fused_decode_mlp);
 }
 
 // A count's bounds are themselves accepted.
@@ -80,7 +83,7 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
                                                     {{"VT_CUDA_GRAPHS", "yes"}},
                                                     {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_DENSE_GEMM_MID", "on"}},
                                                     {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
-                                                    {{"VT_PDL", "2"}}};
+                                                    {{"VT_PDL", "2"}}, {{"VT_DECODE_MLP", "persistent"}}};
   for (const auto& values : bad) {
     const std::string& name = values.begin()->first;
     SCOPED_TRACE(name + "=" + values.begin()->second);

@@ -29,6 +29,9 @@ GUARDS = {
         "SkinnyGemmKernelILi8E": (8, 3, 0),
         "SkinnyGemmKernelILi6E": (6, 4, 0),
     },
+    "kernels/cuda/ops/decode_mlp.cu": {  # the fused decode MLP: the skinny tiles in one resident wave
+        "DecodeMlpKernel": (8, 3, 0),
+    },
     "kernels/cuda/attention/decode_persistent.cu": {  # the default decode arm; 4 warps (kItemStreams)
         "DecodePersistentKernelILi128E": (4, 3, 4),
         "DecodePersistentKernelILi256E": (4, 2, 0),

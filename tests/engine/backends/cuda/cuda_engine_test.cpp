@@ -76,6 +76,7 @@ struct RunnerSettings {
   std::string graphs = "1";
   std::string pdl;  // VT_PDL
   std::string w4a16_large;  // VT_W4A16_LARGE
+  std::string mlp;          // VT_DECODE_MLP
   int32_t max_num_seqs = 16;
   int64_t max_model_len = 2048;  // capped by the model's own context
   int64_t max_num_batched_tokens = 512;
@@ -88,6 +89,7 @@ std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettin
                                                      {"VT_CUDA_GRAPHS", settings.graphs},
                                                      {"VT_ATTN_PREFILL", settings.prefill},
                                                      {"VT_PDL", settings.pdl},
+                                                     {"VT_DECODE_MLP", settings.mlp},
                                                      {"VT_W4A16_LARGE", settings.w4a16_large}};
   Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
     auto it = values.find(name);
@@ -487,6 +489,27 @@ TEST(CudaEngine, DependentLaunchesChangeNoToken) {
     const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, on, 3);
     ASSERT_EQ(tokens.size(), 3u);
     EXPECT_EQ(Greedy(*loaded, off, 3), tokens);
+  }
+}
+
+// The fused decode MLP (VT_DECODE_MLP=fused: one resident kernel with a grid barrier in place of
+// gate/up, SiLU·mul and down) changes no token, in graphs and eagerly, for steps of one and of three
+// rows; the kernel test (decode_mlp_test.cpp) holds its bits to the three kernels'.
+TEST(CudaEngine, TheFusedDecodeMlpChangesNoToken) {
+  testing::SkipWithoutGpu();
+  if (IsSkipped()) return;
+  Result<LoadedModel> loaded = LoadEmbedded();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  for (const char* graphs : {"1", "0"}) {
+    for (int requests : {1, 3}) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
+      RunnerSettings fused, ops;
+      fused.graphs = ops.graphs = graphs;
+      fused.mlp = "fused";
+      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, ops, requests);
+      ASSERT_EQ(tokens.size(), size_t(requests));
+      EXPECT_EQ(Greedy(*loaded, fused, requests), tokens);
+    }
   }
 }
 
