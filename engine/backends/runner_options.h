@@ -34,7 +34,8 @@ struct RunnerOptions {
   bool dependent_launch = true;     // VT_PDL=1|0: programmatic dependent launch (sm_90+)
   // VT_DECODE_MLP=fused|ops: a decode step's MLP (steps of up to eight rows, bf16 weights) as one
   // resident kernel with a grid barrier (kernels/cuda/ops/decode_mlp.h), or as its three kernels.
-  // Opt-in until its A/B is measured on an H200 (docs/BENCHMARKS.md).
+  // Off by default: the same bits, but 6-11% slower end to end on an H100 (docs/BENCHMARKS.md, "The
+  // decode MLP as one resident kernel").
   bool fused_decode_mlp = false;
 };
 

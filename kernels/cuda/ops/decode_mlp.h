@@ -8,6 +8,8 @@
 // weights (they depend on nothing), meets the others at a grid barrier and runs the down tiles. The
 // tiles are the skinny GEMM's own device code (skinny_tile.cuh) with the K split of the form
 // SkinnyLinear picks for each N, so the output has the kernel-per-op path's bits.
+// Measured 6-11% slower end to end than the three kernels (H100, docs/BENCHMARKS.md "The decode MLP as
+// one resident kernel"): the engine runs it only where VT_DECODE_MLP=fused asks.
 #pragma once
 
 #include <cuda_runtime.h>
