@@ -45,11 +45,8 @@ class MlpBuffers {
     CheckCuda(cudaMemset(barrier_, 0, kDecodeMlpBarrierBytes), "zero");
   }
   ~MlpBuffers() {
-    for (void* p : {static_cast<void*>(x_), static_cast<void*>(gate_up_), static_cast<void*>(down_),
-                    static_cast<void*>(gate_up_out_), static_cast<void*>(act_), static_cast<void*>(y_),
-                    static_cast<void*>(barrier_)}) {
-      cudaFree(p);
-    }
+    for (uint16_t* p : {x_, gate_up_, down_, gate_up_out_, act_, y_}) cudaFree(p);
+    cudaFree(barrier_);
   }
 
   DecodeMlpParams Params(int m) const {
