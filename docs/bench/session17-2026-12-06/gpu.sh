@@ -1,0 +1,52 @@
+# Seventeenth session's GPU jobs: the resident skinny grid (VT_SKINNY_GRID=resident) and the fused
+# decode MLP with each tile's first weights issued before the tile before it sums (VT_DECODE_MLP=fused):
+# their gates, kernel timings and same-binary A/Bs; the decode step with kernels left out (vt_skip,
+# built with skip-kernels.patch: an upper bound on what removing them could save); the end-to-end table.
+# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,e2e]
+#   (.gpu/pack.tar.xz: bin/vt, bin/vt_skip and the vt_gpu_*_tests)
+cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
+b=.gpu/bin; o=$OUT/s17; mkdir -p $o
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee -a $o/gpu.txt
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
+parts=${1:-gates,gemm,ab}
+short="--backend cuda --load-format dummy --input-len 32 --output-len 128"
+if [[ $parts == *gates* ]]; then
+  timeout -k 5 240 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*' > $o/kernel.log 2>&1
+  echo "kernel rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/kernel.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED|error" $o/kernel.log | head -20
+  timeout -k 5 300 $b/vt_gpu_engine_tests --gtest_filter='*OptIn*:*DependentLaunches*:*Defaults*' > $o/engine.log 2>&1
+  echo "engine rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/engine.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED|error" $o/engine.log | head -20
+fi
+if [[ $parts == *gemm* ]]; then
+  timeout -k 5 150 $b/vt bench gemm --resident-grid --dependent-launch --ms 1,4,8 \
+    --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096,2048x151936 \
+    > $o/gemm.txt 2>&1; echo "gemm rc $?"; cat $o/gemm.txt
+fi
+if [[ $parts == *ab* ]]; then
+  for m in qwen3-1.7b llama3-8b; do
+    c=1,2,4; [[ $m == llama3-8b ]] && c=1,4
+    timeout -k 5 250 $b/vt bench decode $short --model preset:$m --concurrency $c --ab VT_SKINNY_GRID=tiles VT_SKINNY_GRID=resident --ab-rounds 2 > $o/ab-grid-$m.txt 2>&1
+    echo "grid $m rc $?"; tail -8 $o/ab-grid-$m.txt
+  done
+  timeout -k 5 150 $b/vt bench decode $short --model preset:qwen3-1.7b --concurrency 1,4 --ab VT_DECODE_MLP=ops VT_DECODE_MLP=fused --ab-rounds 2 > $o/ab-mlp.txt 2>&1
+  echo "mlp rc $?"; tail -8 $o/ab-mlp.txt
+fi
+if [[ $parts == *skip* ]]; then
+  for m in qwen3-1.7b llama3-8b; do
+    for s in none silu norm prep attn norm,prep,attn,silu qkv,o,gate_up,down; do
+      r=$(VT_SKIP=$s timeout -k 5 100 $b/vt_skip bench decode $short --model preset:$m --concurrency 1 --json 2>>$o/skip.err |
+        python3 -c "import json,sys; d=json.load(sys.stdin); print('%.1f' % d['results'][0]['output_tokens_per_s'])")
+      echo "$m skip=$s $r tok/s" | tee -a $o/skip.txt
+    done
+  done
+fi
+if [[ $parts == *e2e* ]]; then
+  for m in qwen3-1.7b llama3-8b; do
+    timeout -k 5 200 $b/vt bench decode --backend cuda --load-format dummy --json --model preset:$m --input-len 32 \
+      --output-len 128 --concurrency 1 8 64 > $o/e2e-$m.json 2> $o/e2e-$m.err
+    python3 -c "
+import json; d=json.load(open('$o/e2e-$m.json'))
+print('$m', ', '.join('c=%d %.1f tok/s' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))" || tail -3 $o/e2e-$m.err
+  done
+fi
