@@ -20,7 +20,7 @@ import csv
 import sys
 
 KINDS = ("SkinnyGemm", "AddRmsNormVec", "AddRmsNorm", "SiluMul", "PrepareQkv", "DecodePersistent",
-         "MergeChunks", "Gqa", "Argmax", "Embedding")
+         "MergeChunks", "Gqa", "Argmax", "Embedding", "DecodeMlp")
 
 
 def kind_of(name):

@@ -24,9 +24,6 @@ struct RunnerOptions {
   // VT_DENSE_GEMM_MID=batch|cublas: vt's batch-decode GEMM for M 9-64. Off by default: on an H200 it
   // is slower than cuBLAS at most of these shapes (docs/BENCHMARKS.md, "Batch-decode GEMM").
   bool batch_dense_gemm = false;
-  // VT_SKINNY_GRID=resident|tiles: the skinny GEMM on one resident wave of CTAs that each run every
-  // wave-th tile, loading the next tile's weights while summing the current one, or one CTA a tile.
-  bool resident_skinny_grid = false;
   // VT_W4A16_FORM=auto|spread: the int4 GEMM's forms by M (stacked at M <= 2, tiled from 9), or the
   // spread form of issue #9 at every M the int4 kernels run (see VT_W4A16_LARGE).
   bool chosen_w4a16_forms = true;

@@ -184,8 +184,6 @@ Command AddBenchCommand(CLI::App& parent) {
   gemm->add_option("--splits", dense->batch_splits, "Also time the batch-decode kernel at these K splits (1,2,4,8)")
       ->delimiter(',')
       ->check(CLI::IsMember({1, 2, 4, 8}));
-  gemm->add_flag("--resident-grid", dense->resident_grid,
-                 "Also time the skinny kernel (M <= 8) on one resident wave of CTAs (VT_SKINNY_GRID=resident)");
   gemm->add_flag("--dependent-launch", dense->dependent_launch,
                  "Launch vt's kernels as programmatic dependent launches (as decode steps of up to four rows run)");
   gemm->add_option("--launches", dense->launches_per_graph, "Calls captured per CUDA graph");

@@ -2,7 +2,9 @@
 # decode MLP with each tile's first weights issued before the tile before it sums (VT_DECODE_MLP=fused):
 # their gates, kernel timings and same-binary A/Bs; the decode step with kernels left out (vt_skip,
 # built with skip-kernels.patch: an upper bound on what removing them could save); the end-to-end table.
-# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,e2e]
+# The gates, gemm and ab parts ran on the build of commit b8ae481 (its resident grid and MLP preload are
+# resident-grid.patch and mlp-preload.patch here; reverted after this job measured them slower).
+# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,ncu,e2e]
 #   (.gpu/pack.tar.xz: bin/vt, bin/vt_skip and the vt_gpu_*_tests)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s17; mkdir -p $o
@@ -39,6 +41,16 @@ if [[ $parts == *skip* ]]; then
         python3 -c "import json,sys; d=json.load(sys.stdin); print('%.1f' % d['results'][0]['output_tokens_per_s'])")
       echo "$m skip=$s $r tok/s" | tee -a $o/skip.txt
     done
+  done
+fi
+if [[ $parts == *ncu* ]]; then  # one qwen3-1.7b c = 1 step kernel by kernel, the MLP as three kernels and fused
+  for v in ops fused; do
+    n=9; [[ $v == fused ]] && n=7
+    VT_DECODE_MLP=$v timeout -k 5 200 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+      --csv --page raw -k 'regex:Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa|DecodeMlp' \
+      $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 32 --output-len 3 \
+      --concurrency 1 > $o/ncu-$v.csv 2> $o/ncu-$v.err
+    echo "ncu $v rc $?"; python3 tools/ncu_step_timeline.py $o/ncu-$v.csv --layer-kernels $n | tee $o/ncu-$v.txt
   done
 fi
 if [[ $parts == *e2e* ]]; then

@@ -46,9 +46,7 @@ Status CudaModelRunner::Init(const ModelWeights& weights, const std::shared_ptr<
   VT_RETURN_IF_ERROR(
       CudaCheck(cudaStreamCreateWithFlags(&masks_stream_, cudaStreamNonBlocking), "creating the masks' stream"));
   VT_RETURN_IF_ERROR(CudaCheck(cudaEventCreateWithFlags(&masks_copied_, cudaEventDisableTiming), "creating an event"));
-  Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create(
-      options_.tuning.skinny_dense_gemm, options_.tuning.batch_dense_gemm,
-      options_.tuning.resident_skinny_grid ? kc::SkinnyGrid::kResident : kc::SkinnyGrid::kTilePerCta);
+  Result<kc::DenseGemm*> gemm = kc::DenseGemm::Create(options_.tuning.skinny_dense_gemm, options_.tuning.batch_dense_gemm);
   if (!gemm.ok()) return gemm.status();
   gemm_.reset(*gemm);
   num_sms_ = probe.multiprocessors;

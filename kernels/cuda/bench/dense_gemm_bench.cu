@@ -74,15 +74,6 @@ bool BenchShape(const DenseGemmBenchOptions& o, DenseGemm& vt, DenseGemm& cublas
       return false;
     }
     report(r);
-    if (o.resident_grid && SkinnyLinearSupports(x, weights[0], m, k, y)) {
-      Row resident = r;
-      resident.kernel = "resident";
-      auto skinny = [&, m](const uint16_t* w, cudaStream_t stream) {
-        return SkinnyLinear(x, w, m, n, k, y, stream, SkinnyGrid::kResident);
-      };
-      if (!bench::TimeGraph(timed(skinny), o.launches_per_graph, o.repetitions, resident.vt_us)) return false;
-      report(resident);
-    }
     if (!BatchLinearSupports(x, weights[0], m, n, k, y)) continue;
     for (int splits : o.batch_splits) {
       Row forced = r;

@@ -18,9 +18,6 @@ struct DenseGemmBenchOptions {
   // When set, also time the batch-decode kernel at each of these K split counts (M >= 9), so a change
   // of BatchLinearSplits' rule can be measured first.
   std::vector<int> batch_splits;
-  // Also time the skinny kernel on a resident wave (SkinnyGrid::kResident, VT_SKINNY_GRID=resident)
-  // at M <= 8, in a row of its own beside the one-CTA-a-tile launch.
-  bool resident_grid = false;
   // Every vt kernel launched dependently (as decode steps of up to four rows run), so each call of a
   // graph may start while the one before it finishes.
   bool dependent_launch = false;

@@ -18,17 +18,16 @@ using skinny::kTileCols;
 
 constexpr int kMlpWarps = 8;  // the skinny GEMM's largest form; a phase whose form has fewer idles the rest
 
-// Sums of one tile (`share`'s, columns col0...) of y = x . W^T over the first `warps` warps, in the
-// skinny kernel's order, for the threads that own an output: (row, col) = (threadIdx.x / 8,
-// threadIdx.x % 8) with row < m. `preloaded`: `b` holds the share's first weights already; with a
-// `next` share, its first weights are issued into `b` before the warps' sums meet.
+// Sums of one tile of y = x . W^T over the first `warps` warps, in the skinny kernel's order, for the
+// threads that own an output: (row, col) = (threadIdx.x / 8, threadIdx.x % 8) with row < m.
+// `preloaded`: `b` holds the share's first weights already.
 template <typename Write>
-__device__ __forceinline__ void RunTile(const skinny::LaneShare& share, bool preloaded, const skinny::LaneShare* next,
-                                        int m, int warps, skinny::Bf16x8 (&b)[skinny::kUnroll],
+__device__ __forceinline__ void RunTile(const uint16_t* x, const uint16_t* weight, int m, int n, int k, int col0,
+                                        int warps, skinny::Bf16x8 (&b)[skinny::kUnroll], bool preloaded,
                                         skinny::Partials<kMlpWarps>& partial, Write write) {
+  const skinny::LaneShare share = skinny::ShareOf(x, weight, m, n, k, col0, warps);
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   skinny::AccumulateShare(acc, share, b, preloaded);
-  if (next != nullptr) skinny::LoadWeights(b, *next, next->first);
   skinny::StorePartials<kMlpWarps>(partial, acc);
   __syncthreads();
   if (threadIdx.x < m * kTileCols) {
@@ -38,9 +37,6 @@ __device__ __forceinline__ void RunTile(const skinny::LaneShare& share, bool pre
   __syncthreads();  // the partials are the next tile's
 }
 
-// Each CTA streams gate, up, gate, up, ... then down tiles; every tile's first weights are issued
-// while the tile before it sums its warps (the down projection's first ones before the barrier:
-// weights never wait for another CTA, only the activations do).
 __global__ void __launch_bounds__(kMlpWarps * 32)
     DecodeMlpKernel(const uint16_t* __restrict__ x, const uint16_t* __restrict__ gate_up,
                     const uint16_t* __restrict__ down, int m, int hidden, int inter, int gate_up_warps,
@@ -49,36 +45,26 @@ __global__ void __launch_bounds__(kMlpWarps * 32)
   __shared__ skinny::Partials<kMlpWarps> partial;
   __shared__ uint16_t gate[kSkinnyMaxRows][kTileCols];
   skinny::Bf16x8 b[skinny::kUnroll];
-  const int pairs = inter / kTileCols, down_tiles = hidden / kTileCols;
-  const bool has_down = blockIdx.x < down_tiles;
-  const skinny::LaneShare first_down =
-      skinny::ShareOf(act, down, m, hidden, inter, blockIdx.x * kTileCols, down_warps);
-  bool preloaded = false;
   // Gate and up tiles of the same 8 columns, so SiLU·mul needs nothing from another CTA.
-  for (int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+  for (int pair = blockIdx.x; pair < inter / kTileCols; pair += gridDim.x) {
     const int col0 = pair * kTileCols;
-    const skinny::LaneShare gate_share = skinny::ShareOf(x, gate_up, m, 2 * inter, hidden, col0, gate_up_warps);
-    const skinny::LaneShare up_share = skinny::ShareOf(x, gate_up, m, 2 * inter, hidden, inter + col0, gate_up_warps);
-    RunTile(gate_share, preloaded, &up_share, m, gate_up_warps, b, partial,
+    RunTile(x, gate_up, m, 2 * inter, hidden, col0, gate_up_warps, b, false, partial,
             [&](int row, int col, uint16_t g) { gate[row][col] = g; });
-    const int next = pair + gridDim.x;
-    const skinny::LaneShare next_gate =
-        skinny::ShareOf(x, gate_up, m, 2 * inter, hidden, min(next, pairs - 1) * kTileCols, gate_up_warps);
-    const skinny::LaneShare* after = next < pairs ? &next_gate : has_down ? &first_down : nullptr;
-    RunTile(up_share, true, after, m, gate_up_warps, b, partial, [&](int row, int col, uint16_t up) {
-      act[static_cast<int64_t>(row) * inter + col0 + col] = SiluTimes(gate[row][col], up);
-    });
-    preloaded = after != nullptr;
+    RunTile(x, gate_up, m, 2 * inter, hidden, inter + col0, gate_up_warps, b, false, partial,
+            [&](int row, int col, uint16_t up) {
+              act[static_cast<int64_t>(row) * inter + col0 + col] = SiluTimes(gate[row][col], up);
+            });
   }
-  if (!preloaded && has_down) skinny::LoadWeights(b, first_down, first_down.first);
+  // The down projection's first weights stream while the CTAs meet.
+  const int down_tiles = hidden / kTileCols;
+  if (blockIdx.x < down_tiles) {
+    const skinny::LaneShare first = skinny::ShareOf(act, down, m, hidden, inter, blockIdx.x * kTileCols, down_warps);
+    skinny::LoadWeights(b, first, first.first);
+  }
   GridBarrier(barrier);
   for (int tile = blockIdx.x; tile < down_tiles; tile += gridDim.x) {
     const int col0 = tile * kTileCols;
-    const int next = tile + gridDim.x;
-    const skinny::LaneShare share = skinny::ShareOf(act, down, m, hidden, inter, col0, down_warps);
-    const skinny::LaneShare next_share =
-        skinny::ShareOf(act, down, m, hidden, inter, min(next, down_tiles - 1) * kTileCols, down_warps);
-    RunTile(share, true, next < down_tiles ? &next_share : nullptr, m, down_warps, b, partial,
+    RunTile(act, down, m, hidden, inter, col0, down_warps, b, tile == blockIdx.x, partial,
             [&](int row, int col, uint16_t v) { y[static_cast<int64_t>(row) * hidden + col0 + col] = v; });
   }
 }

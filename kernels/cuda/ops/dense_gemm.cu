@@ -1,14 +1,14 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
 #include "kernels/cuda/ops/batch_decode_gemm.h"
+#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
-Result<DenseGemm*> DenseGemm::Create(bool skinny, bool batch, SkinnyGrid skinny_grid, size_t workspace_bytes) {
+Result<DenseGemm*> DenseGemm::Create(bool skinny, bool batch, size_t workspace_bytes) {
   auto* g = new DenseGemm();
   g->skinny_ = skinny;
   g->batch_ = batch;
-  g->skinny_grid_ = skinny_grid;
   if (cublasCreate(&g->handle_) != CUBLAS_STATUS_SUCCESS) {
     delete g;
     return Unavailable("cuBLAS could not be initialised (no GPU, or the library is missing)");
@@ -45,7 +45,7 @@ DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                          cudaStream_t stream) {
   switch (KernelFor(x, weight, m, n, k, y)) {
-    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream, skinny_grid_);
+    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream);
     case DenseKernel::kBatch: return BatchLinear(x, weight, m, n, k, y, stream);
     case DenseKernel::kCublas: break;
   }

@@ -1,8 +1,7 @@
 // bf16 linear layers: y[M, N] = x[M, K] . W[N, K]^T with W in Hugging Face's nn.Linear layout,
 // fp32 accumulation. Calls of M <= 8 rows run vt's weight-streaming skinny kernel (skinny_gemm.h),
 // the rest cuBLAS; VT_DENSE_GEMM=cublas sends the skinny calls to cuBLAS too, and
-// VT_DENSE_GEMM_MID=batch sends 9 <= M <= 64 on sm_90 to batch_decode_gemm.h and
-// VT_SKINNY_GRID=resident runs the skinny calls on one resident wave (both for A/B runs).
+// VT_DENSE_GEMM_MID=batch sends 9 <= M <= 64 on sm_90 to batch_decode_gemm.h (for A/B runs).
 // One handle per stream user; workspace set once, so the call is safe inside CUDA graph capture.
 #pragma once
 
@@ -12,7 +11,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
@@ -23,10 +21,8 @@ const char* DenseKernelName(DenseKernel kernel);
 class DenseGemm {
  public:
   // Creates the cuBLAS handle and its fixed workspace. `skinny` / `batch`: M <= 8 / 9 <= M <= 64
-  // products take vt's kernel for them where it applies (else cuBLAS); `skinny_grid`: how the
-  // skinny calls launch their tiles.
-  static Result<DenseGemm*> Create(bool skinny = true, bool batch = true,
-                                   SkinnyGrid skinny_grid = SkinnyGrid::kTilePerCta, size_t workspace_bytes = 32u << 20);
+  // products take vt's kernel for them where it applies (else cuBLAS).
+  static Result<DenseGemm*> Create(bool skinny = true, bool batch = true, size_t workspace_bytes = 32u << 20);
   ~DenseGemm();
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
@@ -43,7 +39,6 @@ class DenseGemm {
   size_t workspace_bytes_ = 0;
   bool skinny_ = true;  // M <= 8 calls take the skinny weight-streaming kernel
   bool batch_ = true;   // 9 <= M <= 64 calls take the batch-decode kernel
-  SkinnyGrid skinny_grid_ = SkinnyGrid::kTilePerCta;
 };
 
 }  // namespace vt::kernels::cuda

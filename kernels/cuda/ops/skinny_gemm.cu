@@ -1,6 +1,5 @@
 #include "kernels/cuda/ops/skinny_gemm.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -15,11 +14,18 @@ namespace {
 
 using skinny::kTileCols;
 
-// A tile's end: the warps' partial sums meet in shared memory, are added in warp order and stored
-// as bf16 (rows past m and columns past n are not written).
+// One CTA per 8 output columns (skinny_tile.cuh has the lanes' layout).
 template <int Warps>
-__device__ __forceinline__ void StoreTile(skinny::Partials<Warps>& partial, const float (&acc)[4], int m, int n,
-                                          int col0, uint16_t* __restrict__ y) {
+__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
+                                                                const uint16_t* __restrict__ weight, int m, int n,
+                                                                int k, uint16_t* __restrict__ y) {
+  AwaitPrecedingGrid();
+  __shared__ skinny::Partials<Warps> partial;
+  const int col0 = blockIdx.x * kTileCols;
+  const skinny::LaneShare share = skinny::ShareOf(x, weight, m, n, k, col0, Warps);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  skinny::Bf16x8 b[skinny::kUnroll];
+  skinny::AccumulateShare(acc, share, b, false);
   skinny::StorePartials<Warps>(partial, acc);
   __syncthreads();
   if (threadIdx.x < kSkinnyMaxRows * kTileCols) {
@@ -31,40 +37,6 @@ __device__ __forceinline__ void StoreTile(skinny::Partials<Warps>& partial, cons
   }
 }
 
-// One CTA a tile of 8 output columns (skinny_tile.cuh has the lanes' layout), or with `Resident`
-// tiles blockIdx.x, blockIdx.x + gridDim.x, ..., each CTA issuing its next tile's first weights
-// before it sums the warps of the current one. The one-tile form has no loop: with one, ptxas gives
-// it 63-66 registers and fewer loads in flight instead of 80 (kernel_occupancy_test.py holds it).
-template <int Warps, bool Resident>
-__global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
-                                                                const uint16_t* __restrict__ weight, int m, int n,
-                                                                int k, uint16_t* __restrict__ y) {
-  AwaitPrecedingGrid();
-  __shared__ skinny::Partials<Warps> partial;
-  skinny::Bf16x8 b[skinny::kUnroll];
-  skinny::LaneShare share = skinny::ShareOf(x, weight, m, n, k, blockIdx.x * kTileCols, Warps);
-  if constexpr (!Resident) {
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    skinny::AccumulateShare(acc, share, b, false);
-    StoreTile<Warps>(partial, acc, m, n, blockIdx.x * kTileCols, y);
-  } else {
-    const int tiles = (n + kTileCols - 1) / kTileCols;
-    bool preloaded = false;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      float acc[4] = {0.f, 0.f, 0.f, 0.f};
-      skinny::AccumulateShare(acc, share, b, preloaded);
-      const int next = tile + gridDim.x;
-      preloaded = next < tiles;
-      if (preloaded) {
-        share = skinny::ShareOf(x, weight, m, n, k, next * kTileCols, Warps);
-        skinny::LoadWeights(b, share, share.first);
-      }
-      StoreTile<Warps>(partial, acc, m, n, tile * kTileCols, y);
-      __syncthreads();  // the partials are the next tile's
-    }
-  }
-}
-
 }  // namespace
 
 int SkinnyCtasPerSm(int warps) {
@@ -72,8 +44,8 @@ int SkinnyCtasPerSm(int warps) {
     int per_sm = 0;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
   };
-  if (warps == 8) return held(SkinnyGemmKernel<8, false>, 8 * 32);
-  if (warps == 6) return held(SkinnyGemmKernel<6, false>, 6 * 32);
+  if (warps == 8) return held(SkinnyGemmKernel<8>, 8 * 32);
+  if (warps == 6) return held(SkinnyGemmKernel<6>, 6 * 32);
   return 0;
 }
 
@@ -122,32 +94,25 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 }
 
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream, SkinnyGrid grid) {
+                             cudaStream_t stream) {
   if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0) {
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
-  if (warps != 8 && warps != 6) {
-    return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
-  }
-  const int tiles = (n + kTileCols - 1) / kTileCols;
-  const SkinnyOccupancy o = Occupancy();
-  const int wave = o.sms * (warps == 8 ? o.per_sm8 : o.per_sm6);
+  const dim3 grid((n + kTileCols - 1) / kTileCols);
   cudaError_t err = cudaSuccess;
-  if (grid == SkinnyGrid::kResident && wave > 0 && wave < tiles) {
-    err = warps == 8 ? LaunchDependent(SkinnyGemmKernel<8, true>, dim3(wave), 8 * 32, 0, stream, x, weight, m, n, k, y)
-                     : LaunchDependent(SkinnyGemmKernel<6, true>, dim3(wave), 6 * 32, 0, stream, x, weight, m, n, k, y);
-  } else {
-    err = warps == 8 ? LaunchDependent(SkinnyGemmKernel<8, false>, dim3(tiles), 8 * 32, 0, stream, x, weight, m, n, k, y)
-                     : LaunchDependent(SkinnyGemmKernel<6, false>, dim3(tiles), 6 * 32, 0, stream, x, weight, m, n, k, y);
+  switch (warps) {
+    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y); break;
+    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y); break;
+    default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
   return Status::Ok();
 }
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream, SkinnyGrid grid) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream, grid);
+                    cudaStream_t stream) {
+  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream);
 }
 
 }  // namespace vt::kernels::cuda

@@ -27,14 +27,8 @@ inline constexpr int kSkinnyMaxRows = 8;
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
 
-// How a call's tiles of 8 columns meet its CTAs: one CTA a tile, each started as a slot frees; or
-// at most one wave of resident CTAs, each running every gridDim-th tile and loading its next tile's
-// first weights while it sums the warps of the current one (VT_SKINNY_GRID=resident, for A/B runs).
-// Each tile is computed the same way in both, so the bits are the same.
-enum class SkinnyGrid { kTilePerCta, kResident };
-
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream, SkinnyGrid grid = SkinnyGrid::kTilePerCta);
+                    cudaStream_t stream);
 
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
@@ -47,6 +41,6 @@ int SkinnyCtasPerSm(int warps);
 
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream, SkinnyGrid grid = SkinnyGrid::kTilePerCta);
+                             cudaStream_t stream);
 
 }  // namespace vt::kernels::cuda

@@ -27,7 +27,6 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->cuda_graphs);
   EXPECT_TRUE(o->skinny_dense_gemm);
   EXPECT_FALSE(o->batch_dense_gemm);
-  EXPECT_FALSE(o->resident_skinny_grid);
   EXPECT_TRUE(o->chosen_w4a16_forms);
   EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
@@ -47,7 +46,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_CUDA_GRAPHS", "0"},
                                    {"VT_DENSE_GEMM", "cublas"},
                                    {"VT_DENSE_GEMM_MID", "batch"},
-                                   {"VT_SKINNY_GRID", "resident"},
                                    {"VT_W4A16_FORM", "spread"},
                                    {"VT_W4A16_LARGE", "kernel"},
                                    {"VT_PDL", "0"},
@@ -61,7 +59,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->cuda_graphs);
   EXPECT_FALSE(o->skinny_dense_gemm);
   EXPECT_TRUE(o->batch_dense_gemm);
-  EXPECT_TRUE(o->resident_skinny_grid);
   EXPECT_FALSE(o->chosen_w4a16_forms);
   EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
@@ -85,7 +82,6 @@ TEST(RunnerOptions, ABadValueNamesItsSetting) {
                                                     {{"VT_ATTN_PREFILL", "flash"}}, {{"VT_ATTN_PREFILL_MMA", "wgmma"}},
                                                     {{"VT_CUDA_GRAPHS", "yes"}},
                                                     {{"VT_DENSE_GEMM", "gemv"}}, {{"VT_DENSE_GEMM_MID", "on"}},
-                                                    {{"VT_SKINNY_GRID", "persistent"}},
                                                     {{"VT_W4A16_FORM", "stack"}}, {{"VT_W4A16_LARGE", "tile"}},
                                                     {{"VT_PDL", "2"}}, {{"VT_DECODE_MLP", "persistent"}}};
   for (const auto& values : bad) {

@@ -77,7 +77,6 @@ struct RunnerSettings {
   std::string pdl;  // VT_PDL
   std::string w4a16_large;  // VT_W4A16_LARGE
   std::string mlp;          // VT_DECODE_MLP
-  std::string skinny_grid;  // VT_SKINNY_GRID
   int32_t max_num_seqs = 16;
   int64_t max_model_len = 2048;  // capped by the model's own context
   int64_t max_num_batched_tokens = 512;
@@ -91,7 +90,6 @@ std::unique_ptr<ModelRunner> CudaRunner(const LoadedModel& m, const RunnerSettin
                                                      {"VT_ATTN_PREFILL", settings.prefill},
                                                      {"VT_PDL", settings.pdl},
                                                      {"VT_DECODE_MLP", settings.mlp},
-                                                     {"VT_SKINNY_GRID", settings.skinny_grid},
                                                      {"VT_W4A16_LARGE", settings.w4a16_large}};
   Result<RunnerOptions> tuning = ParseRunnerOptions([&](const char* name) -> const char* {
     auto it = values.find(name);
@@ -494,30 +492,23 @@ TEST(CudaEngine, DependentLaunchesChangeNoToken) {
   }
 }
 
-// The opt-in forms of the decode step's GEMMs change no token, in graphs and eagerly, for steps of
-// one and of three rows: the fused decode MLP (VT_DECODE_MLP=fused: one resident kernel with a grid
-// barrier in place of gate/up, SiLU·mul and down) and the skinny GEMM on a resident wave
-// (VT_SKINNY_GRID=resident; the fixture's lm_head is many waves of tiles). The kernel tests
-// (decode_mlp_test.cpp, prefill_gemm_test.cpp) hold their bits to the kernel-per-op path's.
-TEST(CudaEngine, TheOptInDecodeGemmFormsChangeNoToken) {
+// The fused decode MLP (VT_DECODE_MLP=fused: one resident kernel with a grid barrier in place of
+// gate/up, SiLU·mul and down) changes no token, in graphs and eagerly, for steps of one and of three
+// rows; the kernel test (decode_mlp_test.cpp) holds its bits to the three kernels'.
+TEST(CudaEngine, TheFusedDecodeMlpChangesNoToken) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
   Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  RunnerSettings fused_mlp, resident_grid;
-  fused_mlp.mlp = "fused";
-  resident_grid.skinny_grid = "resident";
-  for (const RunnerSettings& form : {fused_mlp, resident_grid}) {
-    for (const char* graphs : {"1", "0"}) {
-      for (int requests : {1, 3}) {
-        SCOPED_TRACE("VT_DECODE_MLP='" + form.mlp + "', VT_SKINNY_GRID='" + form.skinny_grid + "', graphs " + graphs +
-                     ", " + std::to_string(requests) + " requests");
-        RunnerSettings opted = form, ops;
-        opted.graphs = ops.graphs = graphs;
-        const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, ops, requests);
-        ASSERT_EQ(tokens.size(), size_t(requests));
-        EXPECT_EQ(Greedy(*loaded, opted, requests), tokens);
-      }
+  for (const char* graphs : {"1", "0"}) {
+    for (int requests : {1, 3}) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
+      RunnerSettings fused, ops;
+      fused.graphs = ops.graphs = graphs;
+      fused.mlp = "fused";
+      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, ops, requests);
+      ASSERT_EQ(tokens.size(), size_t(requests));
+      EXPECT_EQ(Greedy(*loaded, fused, requests), tokens);
     }
   }
 }

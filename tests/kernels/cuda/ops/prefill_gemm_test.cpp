@@ -118,41 +118,6 @@ TEST(SkinnyGemm, MatchesAFloat32ReferenceAndGivesEachRowTheSameBitsAtEveryM) {
   }
 }
 
-// On a resident wave (SkinnyGrid::kResident) each CTA runs several tiles, loading the next one's
-// weights while it sums the current one: every output is bit-equal to the one-CTA-a-tile launch, at
-// every M, with both forms, on N of several waves of tiles and a partial last tile.
-TEST(SkinnyGemm, TheResidentGridGivesTheTilePerCtaBits) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  struct Shape {
-    int n, k;
-  };
-  for (const Shape shape : {Shape{28677, 256}, Shape{12288, 2048}, Shape{4100, 1024}}) {
-    const int n = shape.n, k = shape.k;
-    const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 7), w = RandomBf16(size_t(n) * k, 0.1f, 8);
-    uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
-    CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
-    for (int warps : {8, 6}) {
-      for (int m : {1, 3, 8}) {
-        SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + ", m " + std::to_string(m) + ", " +
-                     std::to_string(warps) + " warps");
-        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr, SkinnyGrid::kTilePerCta).ok());
-        const std::vector<uint16_t> per_tile = Download(dy, size_t(kSkinnyMaxRows) * n);
-        CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
-        ASSERT_TRUE(SkinnyLinearWithWarps(dx, dw, m, n, k, dy, warps, nullptr, SkinnyGrid::kResident).ok());
-        const std::vector<uint16_t> resident = Download(dy, size_t(kSkinnyMaxRows) * n);
-        EXPECT_TRUE(std::equal(resident.begin(), resident.begin() + size_t(m) * n, per_tile.begin()))
-            << "a tile changed on the resident grid";
-        EXPECT_TRUE(std::all_of(resident.begin() + size_t(m) * n, resident.end(), [](uint16_t b) { return b == 0xffff; }))
-            << "rows past M were written";
-      }
-    }
-    cudaFree(dx);
-    cudaFree(dw);
-    cudaFree(dy);
-  }
-}
-
 // SkinnyLinear runs the form SkinnyLinearWarps names for N, on N of one, one and a bit and many
 // waves of 8-warp CTAs (on an H200: 8, 6 and 8 warps); an unknown form is an error, not a launch.
 TEST(SkinnyGemm, PicksOneFormByNAndRunsIt) {
