@@ -4,7 +4,7 @@
 # built with skip-kernels.patch: an upper bound on what removing them could save); the end-to-end table.
 # The gates, gemm and ab parts ran on the build of commit b8ae481 (its resident grid and MLP preload are
 # resident-grid.patch and mlp-preload.patch here; reverted after this job measured them slower).
-# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,ncu,e2e]
+# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,empty,attn,ncu,e2e]
 #   (.gpu/pack.tar.xz: bin/vt, bin/vt_skip and the vt_gpu_*_tests)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s17; mkdir -p $o
@@ -42,6 +42,20 @@ if [[ $parts == *skip* ]]; then
       echo "$m skip=$s $r tok/s" | tee -a $o/skip.txt
     done
   done
+fi
+if [[ $parts == *empty* ]]; then  # kernels replaced by empty dependent launches: the boundary without the work
+  for m in qwen3-1.7b llama3-8b; do
+    for e in VT_SKIP=none VT_EMPTY=attn VT_SKIP=attn VT_EMPTY=silu VT_EMPTY=norm VT_EMPTY=prep \
+      VT_EMPTY=norm,prep,attn,silu VT_SKIP=norm,prep,attn,silu; do
+      r=$(env $e timeout -k 5 100 $b/vt_skip bench decode $short --model preset:$m --concurrency 1 --json 2>>$o/empty.err |
+        python3 -c "import json,sys; d=json.load(sys.stdin); print('%.1f' % d['results'][0]['output_tokens_per_s'])")
+      echo "$m $e $r tok/s" | tee -a $o/empty.txt
+    done
+  done
+fi
+if [[ $parts == *attn* ]]; then  # the decode attention alone at a decode step's short contexts, batch 1-4
+  timeout -k 5 120 $b/vt bench attention --arms persist,gqa,solo,warp --split auto --batches 1,4 --contexts 32,160,1024 \
+    --shapes qwen3-1.7b,llama3-8b --dependent-launch > $o/attn.txt 2>&1; echo "attn rc $?"; cat $o/attn.txt
 fi
 if [[ $parts == *ncu* ]]; then  # one qwen3-1.7b c = 1 step kernel by kernel, the MLP as three kernels and fused
   for v in ops fused; do
