@@ -4,7 +4,7 @@
 # built with skip-kernels.patch: an upper bound on what removing them could save); the end-to-end table.
 # The gates, gemm and ab parts ran on the build of commit b8ae481 (its resident grid and MLP preload are
 # resident-grid.patch and mlp-preload.patch here; reverted after this job measured them slower).
-# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,empty,attn,ncu,e2e]
+# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,empty,attn,split,sole,ncu,e2e]
 #   (.gpu/pack.tar.xz: bin/vt, bin/vt_skip and the vt_gpu_*_tests)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s17; mkdir -p $o
@@ -56,6 +56,48 @@ fi
 if [[ $parts == *attn* ]]; then  # the decode attention alone at a decode step's short contexts, batch 1-4
   timeout -k 5 120 $b/vt bench attention --arms persist,gqa,solo,warp --split auto --batches 1,4 --contexts 32,160,1024 \
     --shapes qwen3-1.7b,llama3-8b --dependent-launch > $o/attn.txt 2>&1; echo "attn rc $?"; cat $o/attn.txt
+fi
+if [[ $parts == *split* ]]; then  # the persist arm's chunk length at short and long contexts, kernel and end to end
+  for sp in auto off 256 512 1024; do
+    timeout -k 5 120 $b/vt bench attention --arms persist --split $sp --batches 1,4,16 \
+      --contexts 32,96,160,256,384,512,1024,2048,4096,8192 --shapes qwen3-1.7b,llama3-8b --dependent-launch --json \
+      > $o/split-$sp.json 2>> $o/split.err; echo "split $sp rc $?"
+  done
+  python3 - $o <<'PY'
+import json, sys, collections
+o = sys.argv[1]
+t = collections.OrderedDict()
+for sp in ["auto", "off", "256", "512", "1024"]:
+    for r in json.load(open(f"{o}/split-{sp}.json"))["rows"]:
+        t.setdefault((r["shape"], r["batch"], r["context"]), {})[sp] = r.get("us", float("nan"))
+print("shape B ctx: us by split  auto off 256 512 1024")
+for k, v in t.items():
+    print(*k, *("%.2f" % v.get(s, float("nan")) for s in ["auto", "off", "256", "512", "1024"]))
+PY
+  for m in qwen3-1.7b llama3-8b; do
+    timeout -k 5 200 $b/vt bench decode $short --model preset:$m --concurrency 1,4 \
+      --ab VT_ATTN_SPLIT=auto VT_ATTN_SPLIT=256 --ab-rounds 2 > $o/ab-split-$m.txt 2>&1
+    echo "ab split $m rc $?"; tail -4 $o/ab-split-$m.txt
+  done
+fi
+if [[ $parts == *sole* ]]; then  # one-chunk requests written whole (vt_sole), and contexts <= 256 unsplit (vt)
+  timeout -k 5 200 $b/vt_gpu_attention_tests > $o/attention.log 2>&1
+  echo "attention rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/attention.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED" $o/attention.log | head -10
+  timeout -k 5 240 $b/vt_gpu_engine_tests > $o/engine-all.log 2>&1
+  echo "engine rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/engine-all.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED" $o/engine-all.log | head -10
+  for v in vt_base vt; do
+    echo "== $v" >> $o/sole-attn.txt
+    timeout -k 5 60 $b/$v bench attention --arms persist,gqa --split auto --batches 1,4,16 --contexts 32,160,256,384,1024 \
+      --shapes qwen3-1.7b --dependent-launch >> $o/sole-attn.txt 2>&1
+  done
+  for r in 1 2; do for v in vt_base vt_sole vt; do for m in qwen3-1.7b llama3-8b; do
+    c="1 4 64"; [[ $m == llama3-8b ]] && c="1 4"
+    line=$(timeout -k 5 100 $b/$v bench decode $short --model preset:$m --concurrency $c --json 2>>$o/sole.err |
+      python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (x['concurrency'], x['output_tokens_per_s']) for x in d['results']))")
+    echo "r$r $v $m $line" | tee -a $o/sole-e2e.txt
+  done; done; done
 fi
 if [[ $parts == *ncu* ]]; then  # one qwen3-1.7b c = 1 step kernel by kernel, the MLP as three kernels and fused
   for v in ops fused; do

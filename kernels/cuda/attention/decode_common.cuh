@@ -91,14 +91,24 @@ __device__ __forceinline__ float Rescale(float m_old, float m_new) {
   return m_old == -INFINITY ? 0.f : exp2f(m_old - m_new);
 }
 
+// Whether request b's keys form one chunk: always in an unsplit call; in a split call when its own
+// context fills only its first chunk (LiveChunks). Such a request's result is final where its chunk
+// ends, so it is written as bf16 there and the merge passes it by (MergeChunksKernel): the bits the
+// merge gives one live chunk (a weight of exactly 1), without the partial's round trip. It follows
+// from the request's own context, so a request's path never depends on the rest of the batch.
+__device__ __forceinline__ bool SoleChunk(const PagedDecodeParams& p, int b) {
+  return p.num_chunks == 1 || LiveChunks(p, p.context_lens[b]) == 1;
+}
+
 // Writes the result of (request b, query head h, chunk c): `o` is the normalised output for
 // this thread's `count` consecutive elements starting at `d0`; `m` and `l` the chunk's max and
-// sum in the log2 domain. Unsplit calls write bf16; split calls write the fp32 partial and
-// the chunk's log2-sum-exp (thread 0 of the head only, `write_lse`).
+// sum in the log2 domain. A request of one chunk (SoleChunk) gets bf16; the chunks of a split
+// request write the fp32 partial and the chunk's log2-sum-exp (thread 0 of the head only, `write_lse`).
 __device__ __forceinline__ void WriteHeadResult(const PagedDecodeParams& p, int b, int h, int c, int d0,
                                                 const float* o, int count, float m, float l, bool write_lse) {
   const int64_t head = static_cast<int64_t>(b) * p.num_q_heads + h;
-  if (p.num_chunks == 1) {
+  if (SoleChunk(p, b)) {
+    if (c != 0) return;  // an arm with a CTA per chunk slot also ends the request's empty ones
     uint16_t* dst = p.out + head * p.head_dim + d0;
     for (int i = 0; i < count; ++i) dst[i] = FloatToBf16Bits(o[i]);
     return;

@@ -40,7 +40,7 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* pr
   }
 }
 
-// The merge reads every chunk slot of the grid: the ones past a request's context weigh nothing
+// The merge reads every chunk slot of a split request: the ones past its context weigh nothing
 // (lse = -inf). Requests are dealt out over the CTAs of kThreads threads for these writes; every
 // thread calls it.
 template <int kThreads>
@@ -48,6 +48,7 @@ __device__ __forceinline__ void MarkEmptyChunks(const PagedDecodeParams& p) {
   if (p.num_chunks <= 1) return;
   for (int b = blockIdx.x; b < p.batch; b += gridDim.x) {
     const int live = LiveChunks(p, p.context_lens[b]);
+    if (live == 1) continue;  // written whole where its chunk ends; the merge passes it by
     const int dead = p.num_chunks - live;
     for (int i = threadIdx.x; i < dead * p.num_q_heads; i += kThreads) {
       p.partial_lse[(int64_t(b) * p.num_q_heads + i / dead) * p.num_chunks + live + i % dead] = -INFINITY;

@@ -56,9 +56,14 @@ MergeInputs MakeInputs(int heads, int chunks, int head_dim, bool cancelling, uin
   return in;
 }
 
-// Runs the merge kernel and the plain loop on the same inputs; returns both outputs' bits.
+constexpr int kChunkTokens = 16;
+
+// Runs the merge kernel and the plain loop on the same inputs; returns both outputs' bits. Request
+// b has contexts[b] keys in chunks of kChunkTokens; by default each fills every chunk of the grid.
 void RunBoth(const MergeInputs& in, int batch, int q_heads, int chunks, int head_dim, std::vector<uint16_t>& kernel,
-             std::vector<uint16_t>& sequential) {
+             std::vector<uint16_t>& sequential, std::vector<int32_t> contexts = {}) {
+  if (contexts.empty()) contexts.assign(size_t(batch), chunks * kChunkTokens);
+  int32_t* context_lens = Upload(contexts);
   float* partial = Upload(in.partial);
   float* lse = Upload(in.lse);
   const size_t n = size_t(batch) * q_heads * head_dim;
@@ -72,12 +77,15 @@ void RunBoth(const MergeInputs& in, int batch, int q_heads, int chunks, int head
   p.num_q_heads = q_heads;
   p.head_dim = head_dim;
   p.num_chunks = chunks;
+  p.chunk_tokens = kChunkTokens;
+  p.context_lens = context_lens;
   CheckCuda(cudaMemset(out, 0xff, n * 2), "poison out");
   CheckCuda(attention::LaunchMergeChunks(p, nullptr), "merge kernel");
   kernel = Download(out, n);
   CheckCuda(cudaMemset(out, 0xff, n * 2), "poison out");
   CheckCuda(vt::testing::LaunchSequentialMerge(p, nullptr), "sequential merge");
   sequential = Download(out, n);
+  cudaFree(context_lens);
   cudaFree(partial);
   cudaFree(lse);
   cudaFree(out);
@@ -87,8 +95,8 @@ TEST(ChunkMerge, TheKernelGivesThePlainLoopsBits) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   constexpr int kBatch = 3, kQHeads = 4;
-  // One chunk, fewer than a batch of loads, exactly one, one past it, and several.
-  for (int chunks : {1, 5, 32, 33, 100}) {
+  // Two chunks, fewer than a batch of loads, exactly one, one past it, and several.
+  for (int chunks : {2, 5, 32, 33, 100}) {
     for (int head_dim : {128, 256}) {
       for (bool cancelling : {false, true}) {
         const MergeInputs in = MakeInputs(kBatch * kQHeads, chunks, head_dim, cancelling, 11u + chunks);
@@ -107,6 +115,28 @@ TEST(ChunkMerge, TheKernelGivesThePlainLoopsBits) {
         EXPECT_GE(finite_nonzero, live_outputs * 95 / 100) << chunks << " chunks, head_dim " << head_dim;
         for (int d = 0; d < head_dim; ++d) EXPECT_EQ(kernel[size_t(kBatch * kQHeads - 1) * head_dim + d], 0);
       }
+    }
+  }
+}
+
+// A request whose context fills only its first chunk was written whole by the attention kernel
+// (SoleChunk): the merge leaves its rows as they are and merges the split requests beside it as
+// the plain loop does.
+TEST(ChunkMerge, PassesByARequestOfOneLiveChunk) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  constexpr int kBatch = 3, kQHeads = 4, kChunks = 4, kHeadDim = 128;
+  const MergeInputs in = MakeInputs(kBatch * kQHeads, kChunks, kHeadDim, false, 7u);
+  std::vector<uint16_t> kernel, sequential;
+  // One live chunk, three, and four.
+  RunBoth(in, kBatch, kQHeads, kChunks, kHeadDim, kernel, sequential,
+          {kChunkTokens, 2 * kChunkTokens + 5, kChunks * kChunkTokens});
+  const size_t per_request = size_t(kQHeads) * kHeadDim;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    if (i < per_request) {
+      ASSERT_EQ(kernel[i], 0xffff) << "the merge wrote over the one-chunk request at " << i;
+    } else {
+      ASSERT_EQ(kernel[i], sequential[i]) << "a split request's merged output differs at " << i;
     }
   }
 }
