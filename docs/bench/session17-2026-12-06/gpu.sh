@@ -4,7 +4,7 @@
 # built with skip-kernels.patch: an upper bound on what removing them could save); the end-to-end table.
 # The gates, gemm and ab parts ran on the build of commit b8ae481 (its resident grid and MLP preload are
 # resident-grid.patch and mlp-preload.patch here; reverted after this job measured them slower).
-# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,empty,attn,split,sole,ncu,e2e]
+# Usage: bash docs/bench/session17-2026-12-06/gpu.sh [gates,gemm,ab,skip,empty,attn,split,sole,final,ncu,e2e]
 #   (.gpu/pack.tar.xz: bin/vt, bin/vt_skip and the vt_gpu_*_tests)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s17; mkdir -p $o
@@ -93,11 +93,25 @@ if [[ $parts == *sole* ]]; then  # one-chunk requests written whole (vt_sole), a
       --shapes qwen3-1.7b --dependent-launch >> $o/sole-attn.txt 2>&1
   done
   for r in 1 2; do for v in vt_base vt_sole vt; do for m in qwen3-1.7b llama3-8b; do
+    [[ $r == 2 && $v == vt_sole ]] && continue
     c="1 4 64"; [[ $m == llama3-8b ]] && c="1 4"
     line=$(timeout -k 5 100 $b/$v bench decode $short --model preset:$m --concurrency $c --json 2>>$o/sole.err |
       python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (x['concurrency'], x['output_tokens_per_s']) for x in d['results']))")
     echo "r$r $v $m $line" | tee -a $o/sole-e2e.txt
   done; done; done
+fi
+if [[ $parts == *final* ]]; then  # the gates on the kept change (vt), and one more A/B round against vt_base
+  timeout -k 5 150 $b/vt_gpu_attention_tests > $o/attention.log 2>&1
+  echo "attention rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/attention.log | tr '\n' ' ')"
+  timeout -k 5 200 $b/vt_gpu_engine_tests > $o/engine-all.log 2>&1
+  echo "engine rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/engine-all.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED" $o/engine-all.log | head -10
+  for v in vt_base vt; do for m in qwen3-1.7b llama3-8b; do
+    c="1 4 64"; [[ $m == llama3-8b ]] && c="1 4"
+    line=$(timeout -k 5 100 $b/$v bench decode $short --model preset:$m --concurrency $c --json 2>>$o/final.err |
+      python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (x['concurrency'], x['output_tokens_per_s']) for x in d['results']))")
+    echo "$v $m $line" | tee -a $o/final-e2e.txt
+  done; done
 fi
 if [[ $parts == *ncu* ]]; then  # one qwen3-1.7b c = 1 step kernel by kernel, the MLP as three kernels and fused
   for v in ops fused; do

@@ -1,7 +1,7 @@
 // Split-KV merge: combines the per-chunk (output, log2-sum-exp) partials of each
 // (request, head) in ascending chunk order. Chunks past a request's context carry
-// lse = -inf and weigh exactly zero; a request of one live chunk was written whole by the
-// attention kernel (SoleChunk) and is passed by. One CTA per (request, head), one thread per output
+// lse = -inf and weigh exactly zero; a decode request of one live chunk was written whole by
+// the attention kernel (SoleChunk) and is passed by. One CTA per (request, head), one thread per output
 // element: the chunk weights are computed once into shared memory, and each thread's
 // loads of its element across chunks are independent, so they overlap instead of
 // queueing behind one another.
@@ -18,7 +18,8 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   AwaitPrecedingGrid();
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
-  if (SoleChunk(p, static_cast<int>(head / p.num_q_heads))) return;
+  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged.
+  if (p.context_lens != nullptr && SoleChunk(p, static_cast<int>(head / p.num_q_heads))) return;
   const float* lse = p.partial_lse + head * p.num_chunks;
   for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = lse[c];
   __syncthreads();

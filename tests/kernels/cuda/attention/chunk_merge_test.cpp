@@ -60,10 +60,13 @@ constexpr int kChunkTokens = 16;
 
 // Runs the merge kernel and the plain loop on the same inputs; returns both outputs' bits. Request
 // b has contexts[b] keys in chunks of kChunkTokens; by default each fills every chunk of the grid.
-void RunBoth(const MergeInputs& in, int batch, int q_heads, int chunks, int head_dim, std::vector<uint16_t>& kernel,
-             std::vector<uint16_t>& sequential, std::vector<int32_t> contexts = {}) {
+// Without contexts (`with_contexts` false) the call is the tensor-core prefill's merge, whose rows
+// are all merged.
+void RunBoth(const MergeInputs& in, int batch, int q_heads, int chunks, int head_dim,
+             std::vector<uint16_t>& kernel, std::vector<uint16_t>& sequential,
+             std::vector<int32_t> contexts = {}, bool with_contexts = true) {
   if (contexts.empty()) contexts.assign(size_t(batch), chunks * kChunkTokens);
-  int32_t* context_lens = Upload(contexts);
+  int32_t* context_lens = with_contexts ? Upload(contexts) : nullptr;
   float* partial = Upload(in.partial);
   float* lse = Upload(in.lse);
   const size_t n = size_t(batch) * q_heads * head_dim;
@@ -99,21 +102,26 @@ TEST(ChunkMerge, TheKernelGivesThePlainLoopsBits) {
   for (int chunks : {2, 5, 32, 33, 100}) {
     for (int head_dim : {128, 256}) {
       for (bool cancelling : {false, true}) {
-        const MergeInputs in = MakeInputs(kBatch * kQHeads, chunks, head_dim, cancelling, 11u + chunks);
-        std::vector<uint16_t> kernel, sequential;
-        RunBoth(in, kBatch, kQHeads, chunks, head_dim, kernel, sequential);
-        int64_t mismatched = 0, finite_nonzero = 0;
-        for (size_t i = 0; i < kernel.size(); ++i) {
-          mismatched += kernel[i] != sequential[i];
-          const uint16_t magnitude = kernel[i] & 0x7fff;
-          finite_nonzero += magnitude != 0 && magnitude < 0x7f80;
+        for (bool with_contexts : {true, false}) {
+          const MergeInputs in = MakeInputs(kBatch * kQHeads, chunks, head_dim, cancelling, 11u + chunks);
+          std::vector<uint16_t> kernel, sequential;
+          RunBoth(in, kBatch, kQHeads, chunks, head_dim, kernel, sequential, {}, with_contexts);
+          int64_t mismatched = 0, finite_nonzero = 0;
+          for (size_t i = 0; i < kernel.size(); ++i) {
+            mismatched += kernel[i] != sequential[i];
+            const uint16_t magnitude = kernel[i] & 0x7fff;
+            finite_nonzero += magnitude != 0 && magnitude < 0x7f80;
+          }
+          EXPECT_EQ(mismatched, 0) << chunks << " chunks, head_dim " << head_dim
+                                   << (cancelling ? ", cancelling" : "")
+                                   << (with_contexts ? "" : ", no contexts");
+          // Every head but the last has a live chunk: those outputs are finite numbers (the last
+          // head's are zero), so both merges wrote and neither read a weightless chunk's NaN.
+          const int64_t live_outputs = int64_t(kBatch * kQHeads - 1) * head_dim;
+          EXPECT_GE(finite_nonzero, live_outputs * 95 / 100) << chunks << " chunks, head_dim " << head_dim;
+          for (int d = 0; d < head_dim; ++d)
+            EXPECT_EQ(kernel[size_t(kBatch * kQHeads - 1) * head_dim + d], 0);
         }
-        EXPECT_EQ(mismatched, 0) << chunks << " chunks, head_dim " << head_dim << (cancelling ? ", cancelling" : "");
-        // Every head but the last has a live chunk: those outputs are finite numbers (the last
-        // head's are zero), so both merges wrote and neither read a weightless chunk's NaN.
-        const int64_t live_outputs = int64_t(kBatch * kQHeads - 1) * head_dim;
-        EXPECT_GE(finite_nonzero, live_outputs * 95 / 100) << chunks << " chunks, head_dim " << head_dim;
-        for (int d = 0; d < head_dim; ++d) EXPECT_EQ(kernel[size_t(kBatch * kQHeads - 1) * head_dim + d], 0);
       }
     }
   }
