@@ -157,24 +157,25 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 
 Status CudaModelRunner::Mlp(const DeviceLayer& w, int tokens) {
   const int h = int(config_.hidden_size), inter = int(config_.intermediate_size);
-  kc::DecodeMlpParams fused;
-  fused.x = normed_;
-  fused.gate_up = w.gate_up.dense;
-  fused.down = w.down_proj.dense;
-  fused.m = tokens;
-  fused.hidden = h;
-  fused.inter = inter;
-  fused.act = act_;
-  fused.y = delta_;
-  fused.barrier = mlp_barrier_;
-  // The fused kernel runs the skinny GEMM's tiles, so it stands in only where both projections would
-  // run on the skinny GEMM; tensor-parallel ranks keep the three kernels (no run has checked it there).
-  const bool skinny_both =
-      fused.gate_up != nullptr && fused.down != nullptr &&
-      gemm_->KernelFor(normed_, fused.gate_up, tokens, 2 * inter, h, gate_up_) == kc::DenseKernel::kSkinny &&
-      gemm_->KernelFor(act_, fused.down, tokens, h, inter, delta_) == kc::DenseKernel::kSkinny;
-  if (options_.tuning.fused_decode_mlp && !sharded() && skinny_both && kc::DecodeMlpSupports(fused)) {
-    return kc::RunDecodeMlp(fused, stream_);
+  // Tensor-parallel ranks keep the three kernels (no run has checked the fused one there).
+  if (options_.tuning.fused_decode_mlp && !sharded()) {
+    kc::DecodeMlpParams fused;
+    fused.x = normed_;
+    fused.gate_up = w.gate_up.dense;
+    fused.down = w.down_proj.dense;
+    fused.m = tokens;
+    fused.hidden = h;
+    fused.inter = inter;
+    fused.act = act_;
+    fused.y = delta_;
+    fused.barrier = mlp_barrier_;
+    // The fused kernel runs the skinny GEMM's tiles, so it stands in only where both projections
+    // would run on the skinny GEMM.
+    const bool skinny_both =
+        fused.gate_up != nullptr && fused.down != nullptr &&
+        gemm_->KernelFor(normed_, fused.gate_up, tokens, 2 * inter, h, gate_up_) == kc::DenseKernel::kSkinny &&
+        gemm_->KernelFor(act_, fused.down, tokens, h, inter, delta_) == kc::DenseKernel::kSkinny;
+    if (skinny_both && kc::DecodeMlpSupports(fused)) return kc::RunDecodeMlp(fused, stream_);
   }
   VT_RETURN_IF_ERROR(Linear(normed_, w.gate_up, tokens, gate_up_));
   VT_RETURN_IF_ERROR(kc::SiluMul(gate_up_, tokens, inter, act_, stream_));

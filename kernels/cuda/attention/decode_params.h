@@ -17,7 +17,9 @@ struct PagedDecodeParams {
   const uint16_t* k_cache = nullptr;  // see layout above
   const uint16_t* v_cache = nullptr;
   const int32_t* block_tables = nullptr;  // [batch, max_blocks_per_seq]
-  const int32_t* context_lens = nullptr;  // [batch], each >= 1
+  // [batch], each >= 1. The tensor-core prefill's merge of its own splits (prefill_tc.cu) passes
+  // none: its rows are not requests, and MergeChunksKernel then merges every one.
+  const int32_t* context_lens = nullptr;
   uint16_t* out = nullptr;                // [batch, num_q_heads, head_dim] bf16 bits
 
   // Split-KV workspace, used when num_chunks > 1: per (request, head, chunk) the

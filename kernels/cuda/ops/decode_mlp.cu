@@ -18,9 +18,8 @@ using skinny::kTileCols;
 
 constexpr int kMlpWarps = 8;  // the skinny GEMM's largest form; a phase whose form has fewer idles the rest
 
-// Sums of one tile of y = x . W^T over the first `warps` warps, in the skinny kernel's order, for the
-// threads that own an output: (row, col) = (threadIdx.x / 8, threadIdx.x % 8) with row < m.
-// `preloaded`: `b` holds the share's first weights already.
+// One tile of y = x . W^T as the skinny kernel sums it (skinny::FinishTile), written as bf16 through
+// `write`. `preloaded`: `b` holds the share's first weights already.
 template <typename Write>
 __device__ __forceinline__ void RunTile(const uint16_t* x, const uint16_t* weight, int m, int n, int k, int col0,
                                         int warps, skinny::Bf16x8 (&b)[skinny::kUnroll], bool preloaded,
@@ -28,12 +27,8 @@ __device__ __forceinline__ void RunTile(const uint16_t* x, const uint16_t* weigh
   const skinny::LaneShare share = skinny::ShareOf(x, weight, m, n, k, col0, warps);
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   skinny::AccumulateShare(acc, share, b, preloaded);
-  skinny::StorePartials<kMlpWarps>(partial, acc);
-  __syncthreads();
-  if (threadIdx.x < m * kTileCols) {
-    const int row = threadIdx.x / kTileCols, col = threadIdx.x % kTileCols;
-    write(row, col, FloatToBf16Bits(skinny::SumOfWarps<kMlpWarps>(partial, row, col, warps)));
-  }
+  skinny::FinishTile<kMlpWarps>(partial, acc, m, warps,
+                                [&](int row, int col, float sum) { write(row, col, FloatToBf16Bits(sum)); });
   __syncthreads();  // the partials are the next tile's
 }
 

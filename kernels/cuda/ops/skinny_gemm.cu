@@ -26,15 +26,9 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   skinny::Bf16x8 b[skinny::kUnroll];
   skinny::AccumulateShare(acc, share, b, false);
-  skinny::StorePartials<Warps>(partial, acc);
-  __syncthreads();
-  if (threadIdx.x < kSkinnyMaxRows * kTileCols) {
-    const int row = threadIdx.x / kTileCols, col = threadIdx.x % kTileCols;
-    if (row < m && col0 + col < n) {
-      const float sum = skinny::SumOfWarps<Warps>(partial, row, col, Warps);
-      y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(sum);
-    }
-  }
+  skinny::FinishTile<Warps>(partial, acc, m, Warps, [&](int row, int col, float sum) {
+    if (col0 + col < n) y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(sum);
+  });
 }
 
 }  // namespace

@@ -93,8 +93,7 @@ __device__ __forceinline__ void AccumulateShare(float (&acc)[4], const LaneShare
 template <int Warps>
 using Partials = float[Warps][kSkinnyMaxRows][kTileCols];
 
-// acc: c0, c1 = (input row q, columns 2c, 2c + 1); c2, c3 belong to the zero rows 8-15. Followed by
-// a __syncthreads, after which SumOfWarps may read.
+// acc: c0, c1 = (input row q, columns 2c, 2c + 1); c2, c3 belong to the zero rows 8-15.
 template <int Warps>
 __device__ __forceinline__ void StorePartials(Partials<Warps>& partial, const float (&acc)[4]) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = lane / 4, c = lane % 4;
@@ -108,6 +107,20 @@ __device__ __forceinline__ float SumOfWarps(const Partials<Warps>& partial, int 
   float s = 0.f;
   for (int w = 0; w < warps; ++w) s += partial[w][row][col];
   return s;
+}
+
+// A tile's end: the warps' partial sums meet in shared memory and each output (row, col) with
+// row < m, the first `warps` warps' sums added in warp order, goes to write(row, col, sum) from the
+// thread 8 * row + col. The caller syncs before it reuses `partial`.
+template <int Warps, typename Write>
+__device__ __forceinline__ void FinishTile(Partials<Warps>& partial, const float (&acc)[4], int m, int warps,
+                                           Write write) {
+  StorePartials<Warps>(partial, acc);
+  __syncthreads();
+  if (threadIdx.x < m * kTileCols) {
+    const int row = threadIdx.x / kTileCols, col = threadIdx.x % kTileCols;
+    write(row, col, SumOfWarps<Warps>(partial, row, col, warps));
+  }
 }
 
 }  // namespace vt::kernels::cuda::skinny
