@@ -28,6 +28,7 @@
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/per_device.h"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
 #include "kernels/w4a16/w4a16_shape.h"
@@ -80,6 +81,8 @@ __global__ void __launch_bounds__(kWarps * 32) W4A16GemmKernel(GemmParams g) {
   for (int u = 0; u < kUnroll; ++u) {
     if (active && u < iters) buf[u] = LoadStreaming(wp + u * 32);
   }
+  // No kernel of a step writes weights or scales; the activations come from the kernel before.
+  AwaitPrecedingGrid();
 
   // Activations of this slice and row block into shared memory, rows past m zero, and the
   // slice's scales, so no scale load sits between a group's MMAs and its fold.
@@ -245,6 +248,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4) W4A16StackKernel(GemmParams g)
   for (int u = 0; u < kStackUnroll; ++u) {
     if (u < my_steps) buf[u] = LoadStreaming(wp + u * kWarps * 32);
   }
+  // As a dependent launch, the loads above overlap the kernel before; the activations are its output.
+  AwaitPrecedingGrid();
 
   // Each 16-byte piece of a row (eight k of one k16 half) holds one word for each lane c: the four
   // words go to the four lanes' runs. Only the m real rows are staged. (Four pieces a thread in
@@ -344,8 +349,7 @@ cudaError_t Launch(const GemmParams& g, cudaStream_t stream) {
   const cudaError_t attr = AllowDynamicSharedMemory<W4A16GemmKernel<kMTiles, kSwapAB>, kActivationSmemBudget + 8192>();
   if (attr != cudaSuccess) return attr;
   const dim3 grid((g.p.n + kColsPerCta - 1) / kColsPerCta, g.slices, (g.p.m + kMaxRowsPerCta - 1) / kMaxRowsPerCta);
-  W4A16GemmKernel<kMTiles, kSwapAB><<<grid, kWarps * 32, smem, stream>>>(g);
-  return cudaGetLastError();
+  return LaunchDependent(W4A16GemmKernel<kMTiles, kSwapAB>, grid, dim3(kWarps * 32), smem, stream, g);
 }
 
 // m staged rows of k_slice + 8 bf16, and a float2 per 8 column pairs of each of k_slice / 128 + 1 groups.
@@ -355,8 +359,7 @@ size_t StackSmemBytes(int m, int k_slice) {
 
 cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
   const dim3 grid(g.p.n / 16, g.slices);
-  W4A16StackKernel<<<grid, kWarps * 32, StackSmemBytes(g.p.m, g.k_slice), stream>>>(g);
-  return cudaGetLastError();
+  return LaunchDependent(W4A16StackKernel, grid, dim3(kWarps * 32), StackSmemBytes(g.p.m, g.k_slice), stream, g);
 }
 
 // A CTA per 16-column block, K split only as far as about three CTAs per SM need, and no further
@@ -374,6 +377,7 @@ W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
 
 // Adds the K-slice partial sums in slice order and writes bf16.
 __global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t elements, int slices) {
+  AwaitPrecedingGrid();
   const size_t i = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) * 2;
   if (i >= elements) return;
   float2 sum = make_float2(0.f, 0.f);
@@ -389,9 +393,8 @@ __global__ void ReduceSlicesKernel(const float* partial, uint16_t* y, size_t ele
 
 cudaError_t ReduceW4A16Slices(const float* partial, uint16_t* y, size_t elements, int slices, cudaStream_t stream) {
   const int block = 256;
-  ReduceSlicesKernel<<<static_cast<unsigned>((elements / 2 + block - 1) / block), block, 0, stream>>>(partial, y, elements,
-                                                                                                 slices);
-  return cudaGetLastError();
+  return LaunchDependent(ReduceSlicesKernel, dim3(static_cast<unsigned>((elements / 2 + block - 1) / block)),
+                         dim3(block), 0, stream, partial, y, elements, slices);
 }
 
 // The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "kernels/cuda/attention/mma_bf16.cuh"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
 
 namespace vt::kernels::cuda {
@@ -99,6 +100,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
   for (int u = 0; u < kDepth; ++u) {
     if (active && u < iters) load_step(u, wbuf[u], sbuf[u]);
   }
+  AwaitPrecedingGrid();  // the activations are the output of the kernel before
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
     if (st < iters) stage_activations(st);
@@ -176,8 +178,7 @@ template <int kMTiles>
 cudaError_t Launch(const W4A16LaunchParams& g, cudaStream_t stream) {
   const int rows = kMTiles * 16;
   const dim3 grid((g.p.n + kTileCols - 1) / kTileCols, g.slices, (g.p.m + rows - 1) / rows);
-  W4A16TileKernel<kMTiles><<<grid, kWarps * 32, W4A16TileSmemBytes(g.p.m), stream>>>(g);
-  return cudaGetLastError();
+  return LaunchDependent(W4A16TileKernel<kMTiles>, grid, dim3(kWarps * 32), W4A16TileSmemBytes(g.p.m), stream, g);
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/dense_gemm.h"
+#include "kernels/cuda/testing/late_writer.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
 #include "tests/kernels/cuda/paged_kv_fixture.h"
 #include "tests/kernels/w4a16/gptq_test_data.h"
@@ -57,9 +59,17 @@ Case MakeCase(int k, int n, int group_size, uint32_t seed) {
   return c;
 }
 
-std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
+// With `after_late_writer` the GEMM is a dependent launch right after a kernel that writes its
+// activations only 2 ms after letting it start (late_writer.h): what a decode step's GEMM runs after.
+std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split, bool after_late_writer = false) {
   // Exactly m rows of activations, so a read past them is out of bounds for memcheck.
-  uint16_t* x = Upload(std::vector<uint16_t>(c.x_bits.begin(), c.x_bits.begin() + size_t(m) * c.k));
+  const std::vector<uint16_t> x_rows(c.x_bits.begin(), c.x_bits.begin() + size_t(m) * c.k);
+  uint16_t* x = Upload(x_rows);
+  uint16_t* x_late = nullptr;
+  if (after_late_writer) {
+    x_late = Upload(x_rows);
+    CheckCuda(cudaMemset(x, 0, x_rows.size() * 2), "zero x until the late writer copies it");
+  }
   uint32_t* packed = Upload(c.weights.packed);
   uint16_t* scales = Upload(c.weights.scales);
   uint16_t* y = nullptr;
@@ -72,13 +82,22 @@ std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split) {
     CheckCuda(cudaMemset(ws, 0xff, ws_bytes), "poison workspace");
   }
   const W4A16Problem p{x, packed, scales, y, m, c.k, c.n, c.weights.group_size};
-  Status st = RunW4A16Gemm(p, split, ws, nullptr);
+  cudaStream_t stream = nullptr;
+  if (after_late_writer) {
+    CheckCuda(cudaDeviceSynchronize(), "uploads and poison before the stream starts");
+    CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+    CheckCuda(vt::testing::LaunchLateWriter({{x, x_late, x_rows.size() * 2}}, 2000, stream), "late writer");
+    SetDependentLaunch(true);
+  }
+  Status st = RunW4A16Gemm(p, split, ws, stream);
+  SetDependentLaunch(false);
   EXPECT_TRUE(st.ok()) << st.message();
   CheckCuda(cudaDeviceSynchronize(), "gemm");
+  if (stream != nullptr) cudaStreamDestroy(stream);
   std::vector<uint16_t> out(size_t(m) * c.n);
   CheckCuda(cudaMemcpy(out.data(), y, out.size() * 2, cudaMemcpyDeviceToHost), "download");
   for (void* ptr : {static_cast<void*>(x), static_cast<void*>(packed), static_cast<void*>(scales),
-                    static_cast<void*>(y), static_cast<void*>(ws)}) {
+                    static_cast<void*>(y), static_cast<void*>(ws), static_cast<void*>(x_late)}) {
     cudaFree(ptr);
   }
   return out;
@@ -243,6 +262,25 @@ TEST(W4A16, DequantisedGemmMatchesTheReference) {
   for (void* ptr : {static_cast<void*>(x), static_cast<void*>(packed), static_cast<void*>(scales),
                     static_cast<void*>(dense), static_cast<void*>(y)}) {
     cudaFree(ptr);
+  }
+}
+
+// Launched dependently after a kernel that writes the activations late, every form waits for them:
+// the same bits as a plain launch, split along K (the slice sums' reduction a dependent launch too)
+// and unsplit. A form that read the activations before its wait would multiply zeros.
+TEST(W4A16, DependentLaunchesWaitForTheActivations) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const Case c = MakeCase(2048, 320, 128, 41u);
+  const W4A16Split cases[] = {{2048, 1, W4A16Form::kStack}, {512, 4, W4A16Form::kStack}, {2048, 1, W4A16Form::kSpread},
+                              {512, 4, W4A16Form::kSpread}, {2048, 1, W4A16Form::kTile}, {512, 4, W4A16Form::kTile}};
+  for (int m : {1, 3, 9}) {
+    for (const W4A16Split& split : cases) {
+      if (split.form == W4A16Form::kStack && m > 8) continue;
+      const std::vector<uint16_t> late = RunGemm(c, m, split, true);
+      ExpectClose(c, m, late);
+      EXPECT_EQ(late, RunGemm(c, m, split)) << "M " << m << " slices " << split.slices;
+    }
   }
 }
 
