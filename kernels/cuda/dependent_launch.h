@@ -32,6 +32,14 @@ __device__ __forceinline__ void AwaitPrecedingGrid() {
 #endif
 }
 
+// The wait alone: the kernel after this one launches only once this one's CTAs have all exited
+// (the unsplit decode attention, whose successor launched early cost 9% at batch 4: warp_subtile.cuh).
+__device__ __forceinline__ void AwaitPrecedingGridOnly() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Where a launch's CTAs go beyond grid and block: thread-block clusters of `cluster_x` CTAs along x
 // (1: no cluster; grid.x must be a multiple), and `cooperative`: every CTA resident at once, for
 // kernels with grid-wide barriers (a grid larger than one wave fails to launch instead of hanging).

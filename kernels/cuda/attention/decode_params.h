@@ -63,8 +63,15 @@ inline constexpr int kMaxChunkTokens = 4096;
 inline constexpr int kTargetChunks = 32;      // enough CTAs to fill 132 SMs at batch 1
 inline constexpr int kMaxDecodeChunks = 1024;  // the merge kernel's limit
 
-// The smallest power of two >= ceil(context / kTargetChunks), clamped to [kMin, kMax].
+// Contexts of up to this many keys are one chunk: split in two chunks of 128 keys they ran
+// 1.1-1.7x slower on an H200 at batch 1-16 (docs/BENCHMARKS.md, "Short contexts as one chunk, and
+// the decode attention's successor launched when it ends").
+inline constexpr int kWholeContextTokens = 2 * kMinChunkTokens;
+
+// kWholeContextTokens for contexts that short; beyond them the smallest power of two
+// >= ceil(context / kTargetChunks), clamped to [kMin, kMax].
 VT_HOST_DEVICE inline int ChunkTokensForContext(int context) {
+  if (context <= kWholeContextTokens) return kWholeContextTokens;
   int chunk = kMinChunkTokens;
   while (chunk < kMaxChunkTokens && chunk * kTargetChunks < context) chunk *= 2;
   return chunk;
@@ -87,6 +94,7 @@ VT_HOST_DEVICE inline int LiveChunks(const PagedDecodeParams& p, int context) {
 
 // An upper bound of ceil(c / ChunkTokensForContext(c)) over every context c <= max_context.
 VT_HOST_DEVICE inline int MaxChunksByContext(int max_context) {
+  if (max_context <= kWholeContextTokens) return 1;
   const int by_min = (max_context + kMinChunkTokens - 1) / kMinChunkTokens;
   const int by_max = (max_context + kMaxChunkTokens - 1) / kMaxChunkTokens;
   const int bounded = by_min < kTargetChunks ? by_min : kTargetChunks;

@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
 
   const bool first_kv_issued =
       p.history_settled && IssueOlderKeysThenWait(produce.live, produce.KeyBase(), produce.KeyEnd(), produce.context,
-                                                  [&] { issue_kv(produce, 0); });
+                                                  SplitDependentsEarly(p), [&] { issue_kv(produce, 0); });
   MarkEmptyChunks<kThreads>(p);
   if (!produce.live) return;
   SoloCursor consume = produce;

@@ -49,21 +49,33 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
   }
 }
 
+// Whether a dependently launched decode arm lets the kernel after it launch as soon as it has
+// waited: in a split call that is the merge kernel; in an unsplit one the output projection, and
+// there llama3-8b at batch 4 ran 9% slower than split when it did, 1% faster when it did not
+// (docs/BENCHMARKS.md, "Short contexts as one chunk, and the decode attention's successor launched
+// when it ends"; the mechanism is not known).
+__device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) { return p.num_chunks > 1; }
+
 // The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
 // (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before
 // the wait on the kernel before unless it holds the request's last key (the one that kernel may write;
 // a subtile past key_end holds none and only zero-fills), in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
-// nothing); then the wait. Returns whether the subtile was issued.
+// nothing); then the wait, after which the kernel after this one may launch at once if
+// `dependents_early`, else when this one ends. Returns whether the subtile was issued.
 template <typename IssueFirst>
 __device__ __forceinline__ bool IssueOlderKeysThenWait(bool live, int key_base, int key_end, int context,
-                                                       IssueFirst issue_first) {
+                                                       bool dependents_early, IssueFirst issue_first) {
   bool issued = false;
   if (live && (key_base >= key_end || min(key_base + kSubtileKeys, key_end) < context)) {
     issue_first();
     issued = true;
   }
   CpAsyncCommit();
-  AwaitPrecedingGrid();
+  if (dependents_early) {
+    AwaitPrecedingGrid();
+  } else {
+    AwaitPrecedingGridOnly();
+  }
   return issued;
 }
 

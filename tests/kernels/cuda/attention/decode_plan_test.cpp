@@ -80,19 +80,24 @@ TEST(DecodePlan, AutoSplitChunksFollowOnlyTheRequestsOwnContext) {
     EXPECT_EQ(plan->chunk_tokens, kChunkByContext);
     EXPECT_EQ(plan->num_chunks, kTargetChunks);
   }
-  EXPECT_EQ(ChunkTokensForContext(1), kMinChunkTokens);
+  EXPECT_EQ(ChunkTokensForContext(1), kWholeContextTokens);
+  EXPECT_EQ(ChunkTokensForContext(kWholeContextTokens), kWholeContextTokens);
+  EXPECT_EQ(ChunkTokensForContext(kWholeContextTokens + 1), kMinChunkTokens);  // three chunks of 128
   EXPECT_EQ(ChunkTokensForContext(4096), kMinChunkTokens);
   EXPECT_EQ(ChunkTokensForContext(16384), 512);
   EXPECT_EQ(ChunkTokensForContext(16385), 1024);
   EXPECT_EQ(ChunkTokensForContext(1 << 30), kMaxChunkTokens);
-  // A context that fits one minimum chunk is not split at all.
-  Result<DecodePlan> short_ctx = PlanDecode(Llama8B(1, kMinChunkTokens), *o);
+  // Calls whose longest context is one chunk's are not split at all; one key more and they are.
+  Result<DecodePlan> short_ctx = PlanDecode(Llama8B(1, kWholeContextTokens), *o);
   ASSERT_TRUE(short_ctx.ok());
   EXPECT_EQ(short_ctx->num_chunks, 1);
+  Result<DecodePlan> longer = PlanDecode(Llama8B(1, kWholeContextTokens + 1), *o);
+  ASSERT_TRUE(longer.ok());
+  EXPECT_EQ(longer->num_chunks, 3);
 }
 
 TEST(DecodePlan, GridChunkCountCoversEveryShorterContext) {
-  for (int max_context : {65, 100, 1000, 2048, 2049, 5000, 16384, 131072, 131073, 500000}) {
+  for (int max_context : {65, 100, 256, 257, 1000, 2048, 2049, 5000, 16384, 131072, 131073, 500000}) {
     const int grid = MaxChunksByContext(max_context);
     for (int ctx = 1; ctx <= max_context; ctx += (ctx < 5000 ? 1 : 997)) {
       const int chunk = ChunkTokensForContext(ctx);
