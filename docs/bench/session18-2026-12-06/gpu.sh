@@ -6,6 +6,9 @@
 #   slices the stacked form's K slices summed in the kernel: gates, sanitizers, kernel table, A/B against vt_pdl
 #   trigger  dependents launched after each kernel's wait (vt) or when it ends (vt_notrigger; vt_attn_notrigger: the decode attention only)
 #   short  contexts of up to 256 keys as one chunk, the unsplit attention's successor launched when it ends, against vt_head
+#   long   issue #16's qwen3-1.7b 8k decode, chunks of 512 / 1024 keys against auto, and the kernel at batch 8
+#   chunks 16 chunks a long context (vt) against 32 (vt_prev): kernel sweep and issue #16's decode-only steps
+#   workers the persist arm's items shared by as many CTAs as there are items (vt) against vt_prev
 #   e2e    the end-to-end table
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_base)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
@@ -96,6 +99,91 @@ if [[ $parts == *short* ]]; then  # contexts of up to 256 keys as one chunk, the
         r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$m --concurrency 1,2,4,8,64 --json 2>>$o/short.err | tok_s)
         echo "$m $bin round $round: $r" | tee -a $o/short.txt
       done
+    done
+  done
+fi
+if [[ $parts == *long* ]]; then  # issue #16's qwen3-1.7b 8k decode at c = 1 and 8 with fixed chunks of 512 / 1024 keys against auto
+  itl() { python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d tpot %.3f itl %.3f ms' % (r['concurrency'], r['tpot_ms']['median'], r['decode_itl_ms']['median']) for r in d['results']))"; }
+  for round in 1 2; do
+    for sp in auto 512 1024; do
+      r=$(VT_ATTN_SPLIT=$sp timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b \
+        --input-len 8192 --output-len 64 --concurrency 1,8 --json 2>>$o/long.err | itl)
+      echo "qwen3-1.7b 8k split=$sp round $round: $r" | tee -a $o/long.txt
+    done
+  done
+  timeout -k 5 120 $b/vt bench attention --arms persist --split auto --batches 8 --contexts 4096,8192,16384 \
+    --shapes qwen3-1.7b,llama3-8b --dependent-launch > $o/attn-b8-auto.txt 2>&1
+  for sp in 512 1024; do
+    timeout -k 5 120 $b/vt bench attention --arms persist --split $sp --batches 8 --contexts 4096,8192,16384 \
+      --shapes qwen3-1.7b,llama3-8b --dependent-launch > $o/attn-b8-$sp.txt 2>&1
+  done
+  tail -n +1 $o/attn-b8-*.txt | grep -v '^$' | head -40
+fi
+if [[ $parts == *chunks* ]]; then  # 16 chunks a long context (vt) against 32 (vt_prev): the kernel, and issue #16's decode-only steps
+  for bin in vt_prev vt; do
+    timeout -k 5 150 $b/$bin bench attention --arms persist --split auto --batches 1,4,8,16 \
+      --contexts 2048,3072,4096,8192,16384,32768 --shapes qwen3-1.7b,llama3-8b --dependent-launch --json \
+      > $o/chunks-$bin.json 2>> $o/chunks.err; echo "attention $bin rc $?"
+  done
+  python3 - $o <<'PY'
+import json, sys
+o = sys.argv[1]
+t = {}
+for bin in ["vt_prev", "vt"]:
+    for r in json.load(open(f"{o}/chunks-{bin}.json"))["rows"]:
+        t.setdefault((r["shape"], r["batch"], r["context"]), {})[bin] = (r["us"], r["chunks"])
+print("shape B ctx: 32 chunks us (chunks) / 16 chunks us (chunks) / ratio")
+for k, v in t.items():
+    a, b = v["vt_prev"], v["vt"]
+    print(*k, "%.2f (%d)" % a, "%.2f (%d)" % b, "%.3f" % (b[0] / a[0]))
+PY
+  full="--max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536"
+  dec() {  # model input c: decode ITL median (all requests decoding) and TPOT
+    python3 -c "import json,sys; d=json.load(sys.stdin); r=d['results'][0]; print('itl %.3f p99 %.3f tpot %.3f ms' % (r['decode_itl_ms']['median'], r['decode_itl_ms']['p99'], r['tpot_ms']['median']))"; }
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      for mc in "qwen3-1.7b 8192 1" "qwen3-1.7b 8192 8" "qwen3-1.7b 32768 1" "llama3-8b 8000 8"; do
+        set -- $mc
+        r=$(timeout -k 5 150 $b/$bin bench decode --backend cuda --load-format dummy --model preset:$1 --input-len $2 \
+          --output-len 64 --concurrency $3 $full --json 2>>$o/chunks-e2e.err | dec)
+        echo "$1 $2 c=$3 $bin round $round: $r" | tee -a $o/chunks-e2e.txt
+      done
+    done
+  done
+fi
+if [[ $parts == *workers* ]]; then  # the persist arm's items shared by as many CTAs as there are items (vt) against vt_prev
+  full="--max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536"
+  dec() { python3 -c "import json,sys; d=json.load(sys.stdin); r=d['results'][0]; print('itl %.3f p99 %.3f tpot %.3f ms' % (r['decode_itl_ms']['median'], r['decode_itl_ms']['p99'], r['tpot_ms']['median']))"; }
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      for mc in "qwen3-1.7b 8192 1" "qwen3-1.7b 8192 8" "qwen3-1.7b 32768 1" "llama3-8b 8000 8"; do
+        set -- $mc
+        r=$(timeout -k 5 150 $b/$bin bench decode --backend cuda --load-format dummy --model preset:$1 --input-len $2 \
+          --output-len 64 --concurrency $3 $full --json 2>>$o/workers-e2e.err | dec)
+        echo "$1 $2 c=$3 $bin round $round: $r" | tee -a $o/workers-e2e.txt
+      done
+    done
+  done
+  for bin in vt_prev vt; do
+    for m in qwen3-1.7b llama3-8b; do
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$m --concurrency 1,4,64 --json 2>>$o/workers-e2e.err | tok_s)
+      echo "$m 32/128 $bin: $r" | tee -a $o/workers-e2e.txt
+    done
+  done
+fi
+if [[ $parts == *sanitize* ]]; then  # the persist arm's gates under compute-sanitizer
+  for tool in racecheck memcheck; do
+    timeout -k 5 80 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
+      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.*' > $o/sanitizer-$tool.txt 2>&1
+    echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
+  done
+fi
+if [[ $parts == *e2e* ]]; then  # issue #17's end-to-end table at HEAD
+  for round in 1 2; do
+    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
+      set -- $mc
+      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+      echo "$1 round $round: $r" | tee -a $o/e2e.txt
     done
   done
 fi

@@ -59,7 +59,7 @@ struct PersistentSmem {
   // One Q tile per stage: the copies run up to kStages - 1 iterations, so as many items, ahead.
   static constexpr size_t kQBytes = kStages * kQTileElems * 2;
   static constexpr size_t kStatBytes = size_t(2) * kWarps * kRows * 4;
-  static constexpr size_t kScanBytes = size_t(kWarps) * 4;  // ScanContexts' warp sums
+  static constexpr size_t kScanBytes = size_t(kWarps + 1) * 4;  // ScanContexts' warp sums and chunk count
   __host__ __device__ static constexpr size_t PrefixBytes(int batch) { return size_t(batch + 1) * 4; }
   __host__ __device__ static constexpr size_t Total(int batch) {
     return kStagingBytes + kQBytes + kStatBytes + kScanBytes + PrefixBytes(batch);
@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   float* m_s = reinterpret_cast<float*>(smem + S::kStagingBytes + S::kQBytes);  // [kWarps][kRows]
   float* l_s = m_s + kWarps * kRows;
   int* warp_sums = reinterpret_cast<int*>(l_s + kWarps * kRows);
-  int* prefix = warp_sums + kWarps;
+  int* live_chunks = warp_sums + kWarps;
+  int* prefix = live_chunks + 1;
 
   // A dependent launch (dependent_launch.h) may start this kernel while the one before it still
   // runs. When that kernel wrote neither the tables nor the older keys (p.history_settled, a decode
@@ -114,10 +115,14 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     reinterpret_cast<uint4*>(q_tiles)[i] = make_uint4(0, 0, 0, 0);
   }
   // Ends with a barrier: the zeroed Q tiles are visible too.
-  ScanContexts<CtaItemWeights, kWarps>(p, warp_sums, prefix);
+  ScanContexts<CtaItemWeights, kWarps>(p, warp_sums, prefix, live_chunks);
 
-  int64_t start, stop;
-  WorkerShare(int64_t(prefix[p.batch]) * p.num_kv_heads, blockIdx.x, gridDim.x, start, stop);
+  // The first `workers` CTAs share the items; the rest only mark empty chunks. Which CTA runs an item
+  // changes no arithmetic.
+  const int64_t total = int64_t(prefix[p.batch]) * p.num_kv_heads;
+  const int64_t workers = ItemWorkers(int64_t(*live_chunks) * p.num_kv_heads, gridDim.x);
+  int64_t start = total, stop = total;
+  if (blockIdx.x < workers) WorkerShare(total, blockIdx.x, workers, start, stop);
   WorkCursor produce{{prefix, p.batch, p.num_kv_heads, &p, stop}};
   produce.item = 0;
   produce.Seek(start);

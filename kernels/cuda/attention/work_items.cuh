@@ -11,15 +11,21 @@
 namespace vt::kernels::cuda::attention {
 
 // Weight prefix over the batch: prefix[b] = units of requests 0 .. b-1 (one KV head each);
-// warp_sums is kWarps ints of shared memory. Every thread of the CTA calls it; it ends with a barrier.
+// warp_sums is kWarps ints of shared memory. With `live_chunks` (one more int of shared memory) it
+// also counts the batch's live chunks (one KV head each) there. Every thread of the CTA calls it; it
+// ends with a barrier.
 template <class Weights, int kWarps>
-__device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* prefix) {
+__device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* prefix, int* live_chunks = nullptr) {
   constexpr int kThreads = kWarps * 32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int carry = 0;
-  if (threadIdx.x == 0) prefix[0] = 0;
+  int carry = 0, chunks = 0;
+  if (threadIdx.x == 0) {
+    prefix[0] = 0;
+    if (live_chunks != nullptr) *live_chunks = 0;  // visible after the loop's first barrier
+  }
   for (int base = 0; base < p.batch; base += kThreads) {
     const int i = base + threadIdx.x;
+    if (i < p.batch) chunks += LiveChunks(p, p.context_lens[i]);
     int v = i < p.batch ? RequestUnits<Weights>(p, p.context_lens[i]) : 0;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
@@ -38,6 +44,11 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* pr
     carry += round;
     __syncthreads();  // warp_sums is rewritten by the next round
   }
+  if (live_chunks == nullptr) return;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) chunks += __shfl_down_sync(0xffffffffu, chunks, offset);
+  if (lane == 0 && chunks > 0) atomicAdd(live_chunks, chunks);  // integers: any order, the same sum
+  __syncthreads();
 }
 
 // The merge reads every chunk slot of a split request: the ones past its context weigh nothing

@@ -51,6 +51,13 @@ VT_HOST_DEVICE int RequestUnits(const PagedDecodeParams& p, int context) {
   return (chunks - 1) * Weights::ItemUnits(chunk) + Weights::ItemUnits(context - (chunks - 1) * chunk);
 }
 
+// The workers that share a call's items: one each while there are fewer items than CTAs, the
+// lowest-numbered CTAs. With every CTA a worker, only every r-th one gets an item (a graph planned
+// for long contexts runs shorter ones: 17 live chunks of a grid planned for 32), and busy CTAs can
+// share SMs while others idle. Which CTA runs an item changes no bits; one request at 32k keys decodes
+// 2.5% faster (docs/BENCHMARKS.md, "Sixteen chunks for long contexts; the items' workers").
+VT_HOST_DEVICE inline int64_t ItemWorkers(int64_t items, int64_t grid) { return items < grid ? items : grid; }
+
 // Worker `worker` of `workers`'s share of the positions [0, total): [start, stop).
 VT_HOST_DEVICE inline void WorkerShare(int64_t total, int64_t worker, int64_t workers, int64_t& start,
                                        int64_t& stop) {

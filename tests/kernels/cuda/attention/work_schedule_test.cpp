@@ -128,6 +128,35 @@ TEST(WorkSchedule, EveryItemGoesToExactlyOneWorker) {
   }
 }
 
+// With fewer items than CTAs the persist arm shares them over ItemWorkers CTAs, the lowest-numbered:
+// a request of 8,200 keys (17 live chunks, the last of 8 keys) with 8 KV heads in a grid of 396 CTAs
+// gives each of 136 workers exactly one item; a grid smaller than the items keeps every CTA a worker.
+TEST(WorkSchedule, AsManyWorkersAsItemsEachTakeOne) {
+  Call call{{8200}, 8, kChunkByContext};
+  const PagedDecodeParams p = ParamsOf(call);
+  const int64_t items = int64_t(LiveChunks(p, 8200)) * p.num_kv_heads;
+  ASSERT_EQ(items, 17 * 8);
+  const int64_t workers = ItemWorkers(items, 396);
+  EXPECT_EQ(workers, items);
+  EXPECT_EQ(ItemWorkers(items, 100), 100);
+  const std::vector<int> prefix = Prefix<CtaItemWeights>(p);
+  const int64_t total = int64_t(prefix[p.batch]) * p.num_kv_heads;
+  for (int64_t worker = 0; worker < workers; ++worker) {
+    int64_t start = 0, stop = 0;
+    WorkerShare(total, worker, workers, start, stop);
+    ItemWalk<CtaItemWeights> walk{};
+    walk.prefix = prefix.data();
+    walk.batch = p.batch;
+    walk.kv_heads = p.num_kv_heads;
+    walk.p = &p;
+    walk.stop = stop;
+    int taken = 0;
+    for (walk.Seek(start); walk.live; walk.NextChunk()) ++taken;
+    EXPECT_EQ(taken, 1) << "worker " << worker;
+  }
+  ExpectEveryItemOnce<CtaItemWeights>(call, static_cast<int>(workers));
+}
+
 // The solo arm's warp walks an item's subtiles stream by stream; each stream must be exactly the
 // subtiles one persist warp takes (w, w + 4, ...), in order, with the stream and item ends where
 // the merge expects them.
