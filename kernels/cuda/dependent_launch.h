@@ -23,20 +23,20 @@ bool DependentLaunchOn();
 
 #ifdef __CUDACC__
 
-// In every kernel that LaunchDependent launches, before any early return and before its first access
-// to memory a kernel of the step writes.
-__device__ __forceinline__ void AwaitPrecedingGrid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
 // The wait alone: the kernel after this one launches only once this one's CTAs have all exited
 // (the unsplit decode attention, whose successor launched early cost 9% at batch 4: warp_subtile.cuh).
 __device__ __forceinline__ void AwaitPrecedingGridOnly() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// In every kernel that LaunchDependent launches, before any early return and before its first access
+// to memory a kernel of the step writes: the wait, then the kernel after this one may launch.
+__device__ __forceinline__ void AwaitPrecedingGrid() {
+  AwaitPrecedingGridOnly();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 

@@ -146,9 +146,8 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   };
 
   const bool first_kv_issued =
-      p.history_settled && IssueOlderKeysThenWait(produce.live, produce.KeyBegin() + warp * kKeys, produce.KeyEnd(),
-                                                  produce.context, SplitDependentsEarly(p),
-                                                  [&] { issue_kv(produce, 0); });
+      p.history_settled && IssueOlderKeysThenWait(p, produce.live, produce.KeyBegin() + warp * kKeys,
+                                                  produce.KeyEnd(), produce.context, [&] { issue_kv(produce, 0); });
 
   MarkEmptyChunks<kThreads>(p);
 

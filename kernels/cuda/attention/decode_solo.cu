@@ -132,8 +132,8 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
   };
 
   const bool first_kv_issued =
-      p.history_settled && IssueOlderKeysThenWait(produce.live, produce.KeyBase(), produce.KeyEnd(), produce.context,
-                                                  SplitDependentsEarly(p), [&] { issue_kv(produce, 0); });
+      p.history_settled && IssueOlderKeysThenWait(p, produce.live, produce.KeyBase(), produce.KeyEnd(),
+                                                  produce.context, [&] { issue_kv(produce, 0); });
   MarkEmptyChunks<kThreads>(p);
   if (!produce.live) return;
   SoloCursor consume = produce;

@@ -60,18 +60,18 @@ __device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p)
 // (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before
 // the wait on the kernel before unless it holds the request's last key (the one that kernel may write;
 // a subtile past key_end holds none and only zero-fills), in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
-// nothing); then the wait, after which the kernel after this one may launch at once if
-// `dependents_early`, else when this one ends. Returns whether the subtile was issued.
+// nothing); then the wait, after which the kernel after this one may launch at once in a split call
+// (SplitDependentsEarly), else when this one ends. Returns whether the subtile was issued.
 template <typename IssueFirst>
-__device__ __forceinline__ bool IssueOlderKeysThenWait(bool live, int key_base, int key_end, int context,
-                                                       bool dependents_early, IssueFirst issue_first) {
+__device__ __forceinline__ bool IssueOlderKeysThenWait(const PagedDecodeParams& p, bool live, int key_base,
+                                                       int key_end, int context, IssueFirst issue_first) {
   bool issued = false;
   if (live && (key_base >= key_end || min(key_base + kSubtileKeys, key_end) < context)) {
     issue_first();
     issued = true;
   }
   CpAsyncCommit();
-  if (dependents_early) {
+  if (SplitDependentsEarly(p)) {
     AwaitPrecedingGrid();
   } else {
     AwaitPrecedingGridOnly();

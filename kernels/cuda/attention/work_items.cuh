@@ -25,8 +25,9 @@ __device__ void ScanContexts(const PagedDecodeParams& p, int* warp_sums, int* pr
   }
   for (int base = 0; base < p.batch; base += kThreads) {
     const int i = base + threadIdx.x;
-    if (i < p.batch) chunks += LiveChunks(p, p.context_lens[i]);
-    int v = i < p.batch ? RequestUnits<Weights>(p, p.context_lens[i]) : 0;
+    const int context = i < p.batch ? p.context_lens[i] : 0;
+    if (live_chunks != nullptr && i < p.batch) chunks += LiveChunks(p, context);
+    int v = i < p.batch ? RequestUnits<Weights>(p, context) : 0;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
       const int up = __shfl_up_sync(0xffffffffu, v, offset);
