@@ -175,6 +175,9 @@ Command AddBenchCommand(CLI::App& parent) {
   w4a16->add_option("--tile-slices", w4->tile_slices, "Also time the tiled form split into these many K slices")
       ->delimiter(',')
       ->check(CLI::Range(1, 64));
+  w4a16->add_option("--stack-slices", w4->stack_slices, "Also time the stacked form (M <= 8) split into these many K slices")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
   w4a16->add_option("--launches", w4->launches_per_graph, "Calls captured per CUDA graph");
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");

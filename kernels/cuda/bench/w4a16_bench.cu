@@ -48,9 +48,15 @@ Variant FormVariant(const std::string& prefix, const W4A16Split& split) {
                  split, false};
 }
 
+// `form` with K cut into about `slices` slices of whole scale groups.
+W4A16Split ForcedSplit(int k, int slices, W4A16Form form) {
+  const int k_slice = ((k + slices - 1) / slices + 127) / 128 * 128;
+  return W4A16Split{k_slice, (k + k_slice - 1) / k_slice, form};
+}
+
 // The variants to time for M: "auto" is vt's choice (the dequantised GEMM from kW4A16DequantMinRows);
 // "spread", "stack" and "tile" force a form (stack only at M <= 8), "dequant" the dequantised GEMM;
-// each of `tile_slices` the tiled form split into that many K slices.
+// each of `tile_slices` (`stack_slices`) the tiled (stacked) form split into that many K slices.
 std::vector<Variant> VariantsToTime(const W4A16BenchOptions& o, int m, int k, int n, int sms) {
   std::vector<Variant> variants;
   const std::string dequant = "dequantise + cuBLAS";
@@ -64,9 +70,13 @@ std::vector<Variant> VariantsToTime(const W4A16BenchOptions& o, int m, int k, in
     if (form == "tile") variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kTile)));
     if (form == "dequant") variants.push_back(Variant{dequant, W4A16Split{}, true});
   }
-  for (int slices : o.tile_slices) {
-    const int k_slice = ((k + slices - 1) / slices + 127) / 128 * 128;
-    variants.push_back(FormVariant("forced ", W4A16Split{k_slice, (k + k_slice - 1) / k_slice, W4A16Form::kTile}));
+  for (int slices : o.tile_slices) variants.push_back(FormVariant("forced ", ForcedSplit(k, slices, W4A16Form::kTile)));
+  for (int slices : o.stack_slices) {
+    const W4A16Split split = ForcedSplit(k, slices, W4A16Form::kStack);
+    // A slice whose staged rows do not fit the form's shared memory is left out, not failed.
+    if (CheckW4A16Split(W4A16Problem{nullptr, nullptr, nullptr, nullptr, m, k, n}, split).ok()) {
+      variants.push_back(FormVariant("forced ", split));
+    }
   }
   return variants;
 }

@@ -12,6 +12,7 @@ struct W4A16BenchOptions {
   std::vector<int> ms = {1, 2, 4, 8, 16, 32, 64};
   std::vector<std::string> forms = {"auto"};  // auto (vt's choice), spread, stack (M <= 8), tile, dequant
   std::vector<int> tile_slices;               // also the tiled form split into these many K slices
+  std::vector<int> stack_slices;              // also the stacked form (M <= 8) split into these many K slices
   int launches_per_graph = 20;
   int repetitions = 15;
   bool json = false;

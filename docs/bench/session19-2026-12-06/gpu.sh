@@ -1,0 +1,89 @@
+# Nineteenth session's GPU jobs. Usage: bash docs/bench/session19-2026-12-06/gpu.sh PARTS
+#   gates     the skinny GEMM / decode MLP, attention, engine and W4A16 gates
+#   sanitize  compute-sanitizer racecheck and memcheck on the persist arm's gates
+#   e2e       issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode
+#   w4diag    W4A16 at M = 1 and 2: the stacked form at 1-4 K slices, ncu kernel durations on the small shapes,
+#             and llama3-8b W4A16 c = 1 decode steps kernel by kernel
+#   w4ab      vt against vt_prev (bin/vt_prev): W4A16 kernel table and llama3-8b W4A16 c = 1, 2, 4, two rounds
+#   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
+cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
+b=.gpu/bin; o=$OUT/s19; mkdir -p $o
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee -a $o/gpu.txt
+(cd $b && sha256sum *) > $o/binaries.sha256
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
+parts=${1:-gates}
+short="--backend cuda --load-format dummy --input-len 32 --output-len 128"
+small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
+tok_s() { python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))"; }
+gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/name.log and prints its summary
+  local name=$1 limit=$2; shift 2
+  timeout -k 5 $limit "$@" > $o/$name.log 2>&1
+  echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED|rror" $o/$name.log | head -10
+}
+if [[ $parts == *gates* ]]; then
+  gtest kernel 200 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
+  gtest attention 200 $b/vt_gpu_attention_tests
+  gtest w4a16 200 $b/vt_gpu_w4a16_tests
+  gtest engine 300 $b/vt_gpu_engine_tests
+fi
+if [[ $parts == *sanitize* ]]; then
+  for tool in racecheck memcheck; do
+    # ReadsOlderKeysBeforeTheKernelBeforeEnds needs overlapping launches: it fails under the sanitizer by design.
+    timeout -k 5 240 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
+      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*' > $o/sanitizer-$tool.txt 2>&1
+    echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
+  done
+fi
+if [[ $parts == *e2e* ]]; then
+  for round in 1 2; do
+    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
+      set -- $mc
+      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+      echo "$1 round $round: $r" | tee -a $o/e2e.txt
+    done
+  done
+  r=$(timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 8192 \
+    --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
+    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
+  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
+fi
+if [[ $parts == *w4diag* ]]; then
+  timeout -k 5 150 $b/vt bench w4a16 --forms stack --ms 1,2 --stack-slices 1,2,3,4 --shapes $small_shapes > $o/w4-slices.txt 2>&1
+  echo "slices rc $?"; cat $o/w4-slices.txt
+  for shape in 4096x4096 4096x6144 14336x4096; do
+    timeout -k 5 100 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size \
+      --csv --page raw $b/vt bench w4a16 --forms stack --ms 1 --shapes $shape --launches 2 --reps 2 > $o/ncu-$shape.csv 2>&1
+    python3 - $o/ncu-$shape.csv <<'PY'
+import csv, sys, collections
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+h = rows[0]; k = h.index("Kernel Name"); t = h.index("gpu__time_duration.sum"); g = h.index("launch__grid_size")
+d = collections.defaultdict(list)
+for r in rows[2:]:
+    d[(r[k][:40], r[g])].append(float(r[t].replace(",", "")))
+for (name, grid), v in d.items():
+    v.sort(); print(sys.argv[1].split("/")[-1], name, "grid", grid, "n", len(v), "median %.2f" % v[len(v) // 2], "(unit as ncu)")
+PY
+  done
+  timeout -k 5 200 ncu --clock-control none --graph-profiling node \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size,launch__block_size --csv --page raw \
+    $b/vt bench decode --backend cuda --load-format dummy --input-len 32 --output-len 4 --model preset:llama3-8b-gptq \
+    --concurrency 1 > $o/ncu-gptq-c1.csv 2> $o/ncu-gptq-c1.err
+  echo "ncu gptq rc=$?"
+  python3 tools/ncu_step_timeline.py $o/ncu-gptq-c1.csv --copy-gb-s 3030 > $o/gptq-c1-timeline.txt 2>&1
+  head -40 $o/gptq-c1-timeline.txt
+  gzip $o/ncu-*.csv
+fi
+if [[ $parts == *w4ab* ]]; then
+  for bin in vt_prev vt; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2,4 --json 2>>$o/w4ab.err | tok_s)
+      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/w4ab.txt
+    done
+  done
+fi
+cd $OUT && tar czf s19.tgz s19 && rm -rf s19
