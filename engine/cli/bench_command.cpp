@@ -178,6 +178,8 @@ Command AddBenchCommand(CLI::App& parent) {
   w4a16->add_option("--stack-slices", w4->stack_slices, "Also time the stacked form (M <= 8) split into these many K slices")
       ->delimiter(',')
       ->check(CLI::Range(1, 64));
+  w4a16->add_flag("--dependent-launch", w4->dependent_launch,
+                  "Launch vt's W4A16 kernels as programmatic dependent launches (as decode steps of up to four rows run)");
   w4a16->add_option("--launches", w4->launches_per_graph, "Calls captured per CUDA graph");
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");

@@ -2,7 +2,8 @@
 #   gates     the skinny GEMM / decode MLP, attention, engine and W4A16 gates
 #   sanitize  compute-sanitizer racecheck and memcheck on the persist arm's gates
 #   e2e       issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode
-#   w4diag    W4A16 at M = 1 and 2: the stacked form at 1-4 K slices, ncu kernel durations on the small shapes,
+#   w4diag    W4A16 at M = 1 and 2: the stacked form at 1-4 K slices (plain and dependent launches), ncu kernel
+#             durations on the small shapes,
 #             and llama3-8b W4A16 c = 1 decode steps kernel by kernel
 #   w4ab      vt against vt_prev (bin/vt_prev): W4A16 kernel table and llama3-8b W4A16 c = 1, 2, 4, two rounds
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
@@ -49,8 +50,11 @@ if [[ $parts == *e2e* ]]; then
   echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
 fi
 if [[ $parts == *w4diag* ]]; then
-  timeout -k 5 150 $b/vt bench w4a16 --forms stack --ms 1,2 --stack-slices 1,2,3,4 --shapes $small_shapes > $o/w4-slices.txt 2>&1
-  echo "slices rc $?"; cat $o/w4-slices.txt
+  for dl in "" --dependent-launch; do
+    timeout -k 5 150 $b/vt bench w4a16 --forms stack --ms 1,2 --stack-slices 1,2,3,4 --shapes $small_shapes $dl \
+      > $o/w4-slices$dl.txt 2>&1
+    echo "slices $dl rc $?"; cat $o/w4-slices$dl.txt
+  done
   for shape in 4096x4096 4096x6144 14336x4096; do
     timeout -k 5 100 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size \
       --csv --page raw $b/vt bench w4a16 --forms stack --ms 1 --shapes $shape --launches 2 --reps 2 > $o/ncu-$shape.csv 2>&1

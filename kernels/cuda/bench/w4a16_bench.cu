@@ -13,6 +13,7 @@
 
 #include "base/build_source.h"
 #include "kernels/cuda/bench/bench_common.h"
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
@@ -211,8 +212,9 @@ int RunW4A16Bench(const W4A16BenchOptions& o) {
     return 1;
   }
   if (!o.json) {
-    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), CUDA-graph timed, weights rotated past L2\n",
-                probe.name.c_str(), copy_gbps);
+    std::printf("device %s, copy bandwidth %.0f GB/s (read+write), CUDA-graph timed, weights rotated past L2, "
+                "dependent launch %s\n",
+                probe.name.c_str(), copy_gbps, o.dependent_launch ? "on" : "off");
     std::printf("%15s %4s %9s %8s %7s %9s %8s %8s\n", "K x N", "M", "w4a16 us", "GB/s", "%copy", "cuBLAS us",
                 "GB/s", "speedup");
   }
@@ -227,11 +229,14 @@ int RunW4A16Bench(const W4A16BenchOptions& o) {
       std::fprintf(stderr, "vt bench w4a16: %s\n", st.message().c_str());
       return 2;
     }
-    if (!BenchShape(o, cublas, cublas_ws, k, n, copy_gbps, rows)) return 1;
+    SetDependentLaunch(o.dependent_launch);
+    const bool timed = BenchShape(o, cublas, cublas_ws, k, n, copy_gbps, rows);
+    SetDependentLaunch(false);
+    if (!timed) return 1;
   }
   if (o.json) {
-    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"copy_GBps\":%.1f,\"rows\":[", BuildSource(),
-                probe.name.c_str(), copy_gbps);
+    std::printf("{\"build_source\":\"%s\",\"device\":\"%s\",\"dependent_launch\":%s,\"copy_GBps\":%.1f,\"rows\":[",
+                BuildSource(), probe.name.c_str(), o.dependent_launch ? "true" : "false", copy_gbps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("%s\n{\"K\":%d,\"N\":%d,\"M\":%d,\"form\":\"%s\",\"w4a16_us\":%.3f,\"w4a16_GBps\":%.1f,\"copy_pct\":%.2f,"
