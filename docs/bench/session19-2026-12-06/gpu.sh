@@ -1,5 +1,6 @@
 # Nineteenth session's GPU jobs. Usage: bash docs/bench/session19-2026-12-06/gpu.sh PARTS
 #   gates     the skinny GEMM / decode MLP, attention, engine and W4A16 gates
+#   w4gates   the W4A16 and engine gates only
 #   sanitize  compute-sanitizer racecheck and memcheck on the persist arm's gates
 #   e2e       issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode
 #   w4diag    W4A16 at M = 1 and 2: the stacked form at 1-4 K slices (plain and dependent launches), ncu kernel
@@ -22,7 +23,11 @@ gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/nam
   echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
   grep -E "Failure|FAILED|rror" $o/$name.log | head -10
 }
-if [[ $parts == *gates* ]]; then
+if [[ $parts == *w4gates* ]]; then
+  gtest w4a16 200 $b/vt_gpu_w4a16_tests
+  gtest engine 300 $b/vt_gpu_engine_tests
+fi
+if [[ $parts == *gates* && $parts != *w4gates* ]]; then
   gtest kernel 200 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
   gtest attention 200 $b/vt_gpu_attention_tests
   gtest w4a16 200 $b/vt_gpu_w4a16_tests

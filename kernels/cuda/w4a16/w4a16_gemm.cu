@@ -45,6 +45,7 @@ constexpr int kMaxRowsPerCta = 64;
 constexpr int kUnroll = 8;  // 16-byte weight loads in flight per lane
 // The stacked form runs four CTAs per SM (64 registers), six loads deep: 96 KB of weights in
 // flight per SM.
+constexpr int kStackCtasPerSm = 4;
 constexpr int kStackUnroll = 6;
 constexpr size_t kActivationSmemBudget = 96 * 1024;
 // The stacked form's dynamic shared memory: with its 4 KB of static reduction space within the 48 KB a
@@ -228,7 +229,7 @@ __device__ __forceinline__ int StackedActivationIndex(int k) {
 // w + 8, ..., scales each step's MMA sum by its group's scale, and the eight warps' sums are added
 // in warp order through shared memory. ncu at M = 1, 8192 x 8192: 112 instructions a warp per
 // 512-byte step, prologue included (the spread form: 137), 41.7% of DRAM bandwidth against 35.4%.
-__global__ void __launch_bounds__(kWarps * 32, 4) W4A16StackKernel(GemmParams g) {
+__global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel(GemmParams g) {
   const W4A16Problem& p = g.p;
   extern __shared__ __align__(16) uint16_t x_s[];  // [m][pitch] permuted, then the scales [groups][8] float2
   __shared__ float warp_sums[kWarps][32][4];
@@ -362,14 +363,21 @@ cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
   return LaunchDependent(W4A16StackKernel, grid, dim3(kWarps * 32), StackSmemBytes(g.p.m, g.k_slice), stream, g);
 }
 
-// A CTA per 16-column block, K split only as far as about three CTAs per SM need, and no further
-// than the staged rows and scales allow.
+// A CTA per 16-column block, K split into as many slices as keep the grid within the one wave of
+// CTAs the SMs hold at once (kStackCtasPerSm each), with each slice at least twice what a CTA's first
+// loads cover, and no further than the staged rows and scales allow. On an H100 (docs/BENCHMARKS.md,
+// "The stacked form's K split"), a slice more than fits made a second, partial wave (4096 x 6144: two
+// slices, 768 CTAs for 528 places, 11.4 us against 9.4 unsplit), and slices of 2048 rows, whose
+// weights the first loads nearly cover, paid the reduction and twice the staging for no streaming
+// (4096 x 4096 with dependent launches: 7.7 us against 6.7 unsplit); slices of 7168 won (14336 x 4096:
+// 17.1 against 18.2).
 W4A16Split ChooseStackSplit(int m, int k, int n, int num_sms) {
   // StackSmemBytes(m, 128 t) = 256 m t + 16 m + 64 t + 64 <= the limit, solved for t.
   const int max_slice = std::max(
       128, static_cast<int>((kStackDynamicSmemLimit - 16 * m - 64) / (256 * m + 64)) * 128);
   const int col_ctas = n / 16;
-  const int wanted_slices = std::max(1, (3 * num_sms + col_ctas - 1) / col_ctas);
+  constexpr int kMinSliceRows = 2 * kStackUnroll * kWarps * 64;
+  const int wanted_slices = std::max(1, std::min(kStackCtasPerSm * num_sms / col_ctas, k / kMinSliceRows));
   int slice = (k / wanted_slices + 127) / 128 * 128;
   slice = std::clamp(slice, 128, std::min(max_slice, k));
   return W4A16Split{slice, (k + slice - 1) / slice, W4A16Form::kStack};
