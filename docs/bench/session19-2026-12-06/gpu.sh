@@ -7,6 +7,8 @@
 #             durations on the small shapes,
 #             and llama3-8b W4A16 c = 1 decode steps kernel by kernel
 #   w4ab      vt against vt_prev (bin/vt_prev): W4A16 kernel table and llama3-8b W4A16 c = 1, 2, 4, two rounds
+#   w4loop    the stacked form's CTAs running several column blocks (vt) against one each (vt_prev): gates,
+#             kernel table with dependent launches, llama3-8b W4A16 c = 1, 2 (two rounds), memcheck
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s19; mkdir -p $o
@@ -94,5 +96,22 @@ if [[ $parts == *w4ab* ]]; then
       echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/w4ab.txt
     done
   done
+fi
+if [[ $parts == *w4loop* ]]; then  # the stacked form's CTAs running several column blocks (vt) against one each (vt_prev)
+  gtest w4a16 200 $b/vt_gpu_w4a16_tests
+  gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+  for bin in vt_prev vt; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/w4loop.err | tok_s)
+      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/w4loop.txt
+    done
+  done
+  timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
+    --gtest_filter='W4A16.StackedForm*:W4A16.DependentLaunches*' > $o/sanitizer-memcheck.txt 2>&1
+  echo "memcheck rc $? $(tail -1 $o/sanitizer-memcheck.txt)"
 fi
 cd $OUT && tar czf s19.tgz s19 && rm -rf s19

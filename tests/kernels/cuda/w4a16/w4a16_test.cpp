@@ -284,6 +284,53 @@ TEST(W4A16, DependentLaunchesWaitForTheActivations) {
   }
 }
 
+// Columns [first, first + width) of `w` as a checkpoint of their own: the tile layout keeps each
+// 16-column block's words together, the scales are rows of N.
+W4A16Weights ColumnWindow(const W4A16Weights& w, int first, int width) {
+  W4A16Weights out{w.k, width, w.group_size, {}, {}};
+  const size_t block_words = size_t(w.k) * 16 / 8;
+  out.packed.assign(w.packed.begin() + first / 16 * block_words, w.packed.begin() + (first + width) / 16 * block_words);
+  for (size_t row = 0; row < w.scales.size() / w.n; ++row) {
+    const auto begin = w.scales.begin() + row * w.n + first;
+    out.scales.insert(out.scales.end(), begin, begin + width);
+  }
+  return out;
+}
+
+// The stacked form unsplit on more 16-column blocks than one wave of CTAs holds, so each CTA runs
+// several in turn (activations staged once, loads running on from one block into the next, the next
+// blocks' scales copied meanwhile): every block gets the bits it gets in a call of 64 blocks, one a
+// CTA, at the start, the middle and the end of the call, per group and per channel, also as a
+// dependent launch after a late writer.
+TEST(W4A16, StackedFormGivesEveryColumnBlockItsBitsInAWideCall) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  const int k = 1024, window = 1024;
+  // More than twice the blocks of a wave (at most eight CTAs an SM), not a multiple of it.
+  const int n = (16 * (2 * 8 * Sms() + 5) + 63) / 64 * 64;
+  for (int group : {128, -1}) {
+    const auto gptq = vt::testing::RandomGptq(k, n, group, 77u);
+    Result<W4A16Weights> wide = RepackGptq(gptq.View());
+    ASSERT_TRUE(wide.ok()) << wide.status().message();
+    vt::testing::Bf16Data x = vt::testing::RandomBf16(size_t(8) * k, 1.f, 78u);
+    const Case wide_case{k, n, wide->group_size, x.bits, {}, *wide};
+    const W4A16Split unsplit{k, 1, W4A16Form::kStack};
+    for (int m : {1, 2, 5, 8}) {
+      const std::vector<uint16_t> all = RunGemm(wide_case, m, unsplit, /*after_late_writer=*/m == 1);
+      for (int first : {0, (n / 2) / 64 * 64, n - window}) {
+        const Case part{k, window, wide->group_size, x.bits, {}, ColumnWindow(*wide, first, window)};
+        const std::vector<uint16_t> alone = RunGemm(part, m, unsplit);
+        for (int r = 0; r < m; ++r) {
+          const std::vector<uint16_t> in_wide(all.begin() + size_t(r) * n + first,
+                                              all.begin() + size_t(r) * n + first + window);
+          const std::vector<uint16_t> in_window(alone.begin() + size_t(r) * window, alone.begin() + size_t(r + 1) * window);
+          ASSERT_EQ(in_wide, in_window) << "group " << group << " M " << m << " row " << r << " columns from " << first;
+        }
+      }
+    }
+  }
+}
+
 TEST(W4A16, StackedFormRefusesWhatItCannotRun) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
