@@ -9,6 +9,7 @@
 #   w4ab      vt against vt_prev (bin/vt_prev): W4A16 kernel table and llama3-8b W4A16 c = 1, 2, 4, two rounds
 #   w4loop    the stacked form's CTAs running several column blocks (vt) against one each (vt_prev): gates,
 #             kernel table with dependent launches, llama3-8b W4A16 c = 1, 2 (two rounds), memcheck
+#   w4order   the loop's step order: vt against vt_loadfirst and vt_unroll7 (kernel table, llama3-8b W4A16 c = 1, 2)
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s19; mkdir -p $o
@@ -113,5 +114,15 @@ if [[ $parts == *w4loop* ]]; then  # the stacked form's CTAs running several col
   timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
     --gtest_filter='W4A16.StackedForm*:W4A16.DependentLaunches*' > $o/sanitizer-memcheck.txt 2>&1
   echo "memcheck rc $? $(tail -1 $o/sanitizer-memcheck.txt)"
+fi
+if [[ $parts == *w4order* ]]; then  # the loop's step order: vt (reorder, six deep), vt_loadfirst, vt_unroll7
+  for bin in vt vt_loadfirst vt_unroll7; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for bin in vt vt_loadfirst vt_unroll7; do
+    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/w4order.err | tok_s)
+    echo "llama3-8b-gptq $bin: $r" | tee -a $o/w4order.txt
+  done
 fi
 cd $OUT && tar czf s19.tgz s19 && rm -rf s19
