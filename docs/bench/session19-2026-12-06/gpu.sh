@@ -10,6 +10,7 @@
 #   w4loop    the stacked form's CTAs running several column blocks (vt) against one each (vt_prev): gates,
 #             kernel table with dependent launches, llama3-8b W4A16 c = 1, 2 (two rounds), memcheck
 #   w4order   the loop's step order: vt against vt_loadfirst and vt_unroll7 (kernel table, llama3-8b W4A16 c = 1, 2)
+#   l2        VT_L2_PREFETCH=0 against 1 on one binary: its gates, c = 1, 2, 4 on three models (two rounds), 8k c = 1
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
 cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
 b=.gpu/bin; o=$OUT/s19; mkdir -p $o
@@ -123,6 +124,24 @@ if [[ $parts == *w4order* ]]; then  # the loop's step order: vt (reorder, six de
   for bin in vt vt_loadfirst vt_unroll7; do
     r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/w4order.err | tok_s)
     echo "llama3-8b-gptq $bin: $r" | tee -a $o/w4order.txt
+  done
+fi
+if [[ $parts == *l2* ]]; then  # the output projection's weights prefetched into the L2 before the attention
+  gtest l2-kernel 120 $b/vt_gpu_forward_ops_tests --gtest_filter='L2Prefetch.*:ForwardOps.SiluMul*'
+  gtest l2-engine 200 $b/vt_gpu_engine_tests --gtest_filter='*L2Prefetch*:*DependentLaunchesChangeNoToken*'
+  for round in 1 2; do
+    for v in 0 1; do
+      for m in llama3-8b-gptq llama3-8b qwen3-1.7b; do
+        r=$(VT_L2_PREFETCH=$v timeout -k 5 150 $b/vt bench decode $short --model preset:$m --concurrency 1,2,4 --json 2>>$o/l2.err | tok_s)
+        echo "$m VT_L2_PREFETCH=$v round $round: $r" | tee -a $o/l2.txt
+      done
+    done
+  done
+  for v in 0 1; do
+    r=$(VT_L2_PREFETCH=$v timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b \
+      --input-len 8192 --output-len 64 --concurrency 1 --max-num-batched-tokens 65536 --json 2>>$o/l2.err |
+      python3 -c "import json,sys; r=json.load(sys.stdin)['results'][0]; print('itl %.3f tpot %.3f ms' % (r['decode_itl_ms']['median'], r['tpot_ms']['median']))")
+    echo "qwen3-1.7b 8k c=1 VT_L2_PREFETCH=$v: $r" | tee -a $o/l2.txt
   done
 fi
 cd $OUT && tar czf s19.tgz s19 && rm -rf s19
