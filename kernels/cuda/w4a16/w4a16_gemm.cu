@@ -16,7 +16,8 @@
 // interleaved over the K slice's 64-row steps: a CTA round reads 4 KB of contiguous weights, a CTA
 // streams its column block from end to end (concurrent CTAs read whole column blocks, not 512-byte
 // pieces of eight of them), only the m real activation rows are staged, and with K unsplit there is
-// no partial-sum pass.
+// no partial-sum pass. An unsplit call with more column blocks than one wave holds runs one wave, each
+// CTA streaming several blocks one after another with its activations staged once.
 //
 // The tiled form (M >= 9) is in w4a16_tile.cu, the dequantisation for large M in w4a16_dequant.cu.
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
@@ -32,6 +33,7 @@
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/per_device.h"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
+#include "kernels/device_alignment.h"
 #include "kernels/w4a16/w4a16_shape.h"
 
 namespace vt::kernels::cuda {
@@ -353,8 +355,9 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
 #pragma unroll
     for (int u = 0; u < kStackUnroll; ++u) {
       if (block < blocks) {
-        // The step's weights are used before its register takes the load kStackUnroll steps on: the few
-        // instructions between cost no bytes in flight, and a copy would cost four registers.
+        // The step's weights are used before their register takes the load kStackUnroll steps on:
+        // loading first needs a copy, four registers more, and ptxas then spilled 28 bytes and more
+        // (measured 3% slower end to end, docs/BENCHMARKS.md).
         const uint4 cur = buf[u];
         if (step < my_steps) {
           const int it = warp + step * kWarps;
@@ -525,6 +528,7 @@ Status CheckW4A16Split(const W4A16Problem& p, const W4A16Split& split) {
 Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* workspace, cudaStream_t stream) {
   VT_RETURN_IF_ERROR(CheckW4A16Split(p, split));
   if (split.slices > 1 && workspace == nullptr) return InvalidArgument("W4A16: split-K needs a workspace");
+  if (!VectorAligned(p.scales)) return InvalidArgument("W4A16: the scales must start on a 16-byte boundary");
   const GemmParams g{p, split.k_slice, split.slices, workspace};
   cudaError_t err;
   if (split.form == W4A16Form::kStack) {

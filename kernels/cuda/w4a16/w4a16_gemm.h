@@ -14,7 +14,7 @@ namespace vt::kernels::cuda {
 struct W4A16Problem {
   const uint16_t* x = nullptr;       // [m, k] bf16 bits, row-major
   const uint32_t* packed = nullptr;  // k * n / 8 words, tile layout
-  const uint16_t* scales = nullptr;  // [k / group_size, n] bf16 bits
+  const uint16_t* scales = nullptr;  // [k / group_size, n] bf16 bits, 16-byte aligned
   uint16_t* y = nullptr;             // [m, n] bf16 bits
   int m = 0, k = 0, n = 0;
   int group_size = 128;              // 128, or k for per-channel scales
@@ -22,8 +22,8 @@ struct W4A16Problem {
 
 // How a CTA's warps share the weights. kSpread: each of eight warps streams its own 16-column
 // block over the CTA's K slice (128 columns per CTA; any M). kStack (M <= 8): all eight warps on
-// one 16-column block, interleaved over the slice's 64-row steps, so each CTA round reads 4 KB of
-// contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from M = 9
+// one 16-column block at a time, interleaved over the slice's 64-row steps, so each CTA round reads
+// 4 KB of contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from M = 9
 // up to kW4A16DequantMinRows): four warps of 32 columns each share up to 64 activation rows staged
 // through shared memory and read with ldmatrix, the weights scaled in bf16 before the MMAs
 // (w4a16_tile.cu).
@@ -49,7 +49,8 @@ size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split);
 // pointers are not looked at). Errors name the property.
 Status CheckW4A16Split(const W4A16Problem& problem, const W4A16Split& split);
 
-// Launch-only (no allocation, no synchronisation): safe inside CUDA graph capture.
+// Launch-only (no allocation, no synchronisation): safe inside CUDA graph capture. Scales that are not
+// 16-byte aligned are an error (the stacked form copies them 16 bytes at a time).
 Status RunW4A16Gemm(const W4A16Problem& problem, const W4A16Split& split, float* workspace, cudaStream_t stream);
 
 // From this many rows vt dequantises the weights into a bf16 scratch and runs the bf16 GEMM on it

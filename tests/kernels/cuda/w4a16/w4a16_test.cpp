@@ -373,6 +373,22 @@ TEST(W4A16, ChosenSplitsAreAccepted) {
   }
 }
 
+// The stacked form copies the scales 16 bytes at a time: scales off a 16-byte boundary are refused
+// before any launch, in every form. Host only (the pointers are never read): runs without a GPU.
+TEST(W4A16, ScalesOffASixteenByteBoundaryAreAnError) {
+  alignas(16) static const uint16_t scales[16] = {};
+  W4A16Problem p;
+  p.m = 1;
+  p.k = 128;
+  p.n = 64;
+  p.scales = scales + 1;
+  for (const W4A16Form form : {W4A16Form::kStack, W4A16Form::kSpread, W4A16Form::kTile}) {
+    const Status st = RunW4A16Gemm(p, W4A16Split{128, 1, form}, nullptr, nullptr);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("16-byte"), std::string::npos) << st.message();
+  }
+}
+
 TEST(W4A16, UnsupportedShapesAreErrorsNotWrongResults) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
