@@ -1,5 +1,6 @@
-// How many CTAs of a persistent decode kernel (decode_persistent.cu, decode_solo.cu) one wave holds:
-// those arms launch exactly one wave and deal the call's work out over it.
+// How many CTAs of a kernel one wave holds: the persistent decode arms (decode_persistent.cu,
+// decode_solo.cu) launch exactly one wave and deal the call's work out over it, and so does the
+// stacked W4A16 form where a call has more column blocks than a wave holds (w4a16_gemm.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,8 +29,9 @@ KernelSmemLimits SmemLimitsOf() {
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     l.sms = count > 0 ? count : 1;
-    // The kernels have no static shared memory; were some added, the dynamic block would start after
-    // it, rounded up to its 128-byte alignment, and the opt-in would have to leave room for that.
+    // A kernel's static shared memory (the stacked W4A16 form's 4 KB; the decode arms have none)
+    // comes first and the dynamic block after it, rounded up to its 128-byte alignment: the opt-in
+    // leaves room for both.
     cudaFuncAttributes attributes{};
     l.status = cudaFuncGetAttributes(&attributes, kKernel);
     if (l.status != cudaSuccess) return l;

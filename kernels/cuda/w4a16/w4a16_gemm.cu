@@ -260,8 +260,9 @@ __device__ __forceinline__ void FinishStackBlock(const GemmParams& g, int slice,
 
 // The stacked form (M <= 8), swapped as kSwapAB above: warp w takes the slice's 64-row steps w,
 // w + 8, ..., scales each step's MMA sum by its group's scale, and the eight warps' sums are added
-// in warp order through shared memory. ncu at M = 1, 8192 x 8192: 112 instructions a warp per
-// 512-byte step, prologue included (the spread form: 137), 41.7% of DRAM bandwidth against 35.4%.
+// in warp order through shared memory. ncu at M = 1, 8192 x 8192, before its CTAs ran several blocks:
+// 112 instructions a warp per 512-byte step, prologue included (the spread form: 137), 41.7% of DRAM
+// bandwidth against 35.4%.
 //
 // A CTA takes the 16-column blocks blockIdx.x, blockIdx.x + gridDim.x, ... of its slice in turn (an
 // unsplit call with more blocks than one wave holds launches one wave; otherwise every CTA has one):
@@ -435,9 +436,10 @@ cudaError_t LaunchStack(const GemmParams& g, cudaStream_t stream) {
   return LaunchDependent(W4A16StackKernel, dim3(ctas, g.slices), dim3(kWarps * 32), smem, stream, g);
 }
 
-// A CTA per 16-column block, K split into as many slices as keep the grid within the one wave of
-// CTAs the SMs hold at once (kStackCtasPerSm each), with each slice at least twice what a CTA's first
-// loads cover, and no further than the staged rows and scales allow. On an H100 (docs/BENCHMARKS.md,
+// K split into no more slices than keep the grid (16-column blocks times slices) within the one wave of
+// CTAs the SMs hold at once (kStackCtasPerSm each), each slice at least twice what a CTA's first loads
+// cover; but into as many as the staged rows and scales need to fit the form's shared memory, even
+// where that makes more than a wave (28672 x 8192 at M = 1: two slices). On an H100 (docs/BENCHMARKS.md,
 // "The stacked form's K split"), a slice more than fits made a second, partial wave (4096 x 6144: two
 // slices, 768 CTAs for 528 places, 11.4 us against 9.4 unsplit), and slices of 2048 rows, whose
 // weights the first loads nearly cover, paid the reduction and twice the staging for no streaming

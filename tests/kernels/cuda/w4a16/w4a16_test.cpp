@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -299,32 +300,39 @@ W4A16Weights ColumnWindow(const W4A16Weights& w, int first, int width) {
 
 // The stacked form unsplit on more 16-column blocks than one wave of CTAs holds, so each CTA runs
 // several in turn (activations staged once, loads running on from one block into the next, the next
-// blocks' scales copied meanwhile): every block gets the bits it gets in a call of 64 blocks, one a
-// CTA, at the start, the middle and the end of the call, per group and per channel, also as a
-// dependent launch after a late writer.
+// blocks' scales copied meanwhile, the second block's before the dependent-launch wait): every block
+// gets the bits it gets in a call of 64 blocks, one a CTA, for every such window of the call; per
+// group and per channel; with K whose steps fill every warp (1024), leave some warps a step short
+// (1152), and make a block longer than the loads in flight (4224); for each M up to 8 whose rows fit
+// the form; also as a dependent launch after a late writer.
 TEST(W4A16, StackedFormGivesEveryColumnBlockItsBitsInAWideCall) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
-  const int k = 1024, window = 1024;
-  // More than twice the blocks of a wave (at most eight CTAs an SM), not a multiple of it.
-  const int n = (16 * (2 * 8 * Sms() + 5) + 63) / 64 * 64;
-  for (int group : {128, -1}) {
-    const auto gptq = vt::testing::RandomGptq(k, n, group, 77u);
+  constexpr int kWindow = 1024;
+  // More than twice the blocks of a wave (at most eight CTAs an SM), in whole windows.
+  const int n = (16 * (2 * 8 * Sms() + 5) + kWindow - 1) / kWindow * kWindow;
+  for (auto [k, group] : {std::pair{1024, 128}, std::pair{1024, -1}, std::pair{1152, 128}, std::pair{4224, 128}}) {
+    const auto gptq = vt::testing::RandomGptq(k, n, group, 77u + k);
     Result<W4A16Weights> wide = RepackGptq(gptq.View());
     ASSERT_TRUE(wide.ok()) << wide.status().message();
     vt::testing::Bf16Data x = vt::testing::RandomBf16(size_t(8) * k, 1.f, 78u);
     const Case wide_case{k, n, wide->group_size, x.bits, {}, *wide};
     const W4A16Split unsplit{k, 1, W4A16Form::kStack};
     for (int m : {1, 2, 5, 8}) {
+      if (!CheckW4A16Split(W4A16Problem{nullptr, nullptr, nullptr, nullptr, m, k, n, wide->group_size}, unsplit).ok()) {
+        continue;  // m rows of k activations do not fit the form's shared memory
+      }
       const std::vector<uint16_t> all = RunGemm(wide_case, m, unsplit, /*after_late_writer=*/m == 1);
-      for (int first : {0, (n / 2) / 64 * 64, n - window}) {
-        const Case part{k, window, wide->group_size, x.bits, {}, ColumnWindow(*wide, first, window)};
+      for (int first = 0; first < n; first += kWindow) {
+        const Case part{k, kWindow, wide->group_size, x.bits, {}, ColumnWindow(*wide, first, kWindow)};
         const std::vector<uint16_t> alone = RunGemm(part, m, unsplit);
         for (int r = 0; r < m; ++r) {
           const std::vector<uint16_t> in_wide(all.begin() + size_t(r) * n + first,
-                                              all.begin() + size_t(r) * n + first + window);
-          const std::vector<uint16_t> in_window(alone.begin() + size_t(r) * window, alone.begin() + size_t(r + 1) * window);
-          ASSERT_EQ(in_wide, in_window) << "group " << group << " M " << m << " row " << r << " columns from " << first;
+                                              all.begin() + size_t(r) * n + first + kWindow);
+          const std::vector<uint16_t> in_window(alone.begin() + size_t(r) * kWindow,
+                                                alone.begin() + size_t(r + 1) * kWindow);
+          ASSERT_EQ(in_wide, in_window) << "K " << k << " group " << group << " M " << m << " row " << r
+                                        << " columns from " << first;
         }
       }
     }
