@@ -39,10 +39,13 @@ wait_healthy() {
 
 # start_serve VT LOG ARGS... : starts `VT serve --port 0 ARGS` logging to LOG and waits until it is
 # healthy; sets served_pid and served_port. A server that does not get there is stopped, its log
-# printed, and the test exits 1.
+# printed, and the test exits 1. LOG is emptied before the server starts: a test that restarts its
+# server on the same LOG would otherwise read the port the last server printed whenever the new
+# one's shell had not yet truncated the file, and wait on a dead port until the bound.
 start_serve() {
   local vt=$1 log=$2
   shift 2
+  : >"$log"
   "$vt" serve --port 0 "$@" >"$log" 2>&1 &
   served_pid=$!
   served_port=$(serve_port "$log" "$served_pid") && wait_healthy "http://127.0.0.1:$served_port" "$served_pid" && return 0
