@@ -70,6 +70,14 @@ __device__ __forceinline__ void StoreW4A16Pair(const W4A16LaunchParams& g, int s
 // Adds the K slices' fp32 partial sums in slice order and writes bf16 (launch-only).
 cudaError_t ReduceW4A16Slices(const float* partial, uint16_t* y, size_t elements, int slices, cudaStream_t stream);
 
+// The stacked form (w4a16_stack.cu): its split for a shape, its shared memory, the most of it a launch
+// may use (with its 4 KB of static reduction space within the 48 KB a launch may use without opting
+// in, and four CTAs to an SM) and its launch.
+inline constexpr size_t kW4A16StackSmemLimit = 44 * 1024;
+W4A16Split ChooseW4A16StackSplit(int m, int k, int n, int num_sms);
+size_t W4A16StackSmemBytes(int m, int k_slice);
+cudaError_t LaunchW4A16Stack(const W4A16LaunchParams& g, cudaStream_t stream);
+
 // The tiled form (w4a16_tile.cu): its split for a shape, its shared memory and its launch.
 W4A16Split ChooseW4A16TileSplit(int m, int k, int n, int num_sms);
 size_t W4A16TileSmemBytes(int m);

@@ -36,9 +36,11 @@ GUARDS = {
         "DecodePersistentKernelILi128E": (4, 3, 4),
         "DecodePersistentKernelILi256E": (4, 2, 0),
     },
-    "kernels/cuda/w4a16/w4a16_gemm.cu": {  # W4A16 at M = 1-2 (stacked) and 3-8 (spread)
-        "W4A16StackKernel": (8, 4, 8),
+    "kernels/cuda/w4a16/w4a16_gemm.cu": {  # W4A16 at M = 3-8 (spread)
         "W4A16GemmKernelILi1ELb1E": (8, 4, 0),
+    },
+    "kernels/cuda/w4a16/w4a16_stack.cu": {  # W4A16 at M = 1-2 (stacked)
+        "W4A16StackKernel": (8, 4, 8),
     },
     "kernels/cuda/w4a16/w4a16_tile.cu": {  # W4A16 from M = 9, by m16 tiles a CTA
         "W4A16TileKernelILi1E": (4, 4, 0),
