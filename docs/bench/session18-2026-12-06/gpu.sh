@@ -11,13 +11,9 @@
 #   workers the persist arm's items shared by as many CTAs as there are items (vt) against vt_prev
 #   e2e    the end-to-end table
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_base)
-cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
-b=.gpu/bin; o=$OUT/s18; mkdir -p $o
-nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee -a $o/gpu.txt
-(cd $b && sha256sum *) > $o/binaries.sha256
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s18
 parts=${1:-gates}
-short="--backend cuda --load-format dummy --input-len 32 --output-len 128"
 # Issue #16's decode-only steps (every prompt prefilled first, 64 output tokens), vt_prev against vt,
 # two rounds: decode ITL median and p99 and TPOT median, into $o/$1.txt.
 long_decode_ab() {
@@ -35,7 +31,6 @@ print('itl %.3f p99 %.3f tpot %.3f ms' % (r['decode_itl_ms']['median'], r['decod
     done
   done
 }
-tok_s() { python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))"; }
 if [[ $parts == *gates* ]]; then
   timeout -k 5 240 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*' > $o/kernel.log 2>&1
   echo "kernel rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/kernel.log | tr '\n' ' ')"
@@ -166,21 +161,11 @@ if [[ $parts == *workers* ]]; then  # the persist arm's items shared by as many 
   done
 fi
 if [[ $parts == *sanitize* ]]; then  # the persist arm's gates under compute-sanitizer
-  for tool in racecheck memcheck; do
-    # (The job of 10-h100-sanitize/ ran with an 80 s limit and also the late-writer test that needs
-    # overlapping launches, which fails under the sanitizer by design.)
-    timeout -k 5 300 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
-      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*' > $o/sanitizer-$tool.txt 2>&1
-    echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
-  done
+  # (The job of 10-h100-sanitize/ ran with an 80 s limit and also the late-writer test that needs
+  # overlapping launches, which fails under the sanitizer by design.)
+  sanitize_persist 300
 fi
 if [[ $parts == *e2e* ]]; then  # issue #17's end-to-end table at HEAD
-  for round in 1 2; do
-    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
-      set -- $mc
-      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
-      echo "$1 round $round: $r" | tee -a $o/e2e.txt
-    done
-  done
+  e2e_table
 fi
-cd $OUT && tar czf s18.tgz s18 && rm -rf s18
+gpu_job_pack s18

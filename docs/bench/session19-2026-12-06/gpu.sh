@@ -12,15 +12,10 @@
 #   w4order   the loop's step order: vt against vt_loadfirst and vt_unroll7 (kernel table, llama3-8b W4A16 c = 1, 2)
 #   l2        VT_L2_PREFETCH=0 against 1 on one binary: its gates, c = 1, 2, 4 on three models (two rounds), 8k c = 1
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras such as bin/vt_prev)
-cd .gpu && tar xJf pack.tar.xz && cd .. && chmod +x .gpu/bin/*
-b=.gpu/bin; o=$OUT/s19; mkdir -p $o
-nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee -a $o/gpu.txt
-(cd $b && sha256sum *) > $o/binaries.sha256
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s19
 parts=${1:-gates}
-short="--backend cuda --load-format dummy --input-len 32 --output-len 128"
 small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
-tok_s() { python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))"; }
 gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/name.log and prints its summary
   local name=$1 limit=$2; shift 2
   timeout -k 5 $limit "$@" > $o/$name.log 2>&1
@@ -38,21 +33,10 @@ if [[ $parts == *gates* && $parts != *w4gates* ]]; then
   gtest engine 300 $b/vt_gpu_engine_tests
 fi
 if [[ $parts == *sanitize* ]]; then
-  for tool in racecheck memcheck; do
-    # ReadsOlderKeysBeforeTheKernelBeforeEnds needs overlapping launches: it fails under the sanitizer by design.
-    timeout -k 5 240 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
-      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*' > $o/sanitizer-$tool.txt 2>&1
-    echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
-  done
+  sanitize_persist 240
 fi
 if [[ $parts == *e2e* ]]; then
-  for round in 1 2; do
-    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
-      set -- $mc
-      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
-      echo "$1 round $round: $r" | tee -a $o/e2e.txt
-    done
-  done
+  e2e_table
   r=$(timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 8192 \
     --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
     python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
@@ -144,4 +128,4 @@ if [[ $parts == *l2* ]]; then  # the output projection's weights prefetched into
     echo "qwen3-1.7b 8k c=1 VT_L2_PREFETCH=$v: $r" | tee -a $o/l2.txt
   done
 fi
-cd $OUT && tar czf s19.tgz s19 && rm -rf s19
+gpu_job_pack s19

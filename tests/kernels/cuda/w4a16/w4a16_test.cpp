@@ -285,19 +285,6 @@ TEST(W4A16, DependentLaunchesWaitForTheActivations) {
   }
 }
 
-// Columns [first, first + width) of `w` as a checkpoint of their own: the tile layout keeps each
-// 16-column block's words together, the scales are rows of N.
-W4A16Weights ColumnWindow(const W4A16Weights& w, int first, int width) {
-  W4A16Weights out{w.k, width, w.group_size, {}, {}};
-  const size_t block_words = size_t(w.k) * 16 / 8;
-  out.packed.assign(w.packed.begin() + first / 16 * block_words, w.packed.begin() + (first + width) / 16 * block_words);
-  for (size_t row = 0; row < w.scales.size() / w.n; ++row) {
-    const auto begin = w.scales.begin() + row * w.n + first;
-    out.scales.insert(out.scales.end(), begin, begin + width);
-  }
-  return out;
-}
-
 // The stacked form unsplit on more 16-column blocks than one wave of CTAs holds, so each CTA runs
 // several in turn (activations staged once, loads running on from one block into the next, the next
 // blocks' scales copied meanwhile, the second block's before the dependent-launch wait): every block
@@ -311,9 +298,16 @@ TEST(W4A16, StackedFormGivesEveryColumnBlockItsBitsInAWideCall) {
   constexpr int kWindow = 1024;
   // More than twice the blocks of a wave (at most eight CTAs an SM), in whole windows.
   const int n = (16 * (2 * 8 * Sms() + 5) + kWindow - 1) / kWindow * kWindow;
-  for (auto [k, group] : {std::pair{1024, 128}, std::pair{1024, -1}, std::pair{1152, 128}, std::pair{4224, 128}}) {
-    const auto gptq = vt::testing::RandomGptq(k, n, group, 77u + k);
-    Result<W4A16Weights> wide = RepackGptq(gptq.View());
+  for (auto [k, group] : {std::pair{1024, 128}, std::pair{1024, 1024}, std::pair{1152, 128}, std::pair{4224, 128}}) {
+    // The wide call's weights are the windows' side by side (ConcatColumns, as the engine fuses
+    // projections), so window w of the wide call and the call on window w alone multiply the same weights.
+    std::vector<W4A16Weights> windows;
+    for (int first = 0; first < n; first += kWindow) {
+      windows.push_back(RandomW4A16Weights(k, kWindow, group, 77u + k + first));
+    }
+    std::vector<const W4A16Weights*> views;
+    for (const W4A16Weights& w : windows) views.push_back(&w);
+    Result<W4A16Weights> wide = ConcatColumns(views);
     ASSERT_TRUE(wide.ok()) << wide.status().message();
     vt::testing::Bf16Data x = vt::testing::RandomBf16(size_t(8) * k, 1.f, 78u);
     const Case wide_case{k, n, wide->group_size, x.bits, {}, *wide};
@@ -324,7 +318,7 @@ TEST(W4A16, StackedFormGivesEveryColumnBlockItsBitsInAWideCall) {
       }
       const std::vector<uint16_t> all = RunGemm(wide_case, m, unsplit, /*after_late_writer=*/m == 1);
       for (int first = 0; first < n; first += kWindow) {
-        const Case part{k, kWindow, wide->group_size, x.bits, {}, ColumnWindow(*wide, first, kWindow)};
+        const Case part{k, kWindow, wide->group_size, x.bits, {}, windows[size_t(first / kWindow)]};
         const std::vector<uint16_t> alone = RunGemm(part, m, unsplit);
         for (int r = 0; r < m; ++r) {
           const std::vector<uint16_t> in_wide(all.begin() + size_t(r) * n + first,

@@ -1,0 +1,52 @@
+# What the sessions' GPU job scripts (docs/bench/session*/gpu.sh, from the eighteenth on) share,
+# sourced by them from the repository root on the device machine.
+#
+# gpu_job_setup NAME: unpacks .gpu/pack.tar.xz (bin/vt, the vt_gpu_*_tests, extras), sets b (the
+# binaries) and o ($OUT/NAME, the job's output), records the GPU and the binaries' hashes there and
+# exports what the binaries and tests read.
+gpu_job_setup() {
+  (cd .gpu && tar xJf pack.tar.xz) && chmod +x .gpu/bin/*
+  b=.gpu/bin
+  o=$OUT/$1
+  mkdir -p "$o"
+  nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee -a "$o/gpu.txt"
+  (cd "$b" && sha256sum *) > "$o/binaries.sha256"
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
+}
+
+# gpu_job_pack NAME: the job's output as one archive ($OUT/NAME.tgz): the device returns few files.
+gpu_job_pack() {
+  (cd "$OUT" && tar czf "$1.tgz" "$1" && rm -rf "$1")
+}
+
+# The end-to-end benchmark's short prompts (issue #17's table: dummy weights, 32 in / 128 out).
+short="--backend cuda --load-format dummy --input-len 32 --output-len 128"
+
+# Reads `vt bench decode --json` on stdin; prints each concurrency's output tokens/s.
+tok_s() {
+  python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))"
+}
+
+# e2e_table: issue #17's end-to-end table with bin/vt, two rounds, into $o/e2e.txt.
+e2e_table() {
+  local round mc r
+  for round in 1 2; do
+    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
+      set -- $mc
+      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+      echo "$1 round $round: $r" | tee -a $o/e2e.txt
+    done
+  done
+}
+
+# sanitize_persist LIMIT: compute-sanitizer racecheck and memcheck on the persist arm's gates, each
+# within LIMIT seconds. ReadsOlderKeysBeforeTheKernelBeforeEnds needs overlapping launches: it fails
+# under the sanitizer by design and is left out.
+sanitize_persist() {
+  local tool
+  for tool in racecheck memcheck; do
+    timeout -k 5 "$1" compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
+      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*' > $o/sanitizer-$tool.txt 2>&1
+    echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
+  done
+}
