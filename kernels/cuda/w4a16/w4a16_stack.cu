@@ -179,13 +179,18 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
           }
           const uint32_t words[4] = {cur.x, cur.y, cur.z, cur.w};
           const uint32_t xw[8] = {xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w};
+          // The bias's four MMAs first: they need only the activations, so they run while the weights
+          // are still on their way, and the chain that waits for the weights is four MMAs, not eight.
           float d[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int s = 0; s < 4; ++s) {
+            MmaBf16(d, kMinus136, kMinus136, kMinus136, kMinus136, xw[2 * s], xw[2 * s + 1]);
+          }
 #pragma unroll
           for (int s = 0; s < 4; ++s) {
             uint32_t b[4];
             DequantWordBiased(words[s], b);
             MmaBf16(d, b[0], b[2], b[1], b[3], xw[2 * s], xw[2 * s + 1]);
-            MmaBf16(d, kMinus136, kMinus136, kMinus136, kMinus136, xw[2 * s], xw[2 * s + 1]);
           }
           // d: e = 0, 1 -> column q, rows 2c, 2c + 1; e = 2, 3 -> column q + 8.
           const uint16_t* sc = block_scales + (it >> group_shift) * 16;

@@ -1,0 +1,109 @@
+# Twentieth session's GPU jobs. Usage: bash docs/bench/session20-2026-12-06/gpu.sh PARTS
+#   ring      the stacked W4A16 form's weight ring (bin/vt) against HEAD's registers (bin/vt_prev): both
+#             builds' W4A16 gates, the GPTQ engine gates, the kernel table (dependent and plain launches),
+#             ncu of the gate/up shape, llama3-8b W4A16 c = 1, 2 (two rounds)
+#   pf        the first block's steps past the register loads prefetched into the L2, at most 16 KB (bin/vt),
+#             8 KB (bin/vt_p16) and 64 KB (bin/vt_p128), against HEAD (bin/vt_prev): W4A16 and GPTQ engine
+#             gates, the kernel table, llama3-8b W4A16 c = 1, 2 (two rounds for vt and vt_prev)
+#   pfshort   the same prefetch only where it covers the rest of the first block (8 KB at most; bin/vt) against
+#             HEAD (bin/vt_prev): the kernel table, llama3-8b W4A16 c = 1, 2 (two rounds)
+#   bias      the bias MMAs first in a step (bin/vt), the short prefetch (bin/vt_short) and both (vt_both) against HEAD
+#             (bin/vt_prev): W4A16 and GPTQ engine gates, SASS of the step, the kernel table, llama3-8b W4A16
+#             c = 1, 2 (two rounds)
+#   e2eprev   issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode with bin/vt_prev
+#   sanitize  compute-sanitizer memcheck and racecheck on the stacked form's gates (bin/vt_gpu_w4a16_tests)
+#   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras vt_prev, vt_gpu_w4a16_tests_prev)
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s20
+parts=${1:-ring}
+small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
+gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/name.log and prints its summary
+  local name=$1 limit=$2; shift 2
+  timeout -k 5 $limit "$@" > $o/$name.log 2>&1
+  echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED|rror" $o/$name.log | head -10
+}
+if [[ $parts == *ring* ]]; then
+  gtest w4a16-prev 150 $b/vt_gpu_w4a16_tests_prev
+  gtest w4a16 150 $b/vt_gpu_w4a16_tests
+  gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+  for bin in vt_prev vt; do
+    for dl in --dependent-launch ""; do
+      timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes $dl > $o/w4-$bin$dl.txt 2>&1
+      echo "bench $bin $dl rc $?"; cat $o/w4-$bin$dl.txt
+    done
+  done
+  for bin in vt_prev vt; do
+    timeout -k 5 100 ncu --clock-control none --metrics gpu__time_duration.sum,launch__grid_size,launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers \
+      --csv --page raw $b/$bin bench w4a16 --forms stack --ms 1 --shapes 4096x28672,4096x4096 --launches 2 --reps 2 > $o/ncu-$bin.csv 2>&1
+    echo "ncu $bin rc $?"; grep W4A16 $o/ncu-$bin.csv | cut -c1-400 | tail -4
+  done
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/ring.err | tok_s)
+      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/ring.txt
+    done
+  done
+fi
+if [[ $parts == *pf* ]]; then
+  gtest w4a16 150 $b/vt_gpu_w4a16_tests
+  gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+  for bin in vt_prev vt vt_p16 vt_p128; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for bin in vt_prev vt; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1 --shapes $small_shapes > $o/w4-$bin-plain.txt 2>&1
+    echo "bench $bin plain rc $?"; cat $o/w4-$bin-plain.txt
+  done
+  for bin in vt_prev vt vt_p16 vt_p128 vt_prev vt; do
+    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/pf.err | tok_s)
+    echo "llama3-8b-gptq $bin: $r" | tee -a $o/pf.txt
+  done
+fi
+if [[ $parts == *pfshort* ]]; then
+  for bin in vt_prev vt; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for bin in vt_prev vt vt_prev vt; do
+    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/pf.err | tok_s)
+    echo "llama3-8b-gptq $bin: $r" | tee -a $o/pf.txt
+  done
+fi
+if [[ $parts == *bias* ]]; then
+  gtest w4a16 150 $b/vt_gpu_w4a16_tests
+  gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+  cuobjdump -sass -fun W4A16StackKernel $b/vt 2>/dev/null | grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-vt.txt
+  cuobjdump -sass -fun W4A16StackKernel $b/vt_prev 2>/dev/null | grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-vt_prev.txt
+  echo "sass lines: $(wc -l < $o/sass-vt.txt) / $(wc -l < $o/sass-vt_prev.txt)"
+  for bin in vt_prev vt vt_short vt_both; do
+    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
+    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+  done
+  for bin in vt_prev vt vt_short vt_both vt_prev vt vt_short vt_both; do
+    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/bias.err | tok_s)
+    echo "llama3-8b-gptq $bin: $r" | tee -a $o/bias.txt
+  done
+fi
+if [[ $parts == *e2eprev* ]]; then
+  for round in 1 2; do
+    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
+      set -- $mc
+      r=$(timeout -k 5 150 $b/vt_prev bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+      echo "$1 round $round: $r" | tee -a $o/e2e.txt
+    done
+  done
+  r=$(timeout -k 5 150 $b/vt_prev bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 8192 \
+    --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
+    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
+  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
+fi
+if [[ $parts == *sanitize* ]]; then
+  for tool in memcheck racecheck; do
+    timeout -k 5 200 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_w4a16_tests \
+      --gtest_filter='W4A16.StackedFormSplitAlongK:W4A16.DependentLaunches*:W4A16.PerChannel*' > $o/sanitizer-$tool.txt 2>&1
+    echo "$tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
+  done
+fi
+gpu_job_pack s20
