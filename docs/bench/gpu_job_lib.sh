@@ -27,16 +27,36 @@ tok_s() {
   python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d %.1f' % (r['concurrency'], r['output_tokens_per_s']) for r in d['results']))"
 }
 
-# e2e_table: issue #17's end-to-end table with bin/vt, two rounds, into $o/e2e.txt.
+# gtest NAME LIMIT BINARY [ARGS...]: runs one gate binary into $o/NAME.log within LIMIT seconds and
+# prints its summary and first failures.
+gtest() {
+  local name=$1 limit=$2; shift 2
+  timeout -k 5 $limit "$@" > $o/$name.log 2>&1
+  echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
+  grep -E "Failure|FAILED|rror" $o/$name.log | head -10
+}
+
+# e2e_table [BIN]: issue #17's end-to-end table with bin/BIN (vt by default), two rounds, into $o/e2e.txt.
 e2e_table() {
-  local round mc r
+  local bin=${1:-vt} round mc r
   for round in 1 2; do
     for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
       set -- $mc
-      r=$(timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
       echo "$1 round $round: $r" | tee -a $o/e2e.txt
     done
   done
+}
+
+# long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8, every prompt prefilled
+# first) with bin/BIN, into $o/e2e.txt.
+long_decode() {
+  local r
+  r=$(timeout -k 5 150 $b/${1:-vt} bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b \
+    --input-len 8192 --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 \
+    --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
+    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
+  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
 }
 
 # sanitize_persist LIMIT: compute-sanitizer racecheck and memcheck on the persist arm's gates, each

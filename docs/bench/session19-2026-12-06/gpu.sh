@@ -16,12 +16,6 @@ source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s19
 parts=${1:-gates}
 small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
-gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/name.log and prints its summary
-  local name=$1 limit=$2; shift 2
-  timeout -k 5 $limit "$@" > $o/$name.log 2>&1
-  echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
-  grep -E "Failure|FAILED|rror" $o/$name.log | head -10
-}
 if [[ $parts == *w4gates* ]]; then
   gtest w4a16 200 $b/vt_gpu_w4a16_tests
   gtest engine 300 $b/vt_gpu_engine_tests
@@ -37,10 +31,7 @@ if [[ $parts == *sanitize* ]]; then
 fi
 if [[ $parts == *e2e* ]]; then
   e2e_table
-  r=$(timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 8192 \
-    --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
-    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
-  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
+  long_decode
 fi
 if [[ $parts == *w4diag* ]]; then
   for dl in "" --dependent-launch; do

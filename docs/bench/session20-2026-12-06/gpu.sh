@@ -20,12 +20,6 @@ source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s20
 parts=${1:-ring}
 small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
-gtest() {  # name, limit, binary and arguments: runs one gate binary into $o/name.log and prints its summary
-  local name=$1 limit=$2; shift 2
-  timeout -k 5 $limit "$@" > $o/$name.log 2>&1
-  echo "$name rc $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' $o/$name.log | tr '\n' ' ')"
-  grep -E "Failure|FAILED|rror" $o/$name.log | head -10
-}
 if [[ $parts == *ring* ]]; then
   gtest w4a16-prev 150 $b/vt_gpu_w4a16_tests_prev
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
@@ -108,17 +102,8 @@ if [[ $parts == *skinny* ]]; then
   done
 fi
 if [[ $parts == *e2eprev* ]]; then
-  for round in 1 2; do
-    for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
-      set -- $mc
-      r=$(timeout -k 5 150 $b/vt_prev bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
-      echo "$1 round $round: $r" | tee -a $o/e2e.txt
-    done
-  done
-  r=$(timeout -k 5 150 $b/vt_prev bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b --input-len 8192 \
-    --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
-    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
-  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
+  e2e_table vt_prev
+  long_decode vt_prev
 fi
 if [[ $parts == *sanitize* ]]; then
   for tool in memcheck racecheck; do
