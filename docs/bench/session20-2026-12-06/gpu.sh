@@ -10,9 +10,8 @@
 #   bias      the bias MMAs first in a step (bin/vt), the short prefetch (bin/vt_short) and both (vt_both) against HEAD
 #             (bin/vt_prev): W4A16 and GPTQ engine gates, SASS of the step, the kernel table, llama3-8b W4A16
 #             c = 1, 2 (two rounds)
-#   skinny    the skinny GEMM's two accumulators (bin/vt) against the bias-first build (bin/vt_prev): the skinny
-#             GEMM, decode MLP, engine and attention gates, the bf16 GEMM table at M = 1, 2 (dependent
-#             launches), qwen3-1.7b and llama3-8b c = 1, 8 (two rounds)
+#   skinny    the skinny GEMM's two accumulators (bin/vt) against the bias-first build (bin/vt_prev):
+#             qwen3-1.7b and llama3-8b c = 1 (two rounds), the skinny GEMM, decode MLP and engine gates
 #   e2eprev   issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode with bin/vt_prev
 #   sanitize  compute-sanitizer memcheck and racecheck on the stacked form's gates (bin/vt_gpu_w4a16_tests)
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras vt_prev, vt_gpu_w4a16_tests_prev)
@@ -84,22 +83,17 @@ if [[ $parts == *bias* ]]; then
   done
 fi
 if [[ $parts == *skinny* ]]; then
-  gtest kernel 200 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
-  gtest engine 300 $b/vt_gpu_engine_tests
-  for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench gemm --ms 1,2 --dependent-launch \
-      --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 > $o/gemm-$bin.txt 2>&1
-    echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
-  done
   for round in 1 2; do
     for bin in vt_prev vt; do
-      for mc in "qwen3-1.7b 1,8" "llama3-8b 1,8"; do
+      for mc in "qwen3-1.7b 1" "llama3-8b 1"; do
         set -- $mc
         r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/skinny.err | tok_s)
         echo "$1 $bin round $round: $r" | tee -a $o/skinny.txt
       done
     done
   done
+  gtest kernel 100 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
+  gtest engine 120 $b/vt_gpu_engine_tests
 fi
 if [[ $parts == *e2eprev* ]]; then
   e2e_table vt_prev
