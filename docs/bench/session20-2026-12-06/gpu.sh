@@ -14,7 +14,8 @@
 #             qwen3-1.7b and llama3-8b c = 1 (two rounds), the skinny GEMM, decode MLP and engine gates
 #   e2eprev   issue #17's end-to-end table (two rounds) and issue #16's qwen3-1.7b 8k decode with bin/vt_prev
 #   sanitize  compute-sanitizer memcheck and racecheck on the stacked form's gates (bin/vt_gpu_w4a16_tests)
-#   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras vt_prev, vt_gpu_w4a16_tests_prev)
+#   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; extras as each part names them: vt_prev,
+#   vt_gpu_w4a16_tests_prev, vt_p16, vt_p128, vt_short, vt_both)
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s20
 parts=${1:-ring}
@@ -41,7 +42,7 @@ if [[ $parts == *ring* ]]; then
     done
   done
 fi
-if [[ $parts == *pf* ]]; then
+if [[ $parts == *pf* && $parts != *pfshort* ]]; then
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
   for bin in vt_prev vt vt_p16 vt_p128; do
@@ -70,8 +71,12 @@ fi
 if [[ $parts == *bias* ]]; then
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
-  cuobjdump -sass -fun W4A16StackKernel $b/vt 2>/dev/null | grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-vt.txt
-  cuobjdump -sass -fun W4A16StackKernel $b/vt_prev 2>/dev/null | grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-vt_prev.txt
+  # (As run in job 3 with `-fun W4A16StackKernel`, which matches no mangled name: both files came back
+  # empty and were not kept.) The kernel's section of the whole dump:
+  for bin in vt vt_prev; do
+    cuobjdump -sass $b/$bin 2>/dev/null | awk '/Function :/ { f = /W4A16StackKernel/ } f' |
+      grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-$bin.txt
+  done
   echo "sass lines: $(wc -l < $o/sass-vt.txt) / $(wc -l < $o/sass-vt_prev.txt)"
   for bin in vt_prev vt vt_short vt_both; do
     timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
