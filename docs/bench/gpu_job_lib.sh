@@ -48,6 +48,27 @@ e2e_table() {
   done
 }
 
+# The W4A16 benchmark's six shapes (llama3-8b's and llama3-70b's projections).
+w4a16_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
+
+# w4a16_table NAME BIN [ARGS...]: `vt bench w4a16 --forms auto` of bin/BIN on the six shapes with ARGS
+# (--ms, --dependent-launch), into $o/w4-NAME.txt, and printed.
+w4a16_table() {
+  local name=$1 bin=$2; shift 2
+  timeout -k 5 120 $b/$bin bench w4a16 --forms auto --shapes $w4a16_shapes "$@" > $o/w4-$name.txt 2>&1
+  echo "bench $name rc $?"; cat $o/w4-$name.txt
+}
+
+# gptq_decode LOG CONCURRENCY BIN...: llama3-8b W4A16 decode (short prompts) with each bin/BIN in turn,
+# appended to $o/LOG.txt.
+gptq_decode() {
+  local log=$1 conc=$2 bin r; shift 2
+  for bin in "$@"; do
+    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency $conc --json 2>>$o/$log.err | tok_s)
+    echo "llama3-8b-gptq $bin: $r" | tee -a $o/$log.txt
+  done
+}
+
 # long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8, every prompt prefilled
 # first) with bin/BIN, into $o/e2e.txt.
 long_decode() {

@@ -15,7 +15,6 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s19
 parts=${1:-gates}
-small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
 if [[ $parts == *w4gates* ]]; then
   gtest w4a16 200 $b/vt_gpu_w4a16_tests
   gtest engine 300 $b/vt_gpu_engine_tests
@@ -35,7 +34,7 @@ if [[ $parts == *e2e* ]]; then
 fi
 if [[ $parts == *w4diag* ]]; then
   for dl in "" --dependent-launch; do
-    timeout -k 5 150 $b/vt bench w4a16 --forms stack --ms 1,2 --stack-slices 1,2,3,4 --shapes $small_shapes $dl \
+    timeout -k 5 150 $b/vt bench w4a16 --forms stack --ms 1,2 --stack-slices 1,2,3,4 --shapes $w4a16_shapes $dl \
       > $o/w4-slices$dl.txt 2>&1
     echo "slices $dl rc $?"; cat $o/w4-slices$dl.txt
   done
@@ -63,43 +62,21 @@ PY
   gzip $o/ncu-*.csv
 fi
 if [[ $parts == *w4ab* ]]; then
-  for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for round in 1 2; do
-    for bin in vt_prev vt; do
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2,4 --json 2>>$o/w4ab.err | tok_s)
-      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/w4ab.txt
-    done
-  done
+  for bin in vt_prev vt; do w4a16_table $bin $bin --ms 1,2; done
+  for round in 1 2; do gptq_decode w4ab 1,2,4 vt_prev vt; done
 fi
 if [[ $parts == *w4loop* ]]; then  # the stacked form's CTAs running several column blocks (vt) against one each (vt_prev)
   gtest w4a16 200 $b/vt_gpu_w4a16_tests
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
-  for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for round in 1 2; do
-    for bin in vt_prev vt; do
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/w4loop.err | tok_s)
-      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/w4loop.txt
-    done
-  done
+  for bin in vt_prev vt; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+  for round in 1 2; do gptq_decode w4loop 1,2 vt_prev vt; done
   timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
     --gtest_filter='W4A16.StackedForm*:W4A16.DependentLaunches*' > $o/sanitizer-memcheck.txt 2>&1
   echo "memcheck rc $? $(tail -1 $o/sanitizer-memcheck.txt)"
 fi
 if [[ $parts == *w4order* ]]; then  # the loop's step order: vt (reorder, six deep), vt_loadfirst, vt_unroll7
-  for bin in vt vt_loadfirst vt_unroll7; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for bin in vt vt_loadfirst vt_unroll7; do
-    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/w4order.err | tok_s)
-    echo "llama3-8b-gptq $bin: $r" | tee -a $o/w4order.txt
-  done
+  for bin in vt vt_loadfirst vt_unroll7; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+  gptq_decode w4order 1,2 vt vt_loadfirst vt_unroll7
 fi
 if [[ $parts == *l2* ]]; then  # the output projection's weights prefetched into the L2 before the attention
   gtest l2-kernel 120 $b/vt_gpu_forward_ops_tests --gtest_filter='L2Prefetch.*:ForwardOps.SiluMul*'

@@ -19,54 +19,31 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s20
 parts=${1:-ring}
-small_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
 if [[ $parts == *ring* ]]; then
   gtest w4a16-prev 150 $b/vt_gpu_w4a16_tests_prev
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
   for bin in vt_prev vt; do
-    for dl in --dependent-launch ""; do
-      timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes $dl > $o/w4-$bin$dl.txt 2>&1
-      echo "bench $bin $dl rc $?"; cat $o/w4-$bin$dl.txt
-    done
+    w4a16_table $bin--dependent-launch $bin --ms 1,2 --dependent-launch
+    w4a16_table $bin $bin --ms 1,2
   done
   for bin in vt_prev vt; do
     timeout -k 5 100 ncu --clock-control none --metrics gpu__time_duration.sum,launch__grid_size,launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers \
       --csv --page raw $b/$bin bench w4a16 --forms stack --ms 1 --shapes 4096x28672,4096x4096 --launches 2 --reps 2 > $o/ncu-$bin.csv 2>&1
     echo "ncu $bin rc $?"; grep W4A16 $o/ncu-$bin.csv | cut -c1-400 | tail -4
   done
-  for round in 1 2; do
-    for bin in vt_prev vt; do
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/ring.err | tok_s)
-      echo "llama3-8b-gptq $bin round $round: $r" | tee -a $o/ring.txt
-    done
-  done
+  for round in 1 2; do gptq_decode ring 1,2 vt_prev vt; done
 fi
 if [[ $parts == *pf* && $parts != *pfshort* ]]; then
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
-  for bin in vt_prev vt vt_p16 vt_p128; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1 --shapes $small_shapes > $o/w4-$bin-plain.txt 2>&1
-    echo "bench $bin plain rc $?"; cat $o/w4-$bin-plain.txt
-  done
-  for bin in vt_prev vt vt_p16 vt_p128 vt_prev vt; do
-    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/pf.err | tok_s)
-    echo "llama3-8b-gptq $bin: $r" | tee -a $o/pf.txt
-  done
+  for bin in vt_prev vt vt_p16 vt_p128; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+  for bin in vt_prev vt; do w4a16_table $bin-plain $bin --ms 1; done
+  gptq_decode pf 1,2 vt_prev vt vt_p16 vt_p128 vt_prev vt
 fi
 if [[ $parts == *pfshort* ]]; then
-  for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for bin in vt_prev vt vt_prev vt; do
-    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/pf.err | tok_s)
-    echo "llama3-8b-gptq $bin: $r" | tee -a $o/pf.txt
-  done
+  for bin in vt_prev vt; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+  gptq_decode pf 1,2 vt_prev vt vt_prev vt
 fi
 if [[ $parts == *bias* ]]; then
   gtest w4a16 150 $b/vt_gpu_w4a16_tests
@@ -78,14 +55,8 @@ if [[ $parts == *bias* ]]; then
       grep -E 'HMMA|LOP3|LDG|LDS|BAR' > $o/sass-$bin.txt
   done
   echo "sass lines: $(wc -l < $o/sass-vt.txt) / $(wc -l < $o/sass-vt_prev.txt)"
-  for bin in vt_prev vt vt_short vt_both; do
-    timeout -k 5 120 $b/$bin bench w4a16 --forms auto --ms 1,2 --shapes $small_shapes --dependent-launch > $o/w4-$bin.txt 2>&1
-    echo "bench $bin rc $?"; cat $o/w4-$bin.txt
-  done
-  for bin in vt_prev vt vt_short vt_both vt_prev vt vt_short vt_both; do
-    r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency 1,2 --json 2>>$o/bias.err | tok_s)
-    echo "llama3-8b-gptq $bin: $r" | tee -a $o/bias.txt
-  done
+  for bin in vt_prev vt vt_short vt_both; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+  gptq_decode bias 1,2 vt_prev vt vt_short vt_both vt_prev vt vt_short vt_both
 fi
 if [[ $parts == *skinny* ]]; then
   for round in 1 2; do

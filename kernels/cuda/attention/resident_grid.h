@@ -1,6 +1,6 @@
 // How many CTAs of a kernel one wave holds: the persistent decode arms (decode_persistent.cu,
 // decode_solo.cu) launch exactly one wave and deal the call's work out over it, and so does the
-// stacked W4A16 form where a call has more column blocks than a wave holds (w4a16_gemm.cu).
+// stacked W4A16 form where a call has more column blocks than a wave holds (w4a16_stack.cu).
 #pragma once
 
 #include <cuda_runtime.h>
