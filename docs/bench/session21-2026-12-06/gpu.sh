@@ -6,6 +6,9 @@
 #            directly (bin/vt, on top of it) against HEAD (bin/vt_prev): W4A16 gates of both, GPTQ
 #            engine gates, the kernel table (dependent launches, M = 1, 2), llama3-8b W4A16 c = 1, 2
 #            (two rounds)
+#   wcgates  the persist arm taking ranges from a work counter (bin/vt) against HEAD (bin/vt_prev):
+#            attention and engine gates, the persist arm's kernel table at 4,096, 8,200, 16,400 keys
+#   wce2e    the same two: qwen3-1.7b 8k decode-only c = 1, 8 (two rounds), llama3-8b 8k c = 8
 #   h200     on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt_prev
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; vt_prev, vt_cur, vt_skinny,
 #   vt_gpu_w4a16_tests_cur, vt_gpu_prefill_gemm_tests_skinny, vt_gpu_engine_tests_skinny)
@@ -31,6 +34,30 @@ if [[ $parts == *w4* ]]; then
   gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
   for bin in vt_prev vt_cur vt; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
   for round in 1 2; do gptq_decode w4 1,2 vt_prev vt_cur vt; done
+fi
+if [[ $parts == *wcgates* ]]; then
+  gtest attention 240 $b/vt_gpu_attention_tests
+  gtest engine 200 $b/vt_gpu_engine_tests
+  for bin in vt_prev vt; do
+    timeout -k 5 120 $b/$bin bench attention --arms persist --shapes qwen3-1.7b,llama3-8b --batches 1,8,64 \
+      --contexts 4096,8200,16400 > $o/attn-$bin.txt 2>&1
+    echo "attention $bin rc $?"; cat $o/attn-$bin.txt
+  done
+fi
+if [[ $parts == *wce2e* ]]; then
+  for round in 1 2; do
+    for bin in vt_prev vt; do
+      echo "$bin round $round" >> $o/e2e.txt
+      long_decode $bin
+    done
+  done
+  for bin in vt_prev vt; do
+    r=$(timeout -k 5 150 $b/$bin bench decode --backend cuda --load-format dummy --model preset:llama3-8b \
+      --input-len 8192 --output-len 64 --concurrency 8 --max-num-batched-tokens 65536 \
+      --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
+      python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f' % (r['concurrency'], r['decode_itl_ms']['median']) for r in d['results']))")
+    echo "llama3-8b 8k decode-only $bin: $r" | tee -a $o/e2e.txt
+  done
 fi
 if [[ $parts == *h200* ]] && grep -q H200 $o/gpu.txt; then
   e2e_table vt_prev
