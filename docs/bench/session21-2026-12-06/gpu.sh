@@ -39,7 +39,7 @@ if [[ $parts == *wcgates* ]]; then
   gtest attention 240 $b/vt_gpu_attention_tests
   gtest engine 200 $b/vt_gpu_engine_tests
   for bin in vt_prev vt; do
-    timeout -k 5 120 $b/$bin bench attention --arms persist --shapes qwen3-1.7b,llama3-8b --batches 1,8,64 \
+    timeout -k 5 120 $b/$bin bench attention --arms persist --shapes qwen3-1.7b,llama3-8b,d256-16q2kv --batches 1,8,64 \
       --contexts 4096,8200,16400 > $o/attn-$bin.txt 2>&1
     echo "attention $bin rc $?"; cat $o/attn-$bin.txt
   done
