@@ -48,6 +48,23 @@ e2e_table() {
   done
 }
 
+# decode_rounds LOG "BIN ..." "MODEL CONCURRENCY" ...: two rounds of short-prompt decode, each bin/BIN in
+# turn on each model preset at its concurrency list, appended to $o/LOG.txt.
+decode_rounds() {
+  local log=$1 bins=$2 round bin mc r
+  shift 2
+  local models=("$@")
+  for round in 1 2; do
+    for bin in $bins; do
+      for mc in "${models[@]}"; do
+        set -- $mc
+        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/$log.err | tok_s)
+        echo "$1 $bin round $round: $r" | tee -a $o/$log.txt
+      done
+    done
+  done
+}
+
 # The W4A16 benchmark's six shapes (llama3-8b's and llama3-70b's projections).
 w4a16_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
 

@@ -59,15 +59,7 @@ if [[ $parts == *bias* ]]; then
   gptq_decode bias 1,2 vt_prev vt vt_short vt_both vt_prev vt vt_short vt_both
 fi
 if [[ $parts == *skinny* ]]; then
-  for round in 1 2; do
-    for bin in vt_prev vt; do
-      for mc in "qwen3-1.7b 1" "llama3-8b 1"; do
-        set -- $mc
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/skinny.err | tok_s)
-        echo "$1 $bin round $round: $r" | tee -a $o/skinny.txt
-      done
-    done
-  done
+  decode_rounds skinny "vt_prev vt" "qwen3-1.7b 1" "llama3-8b 1"
   gtest kernel 100 $b/vt_gpu_prefill_gemm_tests --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
   gtest engine 120 $b/vt_gpu_engine_tests
 fi

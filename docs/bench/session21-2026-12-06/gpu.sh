@@ -22,15 +22,7 @@ parts=${1:-skinny,w4}
 if [[ $parts == *skinny* ]]; then
   gtest skinny-kernel 100 $b/vt_gpu_prefill_gemm_tests_skinny --gtest_filter='DecodeMlp.*:SkinnyGemm.*'
   gtest skinny-engine 150 $b/vt_gpu_engine_tests_skinny
-  for round in 1 2; do
-    for bin in vt_prev vt_skinny; do
-      for mc in "qwen3-1.7b 1,8" "llama3-8b 1"; do
-        set -- $mc
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/skinny.err | tok_s)
-        echo "$1 $bin round $round: $r" | tee -a $o/skinny.txt
-      done
-    done
-  done
+  decode_rounds skinny "vt_prev vt_skinny" "qwen3-1.7b 1,8" "llama3-8b 1"
 fi
 if [[ $parts == *w4* ]]; then
   gtest w4a16-cur 150 $b/vt_gpu_w4a16_tests_cur
