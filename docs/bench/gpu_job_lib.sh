@@ -86,15 +86,20 @@ gptq_decode() {
   done
 }
 
-# long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8, every prompt prefilled
-# first) with bin/BIN, into $o/e2e.txt.
+# decode_8k BIN MODEL CONCURRENCY LOG: MODEL's 8k decode-only steps with bin/BIN (dummy weights, every
+# prompt prefilled first, 64 output tokens), stderr appended to $o/LOG.err; prints each concurrency's
+# decode ITL and TPOT medians.
+decode_8k() {
+  timeout -k 5 150 $b/$1 bench decode --backend cuda --load-format dummy --model preset:$2 \
+    --input-len 8192 --output-len 64 --concurrency $3 --max-num-batched-tokens 65536 \
+    --max-prefill-beside-decodes 65536 --json 2>>$o/$4.err |
+    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))"
+}
+
+# long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8) with bin/BIN (vt by
+# default), into $o/e2e.txt.
 long_decode() {
-  local r
-  r=$(timeout -k 5 150 $b/${1:-vt} bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b \
-    --input-len 8192 --output-len 64 --concurrency 1,8 --max-num-batched-tokens 65536 \
-    --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
-    python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))")
-  echo "qwen3-1.7b 8k decode-only: $r" | tee -a $o/e2e.txt
+  echo "qwen3-1.7b 8k decode-only: $(decode_8k ${1:-vt} qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
 }
 
 # sanitize_persist LIMIT: compute-sanitizer racecheck and memcheck on the persist arm's gates, each

@@ -48,10 +48,7 @@ if [[ $parts == *wce2e* ]]; then
     done
   done
   for bin in vt_prev vt; do
-    r=$(timeout -k 5 150 $b/$bin bench decode --backend cuda --load-format dummy --model preset:llama3-8b \
-      --input-len 8192 --output-len 64 --concurrency 8 --max-num-batched-tokens 65536 \
-      --max-prefill-beside-decodes 65536 --json 2>>$o/e2e.err |
-      python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f' % (r['concurrency'], r['decode_itl_ms']['median']) for r in d['results']))")
+    r=$(decode_8k $bin llama3-8b 8 e2e)
     echo "llama3-8b 8k decode-only $bin: $r" | tee -a $o/e2e.txt
   done
 fi
@@ -68,10 +65,7 @@ if [[ $parts == *pdl8* ]]; then
         r=$(VT_PDL_MAX_ROWS=$rows timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/pdl8.err | tok_s)
         echo "$1 rows $rows round $round: $r" | tee -a $o/pdl8.txt
       done
-      r=$(VT_PDL_MAX_ROWS=$rows timeout -k 5 150 $b/vt bench decode --backend cuda --load-format dummy --model preset:qwen3-1.7b \
-        --input-len 8192 --output-len 64 --concurrency 8 --max-num-batched-tokens 65536 \
-        --max-prefill-beside-decodes 65536 --json 2>>$o/pdl8.err |
-        python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f' % (r['concurrency'], r['decode_itl_ms']['median']) for r in d['results']))")
+      r=$(VT_PDL_MAX_ROWS=$rows decode_8k vt qwen3-1.7b 8 pdl8)
       echo "qwen3-1.7b 8k decode-only rows $rows round $round: $r" | tee -a $o/pdl8.txt
     done
   done
