@@ -179,7 +179,7 @@ Command AddBenchCommand(CLI::App& parent) {
       ->delimiter(',')
       ->check(CLI::Range(1, 64));
   w4a16->add_flag("--dependent-launch", w4->dependent_launch,
-                  "Launch vt's W4A16 kernels as programmatic dependent launches (as decode steps of up to four rows run)");
+                  "Launch vt's W4A16 kernels as programmatic dependent launches (as decode steps of up to eight rows run)");
   w4a16->add_option("--launches", w4->launches_per_graph, "Calls captured per CUDA graph");
   w4a16->add_option("--reps", w4->repetitions, "Graph replays (the median is reported)");
   w4a16->add_flag("--json", w4->json, "Print JSON instead of a table");
@@ -190,7 +190,7 @@ Command AddBenchCommand(CLI::App& parent) {
       ->delimiter(',')
       ->check(CLI::IsMember({1, 2, 4, 8}));
   gemm->add_flag("--dependent-launch", dense->dependent_launch,
-                 "Launch vt's kernels as programmatic dependent launches (as decode steps of up to four rows run)");
+                 "Launch vt's kernels as programmatic dependent launches (as decode steps of up to eight rows run)");
   gemm->add_option("--launches", dense->launches_per_graph, "Calls captured per CUDA graph");
   gemm->add_option("--reps", dense->repetitions, "Graph replays (the median is reported)");
   gemm->add_flag("--json", dense->json, "Print JSON instead of a table");

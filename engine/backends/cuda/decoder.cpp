@@ -15,8 +15,10 @@
 
 namespace vt::cuda_backend {
 
-// The largest step (rows) launched with programmatic dependent launch (see EnqueueForward).
-constexpr int kDependentLaunchMaxRows = 4;
+// The largest step (rows) launched with programmatic dependent launch (see EnqueueForward), and the
+// largest whose decode attention is launched so too (see Layer).
+constexpr int kDependentLaunchMaxRows = 8;
+constexpr int kDependentAttentionMaxRows = 4;
 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
@@ -146,7 +148,13 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   prep.head_dim = int(c.head_dim);
   VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
 
+  // Steps of five to eight rows launch everything but the attention dependently: with the attention
+  // among them eight-row steps ran 1-2% slower (an H200), without it qwen3-1.7b's ran 1.4-1.5% faster
+  // and its 8k steps 0.7-0.8% (an H200 and an H100), llama3-8b's 0.2-0.5% slower (docs/BENCHMARKS.md).
+  const bool dependent = kc::DependentLaunchOn();
+  if (tokens > kDependentAttentionMaxRows) kc::SetDependentLaunch(false);
   VT_RETURN_IF_ERROR(Attention(layer, step));
+  kc::SetDependentLaunch(dependent);
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
@@ -188,9 +196,10 @@ Status CudaModelRunner::Mlp(const DeviceLayer& w, int tokens) {
 // gathered first.
 Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, const StagedStep& step) {
   const int tokens = step.tokens;
-  // Dependent launches where they won their A/B on an H200 (docs/BENCHMARKS.md): steps of up to four
-  // rows, whose kernels are short enough for launch latency to show (+0.7-4.7% tok/s); at eight rows
-  // they cost 1-2% and at 64 nothing either way. A graph keeps what its capture saw.
+  // Dependent launches where they won their A/B (docs/BENCHMARKS.md): steps of up to four rows, whose
+  // kernels are short enough for launch latency to show (+0.7-4.7% tok/s on an H200), and of up to
+  // eight with the attention plain (Layer); at 64 rows nothing either way. A graph keeps what its
+  // capture saw.
   // Not for tensor-parallel ranks yet: their steps put NCCL kernels and copies between ours, a pairing
   // no run has checked.
   kc::SetDependentLaunch(options_.tuning.dependent_launch && tokens <= kDependentLaunchMaxRows && !sharded());

@@ -18,7 +18,7 @@ struct DenseGemmBenchOptions {
   // When set, also time the batch-decode kernel at each of these K split counts (M >= 9), so a change
   // of BatchLinearSplits' rule can be measured first.
   std::vector<int> batch_splits;
-  // Every vt kernel launched dependently (as decode steps of up to four rows run), so each call of a
+  // Every vt kernel launched dependently (as decode steps of up to eight rows run), so each call of a
   // graph may start while the one before it finishes.
   bool dependent_launch = false;
   int launches_per_graph = 20;

@@ -13,7 +13,7 @@ struct W4A16BenchOptions {
   std::vector<std::string> forms = {"auto"};  // auto (vt's choice), spread, stack (M <= 8), tile, dequant
   std::vector<int> tile_slices;               // also the tiled form split into these many K slices
   std::vector<int> stack_slices;              // also the stacked form (M <= 8) split into these many K slices
-  // vt's W4A16 kernels launched as programmatic dependent launches, as decode steps of up to four rows
+  // vt's W4A16 kernels launched as programmatic dependent launches, as decode steps of up to eight rows
   // run them (the next call's first weight loads overlap this call); cuBLAS launches plainly either way.
   bool dependent_launch = false;
   int launches_per_graph = 20;

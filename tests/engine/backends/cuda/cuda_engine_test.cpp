@@ -474,21 +474,24 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   EXPECT_EQ(Greedy(*loaded, graphs, 5), Greedy(*loaded, eager, 5));
 }
 
-// Programmatic dependent launches (on by default for steps of up to four rows) change no token, in
-// graphs and eagerly: three requests decode in steps of three rows (graph bucket 4).
+// Programmatic dependent launches (on by default for steps of up to eight rows, the attention's to
+// four) change no token, in graphs and eagerly: three requests decode in steps of three rows (graph
+// bucket 4, every kernel dependent), six in steps of six (bucket 8, the attention plain).
 TEST(CudaEngine, DependentLaunchesChangeNoToken) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
   Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   for (const char* graphs : {"1", "0"}) {
-    SCOPED_TRACE(std::string("graphs ") + graphs);
-    RunnerSettings on, off;
-    on.graphs = off.graphs = graphs;
-    off.pdl = "0";
-    const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, on, 3);
-    ASSERT_EQ(tokens.size(), 3u);
-    EXPECT_EQ(Greedy(*loaded, off, 3), tokens);
+    for (int requests : {3, 6}) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
+      RunnerSettings on, off;
+      on.graphs = off.graphs = graphs;
+      off.pdl = "0";
+      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, on, requests);
+      ASSERT_EQ(tokens.size(), size_t(requests));
+      EXPECT_EQ(Greedy(*loaded, off, requests), tokens);
+    }
   }
 }
 
