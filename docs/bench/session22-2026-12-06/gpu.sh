@@ -1,0 +1,46 @@
+# Twenty-second session's GPU jobs. Usage: bash docs/bench/session22-2026-12-06/gpu.sh PARTS
+#   h200     on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt_prev (HEAD)
+#   pdl8     the twenty-first session's prepared run: steps of up to eight rows launched dependently
+#            (bin/vt built with ../session21-2026-12-06/pdl-eight-rows.patch, VT_PDL_MAX_ROWS=8 against
+#            its default): the engine gates with it, qwen3-1.7b c = 8, 16 and llama3-8b c = 8 (short
+#            prompts), qwen3-1.7b 8k decode-only c = 8, two rounds
+#   whole    the stacked W4A16 form's whole-share variant (bin/vt) against HEAD (bin/vt_prev): W4A16
+#            and engine gates, the kernel table (dependent launches, M = 1, 2) of both, llama3-8b W4A16
+#            c = 1, 2, two rounds
+# A run starts only while the job has 60 s left of its 560 (`room`), so the output is always packed.
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s22
+parts=${1:-h200,pdl8}
+room() { (( SECONDS + 60 < 560 )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+run_parts() {
+  if [[ $parts == *h200* ]] && grep -q H200 $o/gpu.txt; then
+    e2e_table vt_prev
+    long_decode vt_prev
+  fi
+  if [[ $parts == *whole* ]]; then
+    gtest w4a16 150 $b/vt_gpu_w4a16_tests
+    gtest engine 200 $b/vt_gpu_engine_tests
+    for bin in vt_prev vt; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+    for round in 1 2; do room gptq round $round || return 0; gptq_decode whole 1,2 vt_prev vt; done
+  fi
+  if [[ $parts == *pdl8* ]]; then
+    VT_PDL_MAX_ROWS=8 gtest engine-pdl8 200 $b/vt_gpu_engine_tests
+    for round in 1 2; do
+      for rows in 4 8; do
+        for mc in "qwen3-1.7b 8,16" "llama3-8b 8"; do
+          set -- $mc
+          room $1 rows $rows || return 0
+          r=$(VT_PDL_MAX_ROWS=$rows timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/pdl8.err | tok_s)
+          echo "$1 rows $rows round $round: $r" | tee -a $o/pdl8.txt
+        done
+        room 8k rows $rows || return 0
+        r=$(VT_PDL_MAX_ROWS=$rows decode_8k vt qwen3-1.7b 8 pdl8)
+        echo "qwen3-1.7b 8k decode-only rows $rows round $round: $r" | tee -a $o/pdl8.txt
+      done
+    done
+  fi
+}
+SECONDS=0
+run_parts
+echo "parts took $SECONDS s" | tee -a $o/gpu.txt
+gpu_job_pack s22
