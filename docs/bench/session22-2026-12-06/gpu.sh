@@ -1,5 +1,8 @@
 # Twenty-second session's GPU jobs. Usage: bash docs/bench/session22-2026-12-06/gpu.sh PARTS
 #   h200     on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt_prev (HEAD)
+#   slots    the whole-share variant taken only where a slot an SM stays free (bin/vt_whole2: llama3-8b's
+#            o_proj, not its QKV) beside the first build (bin/vt_whole1: both) and HEAD (bin/vt_prev):
+#            the kernel table of each (dependent launches, M = 1, 2), llama3-8b W4A16 c = 1, 2, two rounds
 #   pdl8     the twenty-first session's prepared run: steps of up to eight rows launched dependently
 #            (bin/vt built with ../session21-2026-12-06/pdl-eight-rows.patch, VT_PDL_MAX_ROWS=8 against
 #            its default): the engine gates with it, qwen3-1.7b c = 8, 16 and llama3-8b c = 8 (short
@@ -22,6 +25,10 @@ run_parts() {
     gtest engine 200 $b/vt_gpu_engine_tests
     for bin in vt_prev vt; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
     for round in 1 2; do room gptq round $round || return 0; gptq_decode whole 1,2 vt_prev vt; done
+  fi
+  if [[ $parts == *slots* ]]; then
+    for bin in vt_prev vt_whole1 vt_whole2; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
+    for round in 1 2; do room gptq round $round || return 0; gptq_decode slots 1,2 vt_prev vt_whole1 vt_whole2; done
   fi
   if [[ $parts == *pdl8* ]]; then
     VT_PDL_MAX_ROWS=8 gtest engine-pdl8 200 $b/vt_gpu_engine_tests
