@@ -3,6 +3,10 @@
 #   slots    the whole-share variant taken only where a slot an SM stays free (bin/vt_whole2: llama3-8b's
 #            o_proj, not its QKV) beside the first build (bin/vt_whole1: both) and HEAD (bin/vt_prev):
 #            the kernel table of each (dependent launches, M = 1, 2), llama3-8b W4A16 c = 1, 2, two rounds
+#   trig     the unsplit decode attention letting its successor launch early (bin/vt_trig,
+#            attention-triggers-early.patch; bin/vt_trigwhole with the o_proj-only whole share on top)
+#            against HEAD (bin/vt_prev) and the whole share alone (bin/vt_whole2): llama3-8b W4A16 c = 1, 2;
+#            llama3-8b bf16 c = 1, 4 and qwen3-1.7b c = 1 (HEAD and vt_trig), two rounds
 #   pdl8     the twenty-first session's prepared run: steps of up to eight rows launched dependently
 #            (bin/vt built with ../session21-2026-12-06/pdl-eight-rows.patch, VT_PDL_MAX_ROWS=8 against
 #            its default): the engine gates with it, qwen3-1.7b c = 8, 16 and llama3-8b c = 8 (short
@@ -29,6 +33,11 @@ run_parts() {
   if [[ $parts == *slots* ]]; then
     for bin in vt_prev vt_whole1 vt_whole2; do w4a16_table $bin $bin --ms 1,2 --dependent-launch; done
     for round in 1 2; do room gptq round $round || return 0; gptq_decode slots 1,2 vt_prev vt_whole1 vt_whole2; done
+  fi
+  if [[ $parts == *trig* ]]; then
+    for round in 1 2; do room gptq round $round || return 0; gptq_decode trig 1,2 vt_prev vt_whole2 vt_trig vt_trigwhole; done
+    room bf16 || return 0
+    decode_rounds trig "vt_prev vt_trig" "llama3-8b 1,4" "qwen3-1.7b 1"
   fi
   if [[ $parts == *pdl8* ]]; then
     VT_PDL_MAX_ROWS=8 gtest engine-pdl8 200 $b/vt_gpu_engine_tests
