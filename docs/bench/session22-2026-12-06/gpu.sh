@@ -7,6 +7,11 @@
 #            attention-triggers-early.patch; bin/vt_trigwhole with the o_proj-only whole share on top)
 #            against HEAD (bin/vt_prev) and the whole share alone (bin/vt_whole2): llama3-8b W4A16 c = 1, 2;
 #            llama3-8b bf16 c = 1, 4 and qwen3-1.7b c = 1 (HEAD and vt_trig), two rounds
+#   five     five-warp skinny CTAs where six fill a wave to more than 90% (bin/vt_five,
+#            skinny-five-warps.patch; bin/vt_fivetrig with attention-triggers-early.patch on top) against
+#            HEAD (bin/vt_prev) and the early trigger alone (bin/vt_trig): the N = 4096 GEMM table of HEAD
+#            and vt_five (dependent launches, M = 1, 4), llama3-8b bf16 c = 1, 2, 4 and qwen3-1.7b c = 1, 4,
+#            two rounds
 #   pdl8     the twenty-first session's prepared run: steps of up to eight rows launched dependently
 #            (bin/vt built with ../session21-2026-12-06/pdl-eight-rows.patch, VT_PDL_MAX_ROWS=8 against
 #            its default): the engine gates with it, qwen3-1.7b c = 8, 16 and llama3-8b c = 8 (short
@@ -38,6 +43,14 @@ run_parts() {
     for round in 1 2; do room gptq round $round || return 0; gptq_decode trig 1,2 vt_prev vt_whole2 vt_trig vt_trigwhole; done
     room bf16 || return 0
     decode_rounds trig "vt_prev vt_trig" "llama3-8b 1,4" "qwen3-1.7b 1"
+  fi
+  if [[ $parts == *five* ]]; then
+    for bin in vt_prev vt_five; do
+      timeout -k 5 120 $b/$bin bench gemm --shapes 4096x4096,14336x4096,2048x4096 --ms 1,4 --dependent-launch \
+        > $o/gemm-$bin.txt 2>&1
+      echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
+    done
+    decode_rounds five "vt_prev vt_five vt_trig vt_fivetrig" "llama3-8b 1,2,4" "qwen3-1.7b 1,4"
   fi
   if [[ $parts == *pdl8* ]]; then
     VT_PDL_MAX_ROWS=8 gtest engine-pdl8 200 $b/vt_gpu_engine_tests

@@ -53,7 +53,8 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
 // waited: in a split call that is the merge kernel; in an unsplit one the output projection, and
 // there llama3-8b at batch 4 ran 9% slower than split when it did, 1% faster when it did not
 // (docs/BENCHMARKS.md, "Short contexts as one chunk, and the decode attention's successor launched
-// when it ends"; the mechanism is not known).
+// when it ends"). Mostly because the six-warp o_proj fills 97% of one wave and this arm's resident
+// CTAs push tiles into a second ("The unsplit attention letting o_proj launch early, taken apart").
 __device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) { return p.num_chunks > 1; }
 
 // The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
