@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -474,6 +475,21 @@ TEST(CudaEngine, GraphReplayAndEagerStepsGiveTheSameTokens) {
   EXPECT_EQ(Greedy(*loaded, graphs, 5), Greedy(*loaded, eager, 5));
 }
 
+// The greedy tokens of each count of requests under `changed` are those under `base`, in graphs and
+// eagerly (both sides' graphs setting overridden).
+void ExpectSameGreedyTokens(const LoadedModel& loaded, RunnerSettings base, RunnerSettings changed,
+                            std::initializer_list<int> request_counts) {
+  for (const char* graphs : {"1", "0"}) {
+    for (int requests : request_counts) {
+      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
+      base.graphs = changed.graphs = graphs;
+      const std::vector<std::vector<int32_t>> tokens = Greedy(loaded, base, requests);
+      ASSERT_EQ(tokens.size(), size_t(requests));
+      EXPECT_EQ(Greedy(loaded, changed, requests), tokens);
+    }
+  }
+}
+
 // Programmatic dependent launches (on by default for steps of up to eight rows, the attention's to
 // four) change no token, in graphs and eagerly: three requests decode in steps of three rows (graph
 // bucket 4, every kernel dependent), six in steps of six (bucket 8, the attention plain).
@@ -482,17 +498,9 @@ TEST(CudaEngine, DependentLaunchesChangeNoToken) {
   if (IsSkipped()) return;
   Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  for (const char* graphs : {"1", "0"}) {
-    for (int requests : {3, 6}) {
-      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
-      RunnerSettings on, off;
-      on.graphs = off.graphs = graphs;
-      off.pdl = "0";
-      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, on, requests);
-      ASSERT_EQ(tokens.size(), size_t(requests));
-      EXPECT_EQ(Greedy(*loaded, off, requests), tokens);
-    }
-  }
+  RunnerSettings off;
+  off.pdl = "0";
+  ExpectSameGreedyTokens(*loaded, RunnerSettings{}, off, {3, 6});
 }
 
 // The fused decode MLP (VT_DECODE_MLP=fused: one resident kernel with a grid barrier in place of
@@ -503,17 +511,9 @@ TEST(CudaEngine, TheFusedDecodeMlpChangesNoToken) {
   if (IsSkipped()) return;
   Result<LoadedModel> loaded = LoadEmbedded();
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  for (const char* graphs : {"1", "0"}) {
-    for (int requests : {1, 3}) {
-      SCOPED_TRACE(std::string("graphs ") + graphs + ", " + std::to_string(requests) + " requests");
-      RunnerSettings fused, ops;
-      fused.graphs = ops.graphs = graphs;
-      fused.mlp = "fused";
-      const std::vector<std::vector<int32_t>> tokens = Greedy(*loaded, ops, requests);
-      ASSERT_EQ(tokens.size(), size_t(requests));
-      EXPECT_EQ(Greedy(*loaded, fused, requests), tokens);
-    }
-  }
+  RunnerSettings fused;
+  fused.mlp = "fused";
+  ExpectSameGreedyTokens(*loaded, RunnerSettings{}, fused, {1, 3});
 }
 
 // The tensor-parallel path (a CudaModelRunner per rank over ShardModel's slices, NCCL between them,
