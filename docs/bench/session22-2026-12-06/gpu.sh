@@ -1,6 +1,7 @@
 # Twenty-second session's GPU jobs. Usage: bash docs/bench/session22-2026-12-06/gpu.sh PARTS
 #   h200     on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt_prev (HEAD)
 #   final    the same with bin/vt (this commit's build) on whichever GPU comes
+#   engine   the engine suite of this commit's build
 #   slots    the whole-share variant taken only where a slot an SM stays free (bin/vt_whole2: llama3-8b's
 #            o_proj, not its QKV) beside the first build (bin/vt_whole1: both) and HEAD (bin/vt_prev):
 #            the kernel table of each (dependent launches, M = 1, 2), llama3-8b W4A16 c = 1, 2, two rounds
@@ -26,6 +27,7 @@ gpu_job_setup s22
 parts=${1:-h200,pdl8}
 room() { (( SECONDS + 60 < 560 )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
 run_parts() {
+  [[ $parts == *engine* ]] && gtest engine 200 $b/vt_gpu_engine_tests
   if [[ $parts == *final* ]]; then
     e2e_table vt
     long_decode vt
