@@ -149,8 +149,9 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
 
   // Steps of five to eight rows launch everything but the attention dependently: with the attention
-  // among them eight-row steps ran 1-2% slower (an H200), without it qwen3-1.7b's ran 1.4-1.5% faster
-  // and its 8k steps 0.7-0.8% (an H200 and an H100), llama3-8b's 0.2-0.5% slower (docs/BENCHMARKS.md).
+  // too, qwen3-1.7b's 8k eight-row steps ran 1.5% slower on an H200 (its short ones 3% faster); without
+  // it, its eight-row steps ran 1.4-1.5% faster and its 8k ones 0.7-0.8% (an H200 and an H100),
+  // llama3-8b's 0.2-0.5% slower (docs/BENCHMARKS.md).
   const bool dependent = kc::DependentLaunchOn();
   if (tokens > kDependentAttentionMaxRows) kc::SetDependentLaunch(false);
   VT_RETURN_IF_ERROR(Attention(layer, step));

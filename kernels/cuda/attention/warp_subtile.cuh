@@ -53,8 +53,9 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
 // waited: in a split call that is the merge kernel; in an unsplit one the output projection, and
 // there llama3-8b at batch 4 ran 9% slower than split when it did, 1% faster when it did not
 // (docs/BENCHMARKS.md, "Short contexts as one chunk, and the decode attention's successor launched
-// when it ends"). Mostly because the six-warp o_proj fills 97% of one wave and this arm's resident
-// CTAs push tiles into a second ("The unsplit attention letting o_proj launch early, taken apart").
+// when it ends"). Consistent with the six-warp o_proj filling 97% of one wave, so that this arm's
+// resident CTAs push some of its tiles out (with five-warp CTAs the loss was 1.1%); qwen3-1.7b's 2.7%
+// at batch 4 is not explained ("The unsplit attention letting o_proj launch early, taken apart").
 __device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) { return p.num_chunks > 1; }
 
 // The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
