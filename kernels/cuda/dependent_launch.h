@@ -21,6 +21,18 @@ namespace vt::kernels::cuda {
 void SetDependentLaunch(bool on);
 bool DependentLaunchOn();
 
+// Sets the calling thread's switch for the scope and restores what it was, on every way out.
+class ScopedDependentLaunch {
+ public:
+  explicit ScopedDependentLaunch(bool on) : was_(DependentLaunchOn()) { SetDependentLaunch(on); }
+  ~ScopedDependentLaunch() { SetDependentLaunch(was_); }
+  ScopedDependentLaunch(const ScopedDependentLaunch&) = delete;
+  ScopedDependentLaunch& operator=(const ScopedDependentLaunch&) = delete;
+
+ private:
+  bool was_;
+};
+
 #ifdef __CUDACC__
 
 // The wait alone: the kernel after this one launches only once this one's CTAs have all exited

@@ -9,10 +9,7 @@
 #   wcgates  the persist arm taking ranges from a work counter (bin/vt) against HEAD (bin/vt_prev):
 #            attention and engine gates, the persist arm's kernel table at 4,096, 8,200, 16,400 keys
 #   wce2e    the same two: qwen3-1.7b 8k decode-only c = 1, 8 (two rounds), llama3-8b 8k c = 8
-#   pdl8     steps of up to eight rows launched dependently, the decode attention still plain above four
-#            (bin/vt with pdl-eight-rows.patch, VT_PDL_MAX_ROWS=8 against its default): the engine gates
-#            with it, qwen3-1.7b c = 8, 16 and llama3-8b c = 8 (short prompts), qwen3-1.7b 8k decode-only
-#            c = 8, two rounds
+#   (pdl-eight-rows.patch's run, prepared here and never run here: ../session22-2026-12-06/gpu.sh pdl8)
 #   h200     on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt_prev
 #   (.gpu/pack.tar.xz: bin/vt and the vt_gpu_*_tests; vt_prev, vt_cur, vt_skinny,
 #   vt_gpu_w4a16_tests_cur, vt_gpu_prefill_gemm_tests_skinny, vt_gpu_engine_tests_skinny)
@@ -50,24 +47,6 @@ if [[ $parts == *wce2e* ]]; then
   for bin in vt_prev vt; do
     r=$(decode_8k $bin llama3-8b 8 e2e)
     echo "llama3-8b 8k decode-only $bin: $r" | tee -a $o/e2e.txt
-  done
-fi
-if [[ $parts == *pdl8* ]]; then
-  VT_PDL_MAX_ROWS=8 gtest engine-pdl8 200 $b/vt_gpu_engine_tests
-  rounds="1 2"
-  [[ $parts == *pdl8one* ]] && rounds=1  # one round, qwen3-1.7b only: what little device time was left
-  for round in $rounds; do
-    for rows in 4 8; do
-      models=("qwen3-1.7b 8,16" "llama3-8b 8")
-      [[ $parts == *pdl8one* ]] && models=("qwen3-1.7b 8")
-      for mc in "${models[@]}"; do
-        set -- $mc
-        r=$(VT_PDL_MAX_ROWS=$rows timeout -k 5 150 $b/vt bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/pdl8.err | tok_s)
-        echo "$1 rows $rows round $round: $r" | tee -a $o/pdl8.txt
-      done
-      r=$(VT_PDL_MAX_ROWS=$rows decode_8k vt qwen3-1.7b 8 pdl8)
-      echo "qwen3-1.7b 8k decode-only rows $rows round $round: $r" | tee -a $o/pdl8.txt
-    done
   done
 fi
 if [[ $parts == *h200* ]] && grep -q H200 $o/gpu.txt; then

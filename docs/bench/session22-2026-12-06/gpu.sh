@@ -28,12 +28,12 @@ parts=${1:-h200,pdl8}
 room() { (( SECONDS + 60 < 560 )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
 run_parts() {
   [[ $parts == *engine* ]] && gtest engine 200 $b/vt_gpu_engine_tests
-  if [[ $parts == *final* ]]; then
-    e2e_table vt
-    long_decode vt
-  elif [[ $parts == *h200* ]] && grep -q H200 $o/gpu.txt; then
-    e2e_table vt_prev
-    long_decode vt_prev
+  local e2e_bin=
+  [[ $parts == *h200* ]] && grep -q H200 $o/gpu.txt && e2e_bin=vt_prev
+  [[ $parts == *final* ]] && e2e_bin=vt
+  if [[ -n $e2e_bin ]]; then
+    e2e_table $e2e_bin
+    long_decode $e2e_bin
   fi
   if [[ $parts == *whole* ]]; then
     gtest w4a16 150 $b/vt_gpu_w4a16_tests

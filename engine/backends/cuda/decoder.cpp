@@ -152,10 +152,10 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   // too, qwen3-1.7b's 8k eight-row steps ran 1.5% slower on an H200 (its short ones 3% faster); without
   // it, its eight-row steps ran 1.4-1.5% faster and its 8k ones 0.7-0.8% (an H200 and an H100),
   // llama3-8b's 0.2-0.5% slower (docs/BENCHMARKS.md).
-  const bool dependent = kc::DependentLaunchOn();
-  if (tokens > kDependentAttentionMaxRows) kc::SetDependentLaunch(false);
-  VT_RETURN_IF_ERROR(Attention(layer, step));
-  kc::SetDependentLaunch(dependent);
+  {
+    const kc::ScopedDependentLaunch attention_launch(kc::DependentLaunchOn() && tokens <= kDependentAttentionMaxRows);
+    VT_RETURN_IF_ERROR(Attention(layer, step));
+  }
 
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));

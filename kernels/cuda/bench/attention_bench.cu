@@ -76,10 +76,10 @@ bool HashOneCall(const PagedDecodeParams& base, const DecodePlan& plan, const Kv
   VT_BENCH_CHECK(cudaMemset(p.out, 0xff, out_elems * 2));
   // A plain launch: the launch form changes no bit (DecodeArms tests), and the default stream has no
   // kernel to overlap.
-  const bool dependent = DependentLaunchOn();
-  SetDependentLaunch(false);
-  const Status st = RunPagedDecode(p, plan, workspace, nullptr);
-  SetDependentLaunch(dependent);
+  const Status st = [&] {
+    const ScopedDependentLaunch plain(false);
+    return RunPagedDecode(p, plan, workspace, nullptr);
+  }();
   if (!st.ok()) {
     std::fprintf(stderr, "vt bench attention: %s\n", st.message().c_str());
     return false;
