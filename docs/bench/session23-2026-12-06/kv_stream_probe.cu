@@ -14,6 +14,8 @@
 //             one of V a page) into a ring of S stages of 64 keys (32 KB) shared by the CTA; four
 //             consumer warps wait on each stage's full barrier and release it;
 //   tma128 S: as tma with 128-key stages (64 KB);
+//   ring   S: as tma, the producer warp's 32 lanes filling each stage with 16-byte cp.async copies
+//             (completion through cp.async.mbarrier.arrive) instead of TMA: the ring without TMA;
 //   tmasw  S: as tma with 64-column boxes in the 128-byte swizzle (what ldmatrix would read without bank
 //             conflicts): four TMA copies a page instead of two.
 // CTAs an SM follow from shared memory (occupancy API). Each timing is the median of 20 CUDA-event-timed
@@ -160,7 +162,7 @@ __device__ void TmaLoad(void* dst, const CUtensorMap* map, int x, int y, uint64_
 }
 
 // Box columns: 128 (one copy a page, no swizzle) or 64 (two, 128-byte swizzle).
-template <int S, int kBoxCols, int kStageKeys>
+template <int S, int kBoxCols, int kStageKeys, bool kLaneCopies = false>
 __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__ CUtensorMap kmap,
                                                  const __grid_constant__ CUtensorMap vmap) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -170,14 +172,14 @@ __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__
   uint64_t* empty = full + S;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) BarInit(&full[s], 1), BarInit(&empty[s], 4);
+    for (int s = 0; s < S; ++s) BarInit(&full[s], kLaneCopies ? 32 : 1), BarInit(&empty[s], 4);
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
   __syncthreads();
   const int i0 = int(int64_t(blockIdx.x) * w.items / gridDim.x), i1 = int(int64_t(blockIdx.x + 1) * w.items / gridDim.x);
   // The CTA's stages: each item's keys in 64-key stages.
   if (warp == 4) {  // producer
-    if (lane != 0) return;
+    if (!kLaneCopies && lane != 0) return;
     int n = 0;
     for (int item = i0; item < i1; ++item) {
       int b, h, k0, k1;
@@ -186,9 +188,26 @@ __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__
         const int stage = n % S;
         if (n >= S) BarWait(&empty[stage], ((n / S) - 1) & 1);
         const int pages = min(kStageKeys, k1 - s0 + kSlots - 1) / kSlots;
+        unsigned char* dst = smem + stage * kStageBytes;
+        if (kLaneCopies) {  // the whole warp's 16-byte cp.async copies, tracked by the full barrier
+          for (int p = 0; p < pages; ++p) {
+            const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
+            const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + h) * kD;
+            const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + h) * kD;
+            for (int i = lane; i < kSlots * kD / 8; i += 32) {
+              const int row = i / (kD / 8), piece = i % (kD / 8);
+              const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
+              unsigned char* d = dst + p * kPageBytes + i * 16;
+              asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d)), "l"(ks + off));
+              asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d + kStageBytes / 2)),
+                           "l"(vs + off));
+            }
+          }
+          asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(SmemAddr(&full[stage])) : "memory");
+          continue;
+        }
         constexpr int kCopies = kD / kBoxCols;
         BarExpect(&full[stage], uint32_t(2 * pages * kPageBytes));
-        unsigned char* dst = smem + stage * kStageBytes;
         for (int p = 0; p < pages; ++p) {
           const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
           for (int c = 0; c < kCopies; ++c) {
@@ -199,6 +218,7 @@ __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__
         }
       }
     }
+    if (kLaneCopies) asm volatile("cp.async.wait_all;");
     return;
   }
   // consumers: every warp waits for each stage and releases it
@@ -371,6 +391,8 @@ int main() {
     tma_run("tma", TmaStream<4, 128, 64>, 4, 64, k128, v128);
     tma_run("tma", TmaStream<6, 128, 64>, 6, 64, k128, v128);
     tma_run("tma128", TmaStream<3, 128, 128>, 3, 128, k128, v128);
+    tma_run("ring", TmaStream<3, 128, 64, true>, 3, 64, k128, v128);
+    tma_run("ring", TmaStream<6, 128, 64, true>, 6, 64, k128, v128);
     tma_run("tmasw", TmaStream<3, 64, 64>, 3, 64, k64, v64);
     tma_run("tmasw", TmaStream<6, 64, 64>, 6, 64, k64, v64);
     CHECK(cudaFree(k));
