@@ -2,6 +2,11 @@
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds (runs first)
 #   gates    every GPU gate binary of this commit's build (attention, engine, forward ops, prefill GEMM,
 #            smoke, W4A16)
+#   h200only with it, a GPU other than an H200 runs only the ncu part
+#   merge    the merge kernel's loads issued together (bin/vt) against HEAD (bin/vt_prev): attention gates,
+#            ncu of both kernels, the kernel table plain and dependent, qwen3-1.7b 8k decode-only c = 1, 8
+#            (two rounds), the engine gates
+#   ncu      the persist kernel and its merge kernel timed apart by ncu (real clocks, cold caches)
 #   probe    kv_stream_probe (kv_stream_probe.cu beside this script, built by the command in its header):
 #            the persist arm's per-warp loads against a TMA producer ring, loads only; the persist arm
 #            itself and cuDNN's SDPA (tools/sdpa_decode_anchor.py) on the same shapes
@@ -21,6 +26,35 @@ run_parts() {
       --contexts 4100,8200,16400 > $o/sdpa.txt 2>&1
     echo "sdpa rc $?"; cat $o/sdpa.txt
   fi
+  if [[ $parts == *ncu* ]]; then  # the persist kernel and the merge kernel apart (1b-h100-ncu/)
+    timeout -k 5 150 ncu --clock-control none --graph-profiling node --metrics gpu__time_duration.sum \
+      -k regex:'DecodePersistent|MergeChunks' $b/vt bench attention --arms persist --shapes qwen3-1.7b llama3-8b \
+      --batches 1 8 64 --contexts 4100 8200 16400 --launches 1 --reps 3 > $o/ncu-real-clocks.txt 2>&1
+    echo "ncu rc $?"
+  fi
+  if [[ $parts == *merge* ]]; then  # the merge kernel's loads issued together (bin/vt) against HEAD (bin/vt_prev)
+    gtest attention 200 $b/vt_gpu_attention_tests
+    local bin round
+    for bin in vt_prev vt; do
+      timeout -k 5 100 ncu --clock-control none --graph-profiling node --metrics gpu__time_duration.sum \
+        -k regex:'DecodePersistent|MergeChunks' $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b \
+        --batches 1 8 64 --contexts 4100 8200 16400 --launches 1 --reps 3 > $o/ncu-$bin.txt 2>&1
+      echo "ncu $bin rc $?"
+      for dl in "" --dependent-launch; do
+        timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+          --contexts 4100 8200 16400 $dl > $o/att-$bin$dl.txt 2>&1
+        echo "attention $bin $dl rc $?"; cat $o/att-$bin$dl.txt
+      done
+    done
+    for round in 1 2; do
+      for bin in vt_prev vt; do
+        room merge 8k || return 0
+        echo "qwen3-1.7b 8k $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 merge8k)" | tee -a $o/merge8k.txt
+      done
+    done
+    room engine || return 0
+    gtest engine 200 $b/vt_gpu_engine_tests
+  fi
   if [[ $parts == *final* ]]; then
     room final || return 0
     e2e_table vt
@@ -36,6 +70,8 @@ run_parts() {
   fi
 }
 SECONDS=0
+# h200only: on any other GPU only the ncu part runs (the rest was measured on an H100 already).
+[[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=ncu
 run_parts
 echo "parts took $SECONDS s" | tee -a $o/gpu.txt
 gpu_job_pack s23

@@ -2,9 +2,16 @@
 // (request, head) in ascending chunk order. Chunks past a request's context carry
 // lse = -inf and weigh exactly zero; a decode request of one live chunk was written whole by
 // the attention kernel (SoleChunk) and is passed by. One CTA per (request, head), one thread per output
-// element: the chunk weights are computed once into shared memory, and each thread's
-// loads of its element across chunks are independent, so they overlap instead of
-// queueing behind one another.
+// element (LaunchMergeChunks): the chunk weights are computed once into shared memory.
+//
+// The kernel is a chain of loads, and what it costs is how many round trips the chain waits for: the
+// request's context, then the chunks' lse values, then its partials (a loop unrolled by eight: four
+// more for 32 chunks) took ~7 us at batches 1 and 8 under ncu on an H100, a third of a batch-1 call at
+// 8k keys; issued together, 4.3-5.6 us (docs/BENCHMARKS.md, "the merge kernel's loads issued together").
+// None of those loads depends on another, so all of them are issued before any is used: the first
+// kEarlyChunks partials whatever their weight (an empty chunk's partial may be anything; it is loaded,
+// never added), the lse values and the context. The adds are the same, in the same order, so the bits
+// are too.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/attention/decode_common.cuh"
@@ -14,14 +21,25 @@
 namespace vt::kernels::cuda::attention {
 namespace {
 
+// Every automatic split of a decode has at most kTargetChunks chunks (decode_params.h); longer plans
+// (a fixed VT_ATTN_SPLIT, contexts past 128k keys, the tensor-core prefill's splits) load the rest
+// after the weights, as before.
+constexpr int kEarlyChunks = kTargetChunks;
+
 __global__ void MergeChunksKernel(PagedDecodeParams p) {
   AwaitPrecedingGrid();
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
-  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged.
-  if (p.context_lens != nullptr && SoleChunk(p, static_cast<int>(head / p.num_q_heads))) return;
+  const int d = threadIdx.x;
+  const float* partial = p.partial_out + head * p.num_chunks * p.head_dim + d;
+  float early[kEarlyChunks];
+#pragma unroll
+  for (int c = 0; c < kEarlyChunks; ++c) early[c] = c < p.num_chunks ? partial[int64_t(c) * p.head_dim] : 0.f;
   const float* lse = p.partial_lse + head * p.num_chunks;
   for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = lse[c];
+  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged. The
+  // whole CTA is one head, so it returns as one.
+  if (p.context_lens != nullptr && SoleChunk(p, static_cast<int>(head / p.num_q_heads))) return;
   __syncthreads();
 
   // Every thread reads the same shared values in the same order: identical results, no barrier.
@@ -34,16 +52,16 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   for (int c = 0; c < p.num_chunks; ++c) weight_sum += weights[c];
   const float inv = weight_sum > 0.f ? 1.f / weight_sum : 0.f;
 
-  const float* partial = p.partial_out + head * p.num_chunks * p.head_dim;
-  for (int d = threadIdx.x; d < p.head_dim; d += blockDim.x) {
-    float acc = 0.f;
-#pragma unroll 8
-    for (int c = 0; c < p.num_chunks; ++c) {
-      const float w = weights[c];
-      if (w != 0.f) acc += w * partial[static_cast<int64_t>(c) * p.head_dim + d];
-    }
-    p.out[head * p.head_dim + d] = FloatToBf16Bits(acc * inv);
+  float acc = 0.f;
+#pragma unroll
+  for (int c = 0; c < kEarlyChunks; ++c) {
+    if (c < p.num_chunks && weights[c] != 0.f) acc += weights[c] * early[c];
   }
+  for (int c = kEarlyChunks; c < p.num_chunks; ++c) {
+    const float w = weights[c];
+    if (w != 0.f) acc += w * partial[static_cast<int64_t>(c) * p.head_dim];
+  }
+  p.out[head * p.head_dim + d] = FloatToBf16Bits(acc * inv);
 }
 
 }  // namespace
