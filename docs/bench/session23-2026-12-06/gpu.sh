@@ -2,7 +2,10 @@
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds (runs first)
 #   gates    every GPU gate binary of this commit's build (attention, engine, forward ops, prefill GEMM,
 #            smoke, W4A16)
-#   h200only with it, a GPU other than an H200 runs only the ncu part
+#   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (ncu by default)
+#   attn     the attention launched dependently in steps of up to eight rows (bin/vt_attn,
+#            pdl-attention-rows.patch; VT_PDL_ATTN_MAX_ROWS=8 against 4): its token gate, qwen3-1.7b and
+#            llama3-8b c = 8 short prompts, qwen3-1.7b 8k decode-only c = 8, two rounds
 #   merge    the merge kernel's loads issued together (bin/vt) against HEAD (bin/vt_prev): attention gates,
 #            ncu of both kernels, the kernel table plain and dependent, qwen3-1.7b 8k decode-only c = 1, 8
 #            (two rounds), the engine gates
@@ -10,11 +13,13 @@
 #   probe    kv_stream_probe (kv_stream_probe.cu beside this script, built by the command in its header):
 #            the persist arm's per-warp loads against a TMA producer ring, loads only; the persist arm
 #            itself and cuDNN's SDPA (tools/sdpa_decode_anchor.py) on the same shapes
-# A run starts only while the job has 60 s left of its 560 (`room`), so the output is always packed.
+# A run starts only while the job has 60 s left of its JOB_LIMIT (560 by default; `room`), so the output
+# is always packed.
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s23
 parts=${1:-gates,final}
-room() { (( SECONDS + 60 < 560 )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+limit=${JOB_LIMIT:-560}  # the device time the job may use, when less is left than a call's 600 s
+room() { (( SECONDS + 60 < limit )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
 run_parts() {
   if [[ $parts == *probe* ]]; then
     timeout -k 5 120 $b/kv_stream_probe > $o/probe.txt 2>&1
@@ -61,6 +66,23 @@ run_parts() {
     room long || return 0
     long_decode vt
   fi
+  if [[ $parts == *attn* ]]; then  # the attention dependent up to eight rows (bin/vt_attn, VT_PDL_ATTN_MAX_ROWS)
+    VT_PDL_ATTN_MAX_ROWS=8 gtest engine-attn8 150 $b/vt_gpu_engine_tests --gtest_filter='*DependentLaunch*'
+    local rows round mc r
+    for round in 1 2; do
+      for rows in 4 8; do
+        for mc in "qwen3-1.7b 8" "llama3-8b 8"; do
+          set -- $mc
+          room attn $1 || return 0
+          r=$(VT_PDL_ATTN_MAX_ROWS=$rows timeout -k 5 150 $b/vt_attn bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/attn.err | tok_s)
+          echo "$1 attention rows $rows round $round: $r" | tee -a $o/attn.txt
+        done
+        room attn 8k || return 0
+        r=$(VT_PDL_ATTN_MAX_ROWS=$rows decode_8k vt_attn qwen3-1.7b 8 attn)
+        echo "qwen3-1.7b 8k decode-only attention rows $rows round $round: $r" | tee -a $o/attn.txt
+      done
+    done
+  fi
   if [[ $parts == *gates* ]]; then
     local t
     for t in attention engine forward_ops prefill_gemm smoke w4a16; do
@@ -71,7 +93,7 @@ run_parts() {
 }
 SECONDS=0
 # h200only: on any other GPU only the ncu part runs (the rest was measured on an H100 already).
-[[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=ncu
+[[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=${H100_PARTS:-ncu}
 run_parts
 echo "parts took $SECONDS s" | tee -a $o/gpu.txt
 gpu_job_pack s23
