@@ -4,8 +4,8 @@
 #            smoke, W4A16)
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (ncu by default)
 #   attn     the attention launched dependently in steps of up to eight rows (bin/vt_attn,
-#            pdl-attention-rows.patch; VT_PDL_ATTN_MAX_ROWS=8 against 4): its token gate, qwen3-1.7b and
-#            llama3-8b c = 8 short prompts, qwen3-1.7b 8k decode-only c = 8, two rounds
+#            pdl-attention-rows.patch; VT_PDL_ATTN_MAX_ROWS=8 against 4): its token gate, qwen3-1.7b c = 8
+#            short prompts and 8k decode-only, two rounds, then llama3-8b c = 8 short prompts while room is left
 #   merge    the merge kernel's loads issued together (bin/vt) against HEAD (bin/vt_prev): attention gates,
 #            ncu of both kernels, the kernel table plain and dependent, qwen3-1.7b 8k decode-only c = 1, 8
 #            (two rounds), the engine gates
@@ -68,18 +68,24 @@ run_parts() {
   fi
   if [[ $parts == *attn* ]]; then  # the attention dependent up to eight rows (bin/vt_attn, VT_PDL_ATTN_MAX_ROWS)
     VT_PDL_ATTN_MAX_ROWS=8 gtest engine-attn8 150 $b/vt_gpu_engine_tests --gtest_filter='*DependentLaunch*'
-    local rows round mc r
+    local rows round r
+    attn_short() {  # MODEL ROWS ROUND
+      r=$(VT_PDL_ATTN_MAX_ROWS=$2 timeout -k 5 150 $b/vt_attn bench decode $short --model preset:$1 --concurrency 8 --json 2>>$o/attn.err | tok_s)
+      echo "$1 attention rows $2 round $3: $r" | tee -a $o/attn.txt
+    }
     for round in 1 2; do
       for rows in 4 8; do
-        for mc in "qwen3-1.7b 8" "llama3-8b 8"; do
-          set -- $mc
-          room attn $1 || return 0
-          r=$(VT_PDL_ATTN_MAX_ROWS=$rows timeout -k 5 150 $b/vt_attn bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/attn.err | tok_s)
-          echo "$1 attention rows $rows round $round: $r" | tee -a $o/attn.txt
-        done
+        room attn qwen3-1.7b || return 0
+        attn_short qwen3-1.7b $rows $round
         room attn 8k || return 0
         r=$(VT_PDL_ATTN_MAX_ROWS=$rows decode_8k vt_attn qwen3-1.7b 8 attn)
         echo "qwen3-1.7b 8k decode-only attention rows $rows round $round: $r" | tee -a $o/attn.txt
+      done
+    done
+    for round in 1 2; do
+      for rows in 4 8; do
+        room attn llama3-8b || return 0
+        attn_short llama3-8b $rows $round
       done
     done
   fi

@@ -22,6 +22,9 @@
 // calls after 3 warm-ups. The read ceiling is a grid-stride 16-byte read of the same bytes; the copy
 // ceiling is vt's (cudaMemcpy device to device, read + write bytes over time).
 //
+// The numbers in docs/BENCHMARKS.md are from this file at 1abcbb4; the stage walk was folded into
+// ForEachStage after the run (the same stages in the same order).
+//
 // Build: nvcc -O3 -std=c++17 -arch=sm_90a -o kv_stream_probe kv_stream_probe.cu -lcuda
 // Run:   ./kv_stream_probe            (qwen3-1.7b / llama3-8b shapes: 8 KV heads, head_dim 128)
 #include <cuda.h>
@@ -70,6 +73,18 @@ __device__ void ItemAt(const Work& w, int item, int& b, int& h, int& k0, int& k1
   const int c = item % w.chunks;
   k0 = c * kChunk;
   k1 = min(w.context, k0 + kChunk);
+}
+
+// Calls visit(n, b, h, s0, k1) for each kStageKeys-key stage [s0, min(s0 + kStageKeys, k1)) of items
+// [i0, i1), n counting the stages: what the producer fills and the consumers wait for, in one order.
+template <int kStageKeys, class Visit>
+__device__ void ForEachStage(const Work& w, int i0, int i1, Visit&& visit) {
+  int n = 0;
+  for (int item = i0; item < i1; ++item) {
+    int b, h, k0, k1;
+    ItemAt(w, item, b, h, k0, k1);
+    for (int s0 = k0; s0 < k1; s0 += kStageKeys, ++n) visit(n, b, h, s0, k1);
+  }
 }
 
 __device__ uint32_t SmemAddr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
@@ -177,72 +192,62 @@ __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__
   }
   __syncthreads();
   const int i0 = int(int64_t(blockIdx.x) * w.items / gridDim.x), i1 = int(int64_t(blockIdx.x + 1) * w.items / gridDim.x);
-  // The CTA's stages: each item's keys in 64-key stages.
+  // The CTA's stages: each item's keys in kStageKeys-key stages (ForEachStage).
   if (warp == 4) {  // producer
     if (!kLaneCopies && lane != 0) return;
-    int n = 0;
-    for (int item = i0; item < i1; ++item) {
-      int b, h, k0, k1;
-      ItemAt(w, item, b, h, k0, k1);
-      for (int s0 = k0; s0 < k1; s0 += kStageKeys, ++n) {
-        const int stage = n % S;
-        if (n >= S) BarWait(&empty[stage], ((n / S) - 1) & 1);
-        const int pages = min(kStageKeys, k1 - s0 + kSlots - 1) / kSlots;
-        unsigned char* dst = smem + stage * kStageBytes;
-        if (kLaneCopies) {  // the whole warp's 16-byte cp.async copies, tracked by the full barrier
-          for (int p = 0; p < pages; ++p) {
-            const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
-            const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + h) * kD;
-            const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + h) * kD;
-            for (int i = lane; i < kSlots * kD / 8; i += 32) {
-              const int row = i / (kD / 8), piece = i % (kD / 8);
-              const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
-              unsigned char* d = dst + p * kPageBytes + i * 16;
-              asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d)), "l"(ks + off));
-              asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d + kStageBytes / 2)),
-                           "l"(vs + off));
-            }
-          }
-          asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(SmemAddr(&full[stage])) : "memory");
-          continue;
-        }
-        constexpr int kCopies = kD / kBoxCols;
-        BarExpect(&full[stage], uint32_t(2 * pages * kPageBytes));
+    ForEachStage<kStageKeys>(w, i0, i1, [&](int n, int b, int h, int s0, int k1) {
+      const int stage = n % S;
+      if (n >= S) BarWait(&empty[stage], ((n / S) - 1) & 1);
+      const int pages = min(kStageKeys, k1 - s0 + kSlots - 1) / kSlots;
+      unsigned char* dst = smem + stage * kStageBytes;
+      if (kLaneCopies) {  // the whole warp's 16-byte cp.async copies, tracked by the full barrier
         for (int p = 0; p < pages; ++p) {
           const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
-          for (int c = 0; c < kCopies; ++c) {
-            const int x = h * kD + c * kBoxCols, y = page * kSlots;
-            TmaLoad(dst + (p * kCopies + c) * (kPageBytes / kCopies), &kmap, x, y, &full[stage]);
-            TmaLoad(dst + kStageBytes / 2 + (p * kCopies + c) * (kPageBytes / kCopies), &vmap, x, y, &full[stage]);
+          const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + h) * kD;
+          const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + h) * kD;
+          for (int i = lane; i < kSlots * kD / 8; i += 32) {
+            const int row = i / (kD / 8), piece = i % (kD / 8);
+            const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
+            unsigned char* d = dst + p * kPageBytes + i * 16;
+            asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d)), "l"(ks + off));
+            asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d + kStageBytes / 2)),
+                         "l"(vs + off));
           }
         }
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(SmemAddr(&full[stage])) : "memory");
+        return;
       }
-    }
+      constexpr int kCopies = kD / kBoxCols;
+      BarExpect(&full[stage], uint32_t(2 * pages * kPageBytes));
+      for (int p = 0; p < pages; ++p) {
+        const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
+        for (int c = 0; c < kCopies; ++c) {
+          const int x = h * kD + c * kBoxCols, y = page * kSlots;
+          TmaLoad(dst + (p * kCopies + c) * (kPageBytes / kCopies), &kmap, x, y, &full[stage]);
+          TmaLoad(dst + kStageBytes / 2 + (p * kCopies + c) * (kPageBytes / kCopies), &vmap, x, y, &full[stage]);
+        }
+      }
+    });
     if (kLaneCopies) asm volatile("cp.async.wait_all;");
     return;
   }
   // consumers: every warp waits for each stage and releases it
-  int n = 0;
-  for (int item = i0; item < i1; ++item) {
-    int b, h, k0, k1;
-    ItemAt(w, item, b, h, k0, k1);
-    for (int s0 = k0; s0 < k1; s0 += kStageKeys, ++n) {
-      const int stage = n % S;
-      BarWait(&full[stage], (n / S) & 1);
-      __syncwarp();
-      if (w.errors != nullptr && lane < kSlots) {  // each page's rows, first element (column 0 of the box)
-        const unsigned char* base = smem + stage * kStageBytes;
-        for (int p = warp; p < min(kStageKeys, k1 - s0 + kSlots - 1) / kSlots; p += 4) {
-          const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
-          // A 64-column box is 128-byte rows whose 16-byte pieces are XOR-swizzled by row % 8.
-          const int at = kBoxCols == 64 ? p * kPageBytes + lane * 128 + ((lane % 8) * 16) : p * kPageBytes + lane * kD * 2;
-          const uint16_t got = *reinterpret_cast<const uint16_t*>(base + at);
-          if (got != KAt(int64_t(page) * kSlots + lane, h * kD)) atomicAdd(w.errors, 1);
-        }
+  ForEachStage<kStageKeys>(w, i0, i1, [&](int n, int b, int h, int s0, int k1) {
+    const int stage = n % S;
+    BarWait(&full[stage], (n / S) & 1);
+    __syncwarp();
+    if (w.errors != nullptr && lane < kSlots) {  // each page's rows, first element (column 0 of the box)
+      const unsigned char* base = smem + stage * kStageBytes;
+      for (int p = warp; p < min(kStageKeys, k1 - s0 + kSlots - 1) / kSlots; p += 4) {
+        const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
+        // A 64-column box is 128-byte rows whose 16-byte pieces are XOR-swizzled by row % 8.
+        const int at = kBoxCols == 64 ? p * kPageBytes + lane * 128 + ((lane % 8) * 16) : p * kPageBytes + lane * kD * 2;
+        const uint16_t got = *reinterpret_cast<const uint16_t*>(base + at);
+        if (got != KAt(int64_t(page) * kSlots + lane, h * kD)) atomicAdd(w.errors, 1);
       }
-      if (lane == 0) BarArrive(&empty[stage]);
     }
-  }
+    if (lane == 0) BarArrive(&empty[stage]);
+  });
 }
 
 // ---- ceilings ----
