@@ -1,5 +1,8 @@
 # Twenty-third session's GPU jobs. Usage: bash docs/bench/session23-2026-12-06/gpu.sh PARTS
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds (runs first)
+#   unsplit  the attention dependent at five to eight rows where its call is unsplit (bin/vt) against
+#            HEAD's launches (bin/vt_attn without VT_PDL_ATTN_MAX_ROWS): the engine gates, qwen3-1.7b c = 6, 8
+#            and 8k decode-only c = 8
 #   gates    every GPU gate binary of this commit's build (attention, engine, forward ops, prefill GEMM,
 #            smoke, W4A16)
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (ncu by default)
@@ -87,6 +90,16 @@ run_parts() {
         room attn llama3-8b || return 0
         attn_short llama3-8b $rows $round
       done
+    done
+  fi
+  if [[ $parts == *unsplit* ]]; then  # the rule kept (bin/vt) against HEAD's launches (bin/vt_attn, default)
+    gtest engine 200 $b/vt_gpu_engine_tests
+    local bin r
+    for bin in vt_attn vt; do
+      room unsplit $bin || return 0
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 6,8 --json 2>>$o/unsplit.err | tok_s)
+      echo "qwen3-1.7b $bin: $r" | tee -a $o/unsplit.txt
+      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 8 unsplit)" | tee -a $o/unsplit.txt
     done
   fi
   if [[ $parts == *gates* ]]; then

@@ -16,9 +16,24 @@
 namespace vt::cuda_backend {
 
 // The largest step (rows) launched with programmatic dependent launch (see EnqueueForward), and the
-// largest whose decode attention is launched so too (see Layer).
+// largest whose decode attention is launched so too whether or not its call is split (see Layer).
 constexpr int kDependentLaunchMaxRows = 8;
 constexpr int kDependentAttentionMaxRows = 4;
+
+namespace {
+
+// Whether a step launches its attention dependently: steps of up to four rows always; decode steps of
+// up to eight where the call is unsplit (one chunk a request, no merge kernel). Measured on an H100
+// (docs/BENCHMARKS.md, "The attention launched dependently in steps of five to eight rows, where the
+// call is unsplit"): qwen3-1.7b's short-prompt steps of six and eight rows +3.3% / +2.6% tok/s,
+// llama3-8b's eight +0.9%, while qwen3-1.7b's 8k eight-row steps, split, ran 0.5% slower (on an H200,
+// before the merge kernel's loads were issued together, 1.5%).
+bool AttentionLaunchedDependently(const StagedStep& step, const kc::DecodePlan& plan) {
+  return step.tokens <= kDependentAttentionMaxRows ||
+         (step.decode_only && step.tokens <= kDependentLaunchMaxRows && plan.num_chunks <= 1);
+}
+
+}  // namespace
 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
@@ -148,12 +163,13 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   prep.head_dim = int(c.head_dim);
   VT_RETURN_IF_ERROR(kc::PrepareQkv(prep, stream_));
 
-  // Steps of five to eight rows launch everything but the attention dependently: with the attention
-  // too, qwen3-1.7b's 8k eight-row steps ran 1.5% slower on an H200 (its short ones 3% faster); without
-  // it, its eight-row steps ran 1.4-1.5% faster and its 8k ones 0.7-0.8% (an H200 and an H100),
-  // llama3-8b's 0.2-0.5% slower (docs/BENCHMARKS.md).
+  // Steps of five to eight rows launch everything but a split attention dependently: everything but
+  // the attention made qwen3-1.7b's eight-row steps 1.4-1.5% faster and its 8k ones 0.7-0.8% (an H200
+  // and an H100), llama3-8b's 0.2-0.5% slower; the attention too where it is unsplit, see
+  // AttentionLaunchedDependently (docs/BENCHMARKS.md).
   {
-    const kc::ScopedDependentLaunch attention_launch(kc::DependentLaunchOn() && tokens <= kDependentAttentionMaxRows);
+    const kc::ScopedDependentLaunch attention_launch(kc::DependentLaunchOn() &&
+                                                     AttentionLaunchedDependently(step, step_plan_));
     VT_RETURN_IF_ERROR(Attention(layer, step));
   }
 

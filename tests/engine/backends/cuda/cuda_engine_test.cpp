@@ -491,8 +491,9 @@ void ExpectSameGreedyTokens(const LoadedModel& loaded, RunnerSettings base, Runn
 }
 
 // Programmatic dependent launches (on by default for steps of up to eight rows, the attention's to
-// four) change no token, in graphs and eagerly: three requests decode in steps of three rows (graph
-// bucket 4, every kernel dependent), six in steps of six (bucket 8, the attention plain).
+// four, or eight where its call is unsplit) change no token, in graphs and eagerly: three requests
+// decode in steps of three rows (graph bucket 4, every kernel dependent), six in steps of six (bucket
+// 8, the attention dependent where the step's plan is unsplit, plain where it is split).
 TEST(CudaEngine, DependentLaunchesChangeNoToken) {
   testing::SkipWithoutGpu();
   if (IsSkipped()) return;
