@@ -24,10 +24,11 @@ namespace {
 
 // Whether a step launches its attention dependently: steps of up to four rows always; decode steps of
 // up to eight where the call is unsplit (one chunk a request, no merge kernel). Measured on an H100
-// (docs/BENCHMARKS.md, "The attention launched dependently in steps of five to eight rows, where the
-// call is unsplit"): qwen3-1.7b's short-prompt steps of six and eight rows +3.3% / +2.6% tok/s,
-// llama3-8b's eight +0.9%, while qwen3-1.7b's 8k eight-row steps, split, ran 0.5% slower (on an H200,
-// before the merge kernel's loads were issued together, 1.5%).
+// with a probe build's run-time switch, the attention dependent in every step of up to eight rows
+// against four (docs/BENCHMARKS.md, "The attention launched dependently in steps of five to eight rows,
+// where the call is unsplit"): qwen3-1.7b's short-prompt steps of six and eight rows +3.3% / +2.6%
+// tok/s, llama3-8b's eight +0.9%, while qwen3-1.7b's 8k eight-row steps, split, ran 0.5% slower (on an
+// H200, before the merge kernel's loads were issued together, 1.5%).
 bool AttentionLaunchedDependently(const StagedStep& step, const kc::DecodePlan& plan) {
   return step.tokens <= kDependentAttentionMaxRows ||
          (step.decode_only && step.tokens <= kDependentLaunchMaxRows && plan.num_chunks <= 1);

@@ -7,7 +7,7 @@
 // The kernel is a chain of loads, and what it costs is how many round trips the chain waits for: the
 // request's context, then the chunks' lse values, then its partials (a loop unrolled by eight: four
 // more for 32 chunks) took ~7 us at batches 1 and 8 under ncu on an H100, a third of a batch-1 call at
-// 8k keys; issued together, 4.3-5.6 us (docs/BENCHMARKS.md, "the merge kernel's loads issued together").
+// 4k keys; issued together, 4.3-5.6 us (docs/BENCHMARKS.md, "the merge kernel's loads issued together").
 // None of those loads depends on another, so all of them are issued before any is used: the first
 // kEarlyChunks partials whatever their weight (an empty chunk's partial may be anything; it is loaded,
 // never added), the lse values and the context. The adds are the same, in the same order, so the bits
