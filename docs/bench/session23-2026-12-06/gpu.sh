@@ -1,8 +1,9 @@
 # Twenty-third session's GPU jobs. Usage: bash docs/bench/session23-2026-12-06/gpu.sh PARTS
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds (runs first)
-#   unsplit  the attention dependent at five to eight rows where its call is unsplit (bin/vt) against
-#            HEAD's launches (bin/vt_attn without VT_PDL_ATTN_MAX_ROWS): the engine gates, qwen3-1.7b c = 6, 8
-#            and 8k decode-only c = 8
+#   unsplit  the attention dependent at five to eight rows where its call is unsplit (bin/vt, ce1b1fb or
+#            later) against the launches before it (bin/vt_attn without VT_PDL_ATTN_MAX_ROWS): the engine
+#            gates, qwen3-1.7b c = 6, 8 and 8k decode-only c = 8. bin/vt_attn is vt built with 8653be6's
+#            engine/backends/cuda/decoder.cpp and pdl-attention-rows.patch applied to it
 #   gates    every GPU gate binary of this commit's build (attention, engine, forward ops, prefill GEMM,
 #            smoke, W4A16)
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (ncu by default)
