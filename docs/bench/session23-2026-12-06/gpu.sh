@@ -24,6 +24,14 @@ gpu_job_setup s23
 parts=${1:-gates,final}
 limit=${JOB_LIMIT:-560}  # the device time the job may use, when less is left than a call's 600 s
 room() { (( SECONDS + 60 < limit )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+# ncu_attention BIN LOG: the persist kernel and its merge kernel of bin/BIN timed apart by ncu (real clocks,
+# cold caches, every kernel of one launch a shape), qwen3-1.7b and llama3-8b, batches 1, 8, 64, into $o/LOG.txt.
+ncu_attention() {
+  timeout -k 5 150 ncu --clock-control none --graph-profiling node --metrics gpu__time_duration.sum \
+    -k regex:'DecodePersistent|MergeChunks' $b/$1 bench attention --arms persist --shapes qwen3-1.7b llama3-8b \
+    --batches 1 8 64 --contexts 4100 8200 16400 --launches 1 --reps 3 > $o/$2.txt 2>&1
+  echo "ncu $1 rc $?"
+}
 run_parts() {
   if [[ $parts == *probe* ]]; then
     timeout -k 5 120 $b/kv_stream_probe > $o/probe.txt 2>&1
@@ -36,19 +44,13 @@ run_parts() {
     echo "sdpa rc $?"; cat $o/sdpa.txt
   fi
   if [[ $parts == *ncu* ]]; then  # the persist kernel and the merge kernel apart (1b-h100-ncu/)
-    timeout -k 5 150 ncu --clock-control none --graph-profiling node --metrics gpu__time_duration.sum \
-      -k regex:'DecodePersistent|MergeChunks' $b/vt bench attention --arms persist --shapes qwen3-1.7b llama3-8b \
-      --batches 1 8 64 --contexts 4100 8200 16400 --launches 1 --reps 3 > $o/ncu-real-clocks.txt 2>&1
-    echo "ncu rc $?"
+    ncu_attention vt ncu-real-clocks
   fi
   if [[ $parts == *merge* ]]; then  # the merge kernel's loads issued together (bin/vt) against HEAD (bin/vt_prev)
     gtest attention 200 $b/vt_gpu_attention_tests
     local bin round
     for bin in vt_prev vt; do
-      timeout -k 5 100 ncu --clock-control none --graph-profiling node --metrics gpu__time_duration.sum \
-        -k regex:'DecodePersistent|MergeChunks' $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b \
-        --batches 1 8 64 --contexts 4100 8200 16400 --launches 1 --reps 3 > $o/ncu-$bin.txt 2>&1
-      echo "ncu $bin rc $?"
+      ncu_attention $bin ncu-$bin
       for dl in "" --dependent-launch; do
         timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
           --contexts 4100 8200 16400 $dl > $o/att-$bin$dl.txt 2>&1

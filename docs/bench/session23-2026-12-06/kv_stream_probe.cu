@@ -23,7 +23,7 @@
 // ceiling is vt's (cudaMemcpy device to device, read + write bytes over time).
 //
 // The numbers in docs/BENCHMARKS.md are from this file at 1abcbb4; the stage walk was folded into
-// ForEachStage after the run (the same stages in the same order).
+// ForEachStage and the page copies into CopyPage after the run (the same copies, stages and order).
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90a -o kv_stream_probe kv_stream_probe.cu -lcuda
 // Run:   ./kv_stream_probe            (qwen3-1.7b / llama3-8b shapes: 8 KV heads, head_dim 128)
@@ -89,6 +89,19 @@ __device__ void ForEachStage(const Work& w, int i0, int i1, Visit&& visit) {
 
 __device__ uint32_t SmemAddr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 
+// The warp's 16-byte cp.async copies of one page's 16 rows of KV head h, K into k_dst and V into v_dst
+// (each 4 KB, rows in order): what the persist arm's warps issue for a subtile.
+__device__ void CopyPage(const Work& w, int page, int h, int lane, unsigned char* k_dst, unsigned char* v_dst) {
+  const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + h) * kD;
+  const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + h) * kD;
+  for (int i = lane; i < kSlots * kD / 8; i += 32) {  // 16-byte pieces of the page's 16 rows
+    const int row = i / (kD / 8), piece = i % (kD / 8);
+    const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(k_dst + i * 16)), "l"(ks + off));
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(v_dst + i * 16)), "l"(vs + off));
+  }
+}
+
 // ---- warp: the persist arm's per-warp subtiles ----
 template <int S>
 __global__ void __launch_bounds__(128) WarpStream(Work w) {
@@ -113,17 +126,8 @@ __global__ void __launch_bounds__(128) WarpStream(Work w) {
   auto issue = [&](const Cursor& c, int stage) {
     const int key = c.k0 + (c.iter * 4 + warp) * kSlots;
     if (key >= c.k1) return;
-    const int page = w.tables[c.b * w.pages_per_seq + key / kSlots];
-    const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + c.h) * kD;
-    const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + c.h) * kD;
     unsigned char* dst = mine + stage * 2 * kPageBytes;
-    for (int i = lane; i < kSlots * kD / 8; i += 32) {  // 16-byte pieces of the page's 16 rows
-      const int row = i / (kD / 8), piece = i % (kD / 8);
-      const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
-      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(dst + i * 16)), "l"(ks + off));
-      asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(dst + kPageBytes + i * 16)),
-                   "l"(vs + off));
-    }
+    CopyPage(w, w.tables[c.b * w.pages_per_seq + key / kSlots], c.h, lane, dst, dst + kPageBytes);
   };
   Cursor produce{i0}, consume{i0};
   enter(produce);
@@ -202,17 +206,8 @@ __global__ void __launch_bounds__(160) TmaStream(Work w, const __grid_constant__
       unsigned char* dst = smem + stage * kStageBytes;
       if (kLaneCopies) {  // the whole warp's 16-byte cp.async copies, tracked by the full barrier
         for (int p = 0; p < pages; ++p) {
-          const int page = w.tables[b * w.pages_per_seq + s0 / kSlots + p];
-          const uint16_t* ks = w.k + (int64_t(page) * kSlots * kHeads + h) * kD;
-          const uint16_t* vs = w.v + (int64_t(page) * kSlots * kHeads + h) * kD;
-          for (int i = lane; i < kSlots * kD / 8; i += 32) {
-            const int row = i / (kD / 8), piece = i % (kD / 8);
-            const int64_t off = int64_t(row) * kHeads * kD + piece * 8;
-            unsigned char* d = dst + p * kPageBytes + i * 16;
-            asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d)), "l"(ks + off));
-            asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(SmemAddr(d + kStageBytes / 2)),
-                         "l"(vs + off));
-          }
+          unsigned char* d = dst + p * kPageBytes;
+          CopyPage(w, w.tables[b * w.pages_per_seq + s0 / kSlots + p], h, lane, d, d + kStageBytes / 2);
         }
         asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(SmemAddr(&full[stage])) : "memory");
         return;
