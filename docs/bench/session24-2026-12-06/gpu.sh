@@ -17,6 +17,8 @@
 #            dependent, batches 1, 8, 64 from 48 to 16,400 keys; then two rounds of qwen3-1.7b short c = 1, 8,
 #            llama3-8b short c = 1 and qwen3-1.7b 8k decode-only c = 1, 8; the attention gates on vt_s3's
 #            kernel are not in this build (its tests binary is HEAD's)
+#   stalls   where the persist kernel's warps wait at batch 1 and 48-256 keys: ncu's warp-state and
+#            instruction sections, one call a shape
 #   gates    every GPU gate binary of this build (attention, engine, forward ops, prefill GEMM, smoke, W4A16)
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
@@ -100,6 +102,13 @@ run_parts() {
         echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 s3)" | tee -a $o/s3.txt
       done
     done
+  fi
+  if [[ $parts == *stalls* ]]; then
+    room stalls || return 0
+    timeout -k 5 150 ncu --graph-profiling node --section WarpStateStats --section InstructionStats \
+      --section LaunchStats --section Occupancy -k regex:DecodePersistent $b/vt bench attention --arms persist \
+      --shapes qwen3-1.7b --batches 1 --contexts 48 160 256 --launches 1 --reps 1 > $o/stalls.txt 2>&1
+    echo "stalls rc $?"
   fi
   if [[ $parts == *steps* ]]; then
     room steps || return 0
