@@ -113,3 +113,13 @@ sanitize_persist() {
     echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
   done
 }
+
+# gpu_gates: every GPU gate binary of the pack, each within 200 s, while the session script's `room`
+# leaves time for one more.
+gpu_gates() {
+  local t
+  for t in attention engine forward_ops prefill_gemm smoke w4a16; do
+    room gates $t || return 0
+    gtest $t 200 $b/vt_gpu_${t}_tests
+  done
+}

@@ -37,20 +37,25 @@ ncu_steps() {
   echo "ncu steps $1 rc $?"
   python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
 }
+# ab_decode LOG "BIN ..." QWEN_C LLAMA_C LONG_C: two rounds, each bin/BIN in turn: qwen3-1.7b short prompts
+# at concurrencies QWEN_C, llama3-8b at LLAMA_C and qwen3-1.7b 8k decode-only at LONG_C, into $o/LOG.txt.
+ab_decode() {
+  local log=$1 round bin r
+  for round in 1 2; do
+    for bin in $2; do
+      room $log $bin || return 0
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency $3 --json 2>>$o/$log.err | tok_s)
+      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$log.txt
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b --concurrency $4 --json 2>>$o/$log.err | tok_s)
+      echo "llama3-8b $bin round $round: $r" | tee -a $o/$log.txt
+      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b $5 $log)" | tee -a $o/$log.txt
+    done
+  done
+}
 run_parts() {
   if [[ $parts == *unsplit* ]]; then
     gtest engine 200 $b/vt_gpu_engine_tests
-    local bin round r
-    for round in 1 2; do
-      for bin in vt_attn vt; do
-        room unsplit $bin || return 0
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 6,8 --json 2>>$o/unsplit.err | tok_s)
-        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/unsplit.txt
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b --concurrency 8 --json 2>>$o/unsplit.err | tok_s)
-        echo "llama3-8b $bin round $round: $r" | tee -a $o/unsplit.txt
-        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 8 unsplit)" | tee -a $o/unsplit.txt
-      done
-    done
+    ab_decode unsplit "vt_attn vt" 6,8 8 8
   fi
   if [[ $parts == *short* ]]; then
     room short || return 0
@@ -83,7 +88,7 @@ run_parts() {
     done
   fi
   if [[ $parts == *s3* ]]; then
-    local bin dl round r
+    local bin dl
     for bin in vt vt_s3; do
       for dl in "" --dependent-launch; do
         room s3 bench || return 0
@@ -92,16 +97,7 @@ run_parts() {
         echo "s3 attention $bin $dl rc $?"; cat $o/s3-att-$bin$dl.txt
       done
     done
-    for round in 1 2; do
-      for bin in vt vt_s3; do
-        room s3 e2e || return 0
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/s3.err | tok_s)
-        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/s3.txt
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b --concurrency 1 --json 2>>$o/s3.err | tok_s)
-        echo "llama3-8b $bin round $round: $r" | tee -a $o/s3.txt
-        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 s3)" | tee -a $o/s3.txt
-      done
-    done
+    ab_decode s3 "vt vt_s3" 1,8 1 1,8
   fi
   if [[ $parts == *stalls* ]]; then
     room stalls || return 0
@@ -117,11 +113,7 @@ run_parts() {
     ncu_steps llama3-8b
   fi
   if [[ $parts == *gates* ]]; then
-    local t
-    for t in attention engine forward_ops prefill_gemm smoke w4a16; do
-      room gates $t || return 0
-      gtest $t 200 $b/vt_gpu_${t}_tests
-    done
+    gpu_gates
   fi
   if [[ $parts == *final* ]]; then
     room final || return 0
