@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The persist arm's main loop, instruction by instruction, from PTX (no GPU, no disassembler).
 
-Compiles kernels/cuda/attention/decode_persistent.cu to PTX for sm_90 with the build's own flags
-(compile_commands.json), takes the head_dim-128 kernel, finds its longest loop that holds the MMAs
+Compiles kernels/cuda/attention/decode_persistent.cu to PTX for Hopper with the build's own flags
+(compile_commands.json, through kernel_occupancy_test.hopper_compile), takes the head_dim-128 kernel, finds its longest loop that holds the MMAs
 (the item loop) and counts the instructions from its head to its last MMA by opcode: an upper bound
 on one iteration's straight-line path (it includes the branches an item's first iteration and a new
 request take).
@@ -10,29 +10,23 @@ request take).
 Usage: ptx_loop_ops.py build/compile_commands.json
 """
 import collections
-import json
+import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tests/kernels/cuda"))
+from kernel_occupancy_test import hopper_compile  # noqa: E402  the build's nvcc command for one source
 
 SOURCE = "kernels/cuda/attention/decode_persistent.cu"
 KERNEL = "DecodePersistentKernelILi128E"
 
 
 def ptx_of(compile_commands):
-    entry = next(e for e in json.load(open(compile_commands)) if e["file"].endswith(SOURCE))
-    args, skip = [], False
-    for a in shlex.split(entry["command"]):
-        if skip:
-            skip = False
-        elif a == "-o":
-            skip = True
-        elif a != "-c" and not a.startswith(("--generate-code", "-gencode")):
-            args.append(a)
+    args, arch, directory = hopper_compile(compile_commands, SOURCE)
     with tempfile.NamedTemporaryFile(suffix=".ptx") as out:
-        done = subprocess.run(args + ["-arch=sm_90", "-ptx", "-o", out.name], cwd=entry["directory"],
+        done = subprocess.run(args + [f"-arch=sm_{arch}", "-ptx", "-o", out.name], cwd=directory,
                               capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"nvcc failed: {done.stderr[-2000:]}")

@@ -67,23 +67,29 @@ def compile_command(compile_commands: str, source: str) -> tuple:
     sys.exit(f"kernel_occupancy: {source} is not in {compile_commands}")
 
 
+def hopper_compile(compile_commands: str, source: str) -> tuple:
+    """The build's command for the source without its outputs and targets, the Hopper architecture it
+    builds (90a where the source needs warpgroup MMAs, else 90) and the directory to run it in."""
+    args, directory = compile_command(compile_commands, source)
+    kept, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT"):
+            skip = True
+            continue
+        if a.startswith("-gencode") or a == "-MD" or a.startswith("--generate-code"):
+            continue
+        kept.append(a)
+    arch = "90a" if any("compute_90a" in a for a in args) else "90"
+    return kept, arch, directory
+
+
 def ptxas_report(compile_commands: str, source: str) -> str:
     """ptxas's resource usage for the source, compiled for Hopper only with the build's other flags."""
-    args, directory = compile_command(compile_commands, source)
+    kept, arch, directory = hopper_compile(compile_commands, source)
     with tempfile.TemporaryDirectory() as work:
-        kept, skip = [], False
-        for a in args:
-            if skip:
-                skip = False
-                continue
-            if a in ("-o", "-MF", "-MT"):
-                skip = True
-                continue
-            if a.startswith("-gencode") or a == "-MD" or a.startswith("--generate-code"):
-                continue
-            kept.append(a)
-        # Hopper as the build targets it: sm_90a where the source needs warpgroup MMAs, else sm_90.
-        arch = "90a" if any("compute_90a" in a for a in args) else "90"
         cmd = kept + [f"-gencode=arch=compute_{arch},code=sm_{arch}", "--resource-usage", "-o", f"{work}/kernel.o"]
         run = subprocess.run(cmd, cwd=directory, capture_output=True, text=True)
         if run.returncode != 0:
