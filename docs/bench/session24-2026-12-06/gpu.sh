@@ -19,6 +19,10 @@
 #            kernel are not in this build (its tests binary is HEAD's)
 #   stalls   where the persist kernel's warps wait at batch 1 and 48-256 keys: ncu's warp-state and
 #            instruction sections, one call a shape
+#   mergectx merge-context-first.patch (bin/vt_mc) against bin/vt where the merge kernel meets requests of
+#            one chunk: `vt serve` at the model's own max_model_len (graphs planned split) with 32-token
+#            prompts at c = 64 (`vt bench serve`, two rounds), then `vt bench attention` batches 1 and 8
+#            (4-16k keys, plain and dependent) for what reading the context first costs split calls
 #   gates    every GPU gate binary of this build (attention, engine, forward ops, prefill GEMM, smoke, W4A16)
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
@@ -105,6 +109,29 @@ run_parts() {
       --section LaunchStats --section Occupancy -k regex:DecodePersistent $b/vt bench attention --arms persist \
       --shapes qwen3-1.7b --batches 1 --contexts 48 160 256 --launches 1 --reps 1 > $o/stalls.txt 2>&1
     echo "stalls rc $?"
+  fi
+  if [[ $parts == *mergectx* ]]; then
+    source tests/engine/server/serve_wait.sh
+    local bin round dl
+    for round in 1 2; do
+      for bin in vt vt_mc; do
+        room mergectx $bin || return 0
+        start_serve $b/$bin $o/serve-$bin.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
+        timeout -k 5 150 $b/$bin bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
+          --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
+          > $o/mc-serve-$bin-$round.json 2>>$o/mc.err
+        echo "mergectx serve $bin round $round rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'tok' in k or 'tpot' in k})" $o/mc-serve-$bin-$round.json)" | tee -a $o/mc.txt
+        kill $served_pid; wait $served_pid 2>/dev/null
+      done
+    done
+    for bin in vt vt_mc; do
+      for dl in "" --dependent-launch; do
+        room mergectx attention || return 0
+        timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
+          --contexts 4100 8200 16400 $dl > $o/mc-att-$bin$dl.txt 2>&1
+        echo "mergectx attention $bin $dl rc $?"; cat $o/mc-att-$bin$dl.txt
+      done
+    done
   fi
   if [[ $parts == *steps* ]]; then
     room steps || return 0
