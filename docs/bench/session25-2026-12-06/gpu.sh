@@ -1,5 +1,10 @@
 # Twenty-fifth session's GPU jobs. Usage: bash docs/bench/session25-2026-12-06/gpu.sh PARTS
-#   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt where the merge
+#   sw       the persist and solo arms' swizzled addresses as an XOR and an add from each lane's first
+#            (bin/vt, the working tree) against bin/vt_base (c93029c): the attention gates, then
+#            `vt bench attention` of both (persist and solo, batches 1, 8, 64, 48-16,400 keys, plain
+#            and dependent), then two rounds of qwen3-1.7b short c = 1, 8, llama3-8b short c = 1 and
+#            qwen3-1.7b 8k decode-only c = 1, 8
+#   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
 #            `vt bench attention` batches 1 and 8 (4-16k keys, plain and dependent) for what reading the
@@ -7,6 +12,8 @@
 #   stalls   where the persist kernel's warps wait at batch 1 and 48-256 keys: ncu's warp-state and
 #            instruction sections
 #   steps    one qwen3-1.7b and one llama3-8b c = 1 decode step kernel by kernel under ncu
+#   sass     the persist kernel's SASS (head_dim 128 and 256) from bin/vt, for counting its loop's
+#            instructions (this machine has no cuobjdump)
 #   gates    every GPU gate binary of this build (attention, engine, forward ops, prefill GEMM, smoke, W4A16)
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
@@ -25,12 +32,40 @@ ncu_steps() {
   echo "ncu steps $1 rc $?"
   python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
 }
+# ab_decode LOG "BIN ..." QWEN_C LLAMA_C LONG_C: two rounds, each bin/BIN in turn: qwen3-1.7b short prompts
+# at concurrencies QWEN_C, llama3-8b at LLAMA_C and qwen3-1.7b 8k decode-only at LONG_C, into $o/LOG.txt.
+ab_decode() {
+  local log=$1 round bin r
+  for round in 1 2; do
+    for bin in $2; do
+      room $log $bin || return 0
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency $3 --json 2>>$o/$log.err | tok_s)
+      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$log.txt
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b --concurrency $4 --json 2>>$o/$log.err | tok_s)
+      echo "llama3-8b $bin round $round: $r" | tee -a $o/$log.txt
+      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b $5 $log)" | tee -a $o/$log.txt
+    done
+  done
+}
 run_parts() {
+  if [[ $parts == *sw* ]]; then
+    gtest attention 200 $b/vt_gpu_attention_tests
+    local bin dl
+    for bin in vt_base vt; do
+      for dl in "" --dependent-launch; do
+        room sw bench || return 0
+        timeout -k 5 100 $b/$bin bench attention --arms persist solo --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+          --contexts 48 160 256 1024 4100 16400 $dl > $o/sw-att-$bin$dl.txt 2>&1
+        echo "sw attention $bin $dl rc $?"; cat $o/sw-att-$bin$dl.txt
+      done
+    done
+    ab_decode sw "vt_base vt" 1,8 1 1,8
+  fi
   if [[ $parts == *mergectx* ]]; then
     source tests/engine/server/serve_wait.sh
     local bin round dl
     for round in 1 2; do
-      for bin in vt vt_mc; do
+      for bin in vt_base vt_mc; do
         room mergectx $bin || return 0
         start_serve $b/$bin $o/serve-$bin.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
         timeout -k 5 150 $b/$bin bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
@@ -40,7 +75,7 @@ run_parts() {
         kill $served_pid; wait $served_pid 2>/dev/null
       done
     done
-    for bin in vt vt_mc; do
+    for bin in vt_base vt_mc; do
       for dl in "" --dependent-launch; do
         room mergectx attention || return 0
         timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
@@ -61,6 +96,13 @@ run_parts() {
     ncu_steps qwen3-1.7b
     room steps || return 0
     ncu_steps llama3-8b
+  fi
+  if [[ $parts == *sass* ]]; then
+    local f cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+    for f in $($cuobjdump -sass $b/vt 2>/dev/null | grep -o 'Function : [^ ]*DecodePersistentKernel[^ ]*' | cut -d' ' -f3); do
+      $cuobjdump -sass -fun $f $b/vt > $o/sass-$(echo $f | grep -o 'ILi[0-9]*').txt 2>&1
+    done
+    echo "sass: $(ls $o | grep sass | tr '\n' ' ')"
   fi
   if [[ $parts == *gates* ]]; then
     gpu_gates

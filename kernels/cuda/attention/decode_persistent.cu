@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   state.Reset();
 
   // The row this lane addresses for ldmatrix in a Q tile, and its chunk within a 16-dim step.
-  const int q_row = lane & 15, q_half = lane >> 4;
+  const SwizzledRow<D> q_lane(lane & 15, lane >> 4);
 
   // Every warp walks the same cursor and commits one copy group per iteration, so the
   // wait_group counts and the item barriers line up across the CTA.
@@ -199,8 +199,9 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
       const uint16_t* k_s = my_stages + (i % S::kStages) * 2 * S::kTileElems;
       const uint16_t* v_s = k_s + S::kTileElems;
 
-      AccumulateSubtile<D>([&](int ks) { return q_s + Swizzle<D>(q_row, 2 * ks + q_half); }, k_s, v_s, key_base,
-                           key_end, qk_scale, state);
+      const uint32_t q_base = SharedAddress(q_s);
+      AccumulateSubtile<D>([&](int ks) { return q_base + q_lane.Step(ks); }, k_s, v_s, key_base, key_end, qk_scale,
+                           state);
     }
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
 

@@ -35,12 +35,16 @@ __device__ __forceinline__ void SplitBf16x2(float x0, float x1, uint32_t& hi, ui
   lo = PackBf16x2(x0 - h0, x1 - h1);
 }
 
+// A shared-memory pointer as the 32-bit address the shared-memory instructions take.
+__device__ __forceinline__ uint32_t SharedAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
 // Loads four 8x8 bf16 matrices from shared memory; lanes 8i .. 8i + 7 give the (16-byte aligned)
 // row addresses of matrix i, and r<i> receives matrix i. Lane 4q + c gets row q, columns 2c and
 // 2c + 1 of each matrix: the B fragment of an MMA whose B is stored with n along the rows (K rows
-// for Q.K^T).
-__device__ __forceinline__ void LdMatrixX4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3, const void* row) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+// for Q.K^T). `a` is a shared-memory address (SharedAddress).
+__device__ __forceinline__ void LdMatrixX4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3, uint32_t a) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(a)
@@ -50,12 +54,20 @@ __device__ __forceinline__ void LdMatrixX4(uint32_t& r0, uint32_t& r1, uint32_t&
 // The same, transposed: lane 4q + c gets rows 2c and 2c + 1 of column q, the B fragment of an MMA
 // whose B is stored with k along the rows (V rows for P.V).
 __device__ __forceinline__ void LdMatrixX4Trans(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
-                                                const void* row) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+                                                uint32_t a) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(a)
                : "memory");
+}
+
+// The same two, from shared-memory pointers.
+__device__ __forceinline__ void LdMatrixX4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3, const void* row) {
+  LdMatrixX4(r0, r1, r2, r3, SharedAddress(row));
+}
+__device__ __forceinline__ void LdMatrixX4Trans(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
+                                                const void* row) {
+  LdMatrixX4Trans(r0, r1, r2, r3, SharedAddress(row));
 }
 
 // Copies 16 bytes global -> shared, or writes 16 zero bytes when !valid (`src` must still be
@@ -64,14 +76,19 @@ __device__ __forceinline__ void LdMatrixX4Trans(uint32_t& r0, uint32_t& r1, uint
 // lane: on the persist arm's K/V rows 0.5-1% faster on an H200's large calls than without the hint,
 // and 256-byte lines slower (docs/BENCHMARKS.md, "its loads measured alone").
 template <bool kWholeLine = false>
-__device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(dst_smem));
+__device__ __forceinline__ void CpAsync16(uint32_t dst, const void* src, bool valid) {
   const int src_bytes = valid ? 16 : 0;
   if constexpr (kWholeLine) {
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
   } else {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
   }
+}
+
+// The same, to a shared-memory pointer. `dst` is a shared-memory address (SharedAddress).
+template <bool kWholeLine = false>
+__device__ __forceinline__ void CpAsync16(void* dst_smem, const void* src, bool valid) {
+  CpAsync16<kWholeLine>(SharedAddress(dst_smem), src, valid);
 }
 
 __device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }

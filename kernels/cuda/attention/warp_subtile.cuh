@@ -10,18 +10,11 @@
 #include "kernels/cuda/attention/gqa_tile.cuh"
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/attention/subtile_lanes.h"
+#include "kernels/cuda/attention/swizzled_tile.h"
 #include "kernels/cuda/attention/work_schedule.h"
 #include "kernels/cuda/dependent_launch.h"
 
 namespace vt::kernels::cuda::attention {
-
-// Element offset of 16-byte chunk `chunk` of row `row` in a tile of D-element rows. The eight rows
-// an ldmatrix phase reads sit at row stride D * 2 bytes (a multiple of 128), so without the XOR
-// they would all hit the same banks.
-template <int D>
-__device__ __forceinline__ int Swizzle(int row, int chunk) {
-  return row * D + ((chunk ^ (row & 7)) << 3);
-}
 
 // The warp's copies of keys [key_base, key_base + 16) of request b, KV head h (rows at or past
 // key_end zero-filled) into the K and V tiles k_dst and v_dst, each lane's rows and source addresses
@@ -37,13 +30,13 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, i
   const LaneRows<D> lane(p, threadIdx.x % 32, page, key_base, h);
   const uint16_t* k_src = p.k_cache + lane.first;
   const uint16_t* v_src = p.v_cache + lane.first;
+  const uint32_t k_base = SharedAddress(k_dst), v_base = SharedAddress(v_dst);
 #pragma unroll
   for (int n = 0; n < LaneRows<D>::kPasses; ++n) {
-    const int r = lane.Row(n);
-    const bool valid = key_base + r < key_end;
+    const bool valid = key_base + lane.Row(n) < key_end;
     // Each lane's row is read whole: the L2 fetches whole lines (CpAsync16's kWholeLine).
-    CpAsync16<true>(k_dst + Swizzle<D>(r, lane.chunk), k_src, valid);
-    CpAsync16<true>(v_dst + Swizzle<D>(r, lane.chunk), v_src, valid);
+    CpAsync16<true>(k_base + lane.DstBytes(n), k_src, valid);
+    CpAsync16<true>(v_base + lane.DstBytes(n), v_src, valid);
     k_src += lane.pass_stride;
     v_src += lane.pass_stride;
   }
@@ -82,7 +75,8 @@ __device__ __forceinline__ bool IssueOlderKeysThenWait(const PagedDecodeParams& 
 }
 
 // Folds the subtile in k_s / v_s (keys from key_base; those at or past key_end weigh nothing) into
-// the warp's state. q_at(ks) is this lane's ldmatrix address of the query tile for k-step ks.
+// the warp's state. q_at(ks) is this lane's ldmatrix address (SharedAddress) of the query tile for
+// k-step ks.
 template <int D, typename QAt>
 __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s, const uint16_t* v_s, int key_base,
                                                   int key_end, float qk_scale, ChunkState<D / 8>& state) {
@@ -91,8 +85,9 @@ __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s,
   const int lane = threadIdx.x % 32;
   // The rows this lane addresses for ldmatrix in a K or V subtile, and the chunk offset within the
   // 16-dim step (K) or pair of 8-dim tiles (V) it reads.
-  const int k_row = (lane >> 4) * 8 + (lane & 7), k_half = (lane >> 3) & 1;
-  const int v_row = (lane & 7) + ((lane >> 3) & 1) * 8, v_half = lane >> 4;
+  const SwizzledRow<D> k_lane((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1);
+  const SwizzledRow<D> v_lane((lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+  const uint32_t k_base = SharedAddress(k_s), v_base = SharedAddress(v_s);
 
   float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
   float s_odd[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
@@ -100,7 +95,7 @@ __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s,
   for (int ks = 0; ks < kKSteps; ++ks) {
     uint32_t a[4], kb[4];
     LdMatrixX4(a[0], a[1], a[2], a[3], q_at(ks));
-    LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_s + Swizzle<D>(k_row, 2 * ks + k_half));
+    LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_base + k_lane.Step(ks));
     MmaBf16(ks % 2 ? s_odd[0] : s[0], a[0], a[1], a[2], a[3], kb[0], kb[1]);
     MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
   }
@@ -110,7 +105,7 @@ __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s,
 #pragma unroll
   for (int t = 0; t < kDimTiles; t += 2) {
     uint32_t vb[4];
-    LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_s + Swizzle<D>(v_row, t + v_half));
+    LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_base + v_lane.Step(t / 2));
     MmaBf16(state.o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
     MmaBf16(state.o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
     MmaBf16(state.o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);

@@ -1,5 +1,5 @@
-// The persistent decode arms' subtile copies (subtile_lanes.h), on the CPU: each lane's rows, chunks
-// and source offsets, as CopySubtile issues them.
+// The persistent decode arms' subtile copies (subtile_lanes.h), on the CPU: each lane's rows, chunks,
+// source offsets and swizzled destinations, as CopySubtile issues them.
 #include "kernels/cuda/attention/subtile_lanes.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,8 @@ namespace vt::kernels::cuda::attention {
 namespace {
 
 // Every 16-byte chunk of the subtile's 16 rows is copied by exactly one lane and pass, from the cache
-// element that holds it (token slot, KV head, chunk), and never from outside the subtile's page.
+// element that holds it (token slot, KV head, chunk), never from outside the subtile's page, to
+// where Swizzle puts it.
 template <int D>
 void ExpectEachChunkOnceFromItsPage(int block_size, int kv_heads) {
   using Lanes = LaneRows<D>;
@@ -30,6 +31,8 @@ void ExpectEachChunkOnceFromItsPage(int block_size, int kv_heads) {
             ASSERT_GE(row, 0);
             ASSERT_LT(row, kSubtileKeys);
             ++copies[row * Lanes::kChunksPerRow + lanes.chunk];
+            EXPECT_EQ(lanes.DstBytes(pass), uint32_t(Swizzle<D>(row, lanes.chunk)) * 2)
+                << "D " << D << ", lane " << lane << ", pass " << pass << ": not where the swizzle puts the row";
             const int slot = key_base % block_size + row;
             const int64_t source = lanes.first + pass * lanes.pass_stride;
             EXPECT_EQ(source, ((int64_t(page) * block_size + slot) * kv_heads + h) * D + lanes.chunk * 8)
