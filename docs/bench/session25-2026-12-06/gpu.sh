@@ -1,9 +1,10 @@
 # Twenty-fifth session's GPU jobs. Usage: bash docs/bench/session25-2026-12-06/gpu.sh PARTS
 #   sw       the persist and solo arms' swizzled addresses as an XOR and an add from each lane's first
-#            (bin/vt, the working tree) against bin/vt_base (c93029c): the attention gates, then
-#            `vt bench attention` of both (persist and solo, batches 1, 8, 64, 48-16,400 keys, plain
-#            and dependent), then two rounds of qwen3-1.7b short c = 1, 8, llama3-8b short c = 1 and
-#            qwen3-1.7b 8k decode-only c = 1, 8
+#            (bin/vt_sw, f9359de) and on top the persist arm's next page id read an iteration ahead
+#            (bin/vt, the working tree) against bin/vt_base (c93029c): the attention gates of bin/vt,
+#            `vt bench attention` of the three (persist and solo, batches 1, 8, 64, 48-16,400 keys,
+#            plain and dependent), then two rounds of qwen3-1.7b short c = 1, 8 and 8k decode-only
+#            c = 1, 8
 #   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
@@ -32,34 +33,26 @@ ncu_steps() {
   echo "ncu steps $1 rc $?"
   python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
 }
-# ab_decode LOG "BIN ..." QWEN_C LLAMA_C LONG_C: two rounds, each bin/BIN in turn: qwen3-1.7b short prompts
-# at concurrencies QWEN_C, llama3-8b at LLAMA_C and qwen3-1.7b 8k decode-only at LONG_C, into $o/LOG.txt.
-ab_decode() {
-  local log=$1 round bin r
-  for round in 1 2; do
-    for bin in $2; do
-      room $log $bin || return 0
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency $3 --json 2>>$o/$log.err | tok_s)
-      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$log.txt
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b --concurrency $4 --json 2>>$o/$log.err | tok_s)
-      echo "llama3-8b $bin round $round: $r" | tee -a $o/$log.txt
-      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b $5 $log)" | tee -a $o/$log.txt
-    done
-  done
-}
 run_parts() {
   if [[ $parts == *sw* ]]; then
     gtest attention 200 $b/vt_gpu_attention_tests
-    local bin dl
-    for bin in vt_base vt; do
-      for dl in "" --dependent-launch; do
+    local bin dl round r
+    for dl in "" --dependent-launch; do
+      for bin in vt_base vt_sw vt; do
         room sw bench || return 0
         timeout -k 5 100 $b/$bin bench attention --arms persist solo --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-          --contexts 48 160 256 1024 4100 16400 $dl > $o/sw-att-$bin$dl.txt 2>&1
+          --contexts 48 160 256 4100 16400 $dl > $o/sw-att-$bin$dl.txt 2>&1
         echo "sw attention $bin $dl rc $?"; cat $o/sw-att-$bin$dl.txt
       done
     done
-    ab_decode sw "vt_base vt" 1,8 1 1,8
+    for round in 1 2; do
+      for bin in vt_base vt_sw vt; do
+        room sw e2e || return 0
+        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/sw.err | tok_s)
+        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/sw.txt
+        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 sw)" | tee -a $o/sw.txt
+      done
+    done
   fi
   if [[ $parts == *mergectx* ]]; then
     source tests/engine/server/serve_wait.sh

@@ -85,6 +85,8 @@ struct WorkCursor : ItemWalk<CtaItemWeights> {
     NextChunk();
     StartItem();
   }
+  // The first key of warp `warp`'s subtile in this iteration.
+  __device__ int WarpKeyBase(int warp) const { return KeyBegin() + (iter * kWarps + warp) * kKeys; }
 };
 
 template <int D>
@@ -128,6 +130,13 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   produce.Seek(start);
 
   uint16_t* my_stages = staging + warp * S::kWarpElems;
+  // The page of this warp's next subtile to copy, read one iteration ahead (step_produce) so
+  // that the copies do not wait on it.
+  int produce_page = produce.live ? SubtilePage(p, produce.b, produce.WarpKeyBase(warp), produce.KeyEnd()) : 0;
+  auto step_produce = [&] {
+    produce.Step();
+    if (produce.live) produce_page = SubtilePage(p, produce.b, produce.WarpKeyBase(warp), produce.KeyEnd());
+  };
   // This warp's share of the Q rows of `at`'s item, into the item's Q tile.
   auto issue_q = [&](const WorkCursor& at) {
     const int64_t head0 = int64_t(at.b) * p.num_q_heads + int64_t(at.h) * group;
@@ -138,27 +147,27 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
       CpAsync16(q_dst + Swizzle<D>(r, chunk), q_src + r * D + chunk * 8, true);
     }
   };
-  // This warp's K and V subtile of `at` into stage `stage`.
-  auto issue_kv = [&](const WorkCursor& at, int stage) {
+  // This warp's K and V subtile at the producer's position into stage `stage`.
+  auto issue_kv = [&](int stage) {
     uint16_t* k_dst = my_stages + stage * 2 * S::kTileElems;
-    CopySubtile<D>(p, at.b, at.h, at.KeyBegin() + (at.iter * kWarps + warp) * kKeys, at.KeyEnd(), k_dst,
+    CopySubtile<D>(p, produce.h, produce_page, produce.WarpKeyBase(warp), produce.KeyEnd(), k_dst,
                    k_dst + S::kTileElems);
   };
 
   const bool first_kv_issued =
-      p.history_settled && IssueOlderKeysThenWait(p, produce.live, produce.KeyBegin() + warp * kKeys,
-                                                  produce.KeyEnd(), produce.context, [&] { issue_kv(produce, 0); });
+      p.history_settled && IssueOlderKeysThenWait(p, produce.live, produce.WarpKeyBase(warp),
+                                                  produce.KeyEnd(), produce.context, [&] { issue_kv(0); });
 
   MarkEmptyChunks<kThreads>(p);
 
   if (!produce.live) return;
   WorkCursor consume = produce;
 
-  // Issues `at`'s subtile of this warp into stage `stage`, and on an item's first iteration also
-  // this warp's share of the item's Q rows.
-  auto issue = [&](const WorkCursor& at, int stage) {
-    if (at.iter == 0) issue_q(at);
-    issue_kv(at, stage);
+  // Issues this warp's subtile at the producer's position into stage `stage`, and on an item's first
+  // iteration also this warp's share of the item's Q rows.
+  auto issue = [&](int stage) {
+    if (produce.iter == 0) issue_q(produce);
+    issue_kv(stage);
   };
 
   const float qk_scale = p.scale * kLog2e;
@@ -176,23 +185,23 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
       if (s == 0 && first_kv_issued) {
         issue_q(produce);
       } else {
-        issue(produce, s);
+        issue(s);
       }
-      produce.Step();
+      step_produce();
     }
     CpAsyncCommit();
   }
   for (int i = 0; consume.live; ++i) {
     if (produce.live) {
-      issue(produce, (i + S::kStages - 1) % S::kStages);
-      produce.Step();
+      issue((i + S::kStages - 1) % S::kStages);
+      step_produce();
     }
     CpAsyncCommit();
     CpAsyncWait<S::kStages - 1>();
     if (consume.iter == 0) __syncthreads();  // every warp's share of this item's Q has landed
     __syncwarp();
 
-    const int key_base = consume.KeyBegin() + (consume.iter * kWarps + warp) * kKeys;
+    const int key_base = consume.WarpKeyBase(warp);
     const int key_end = consume.KeyEnd();
     if (key_base < key_end) {
       const uint16_t* q_s = q_tiles + (consume.item % S::kStages) * S::kQTileElems;

@@ -124,7 +124,8 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
   };
   auto issue_kv = [&](const SoloCursor& at, int stage) {
     uint16_t* k_dst = ring + stage * 2 * S::kTileElems;
-    CopySubtile<D>(p, at.b, at.h, at.KeyBase(), at.KeyEnd(), k_dst, k_dst + S::kTileElems);
+    CopySubtile<D>(p, at.h, SubtilePage(p, at.b, at.KeyBase(), at.KeyEnd()), at.KeyBase(), at.KeyEnd(), k_dst,
+                   k_dst + S::kTileElems);
   };
   auto issue = [&](const SoloCursor& at, int stage) {
     if (at.order.stream == 0 && at.order.sub == 0) issue_q(at);

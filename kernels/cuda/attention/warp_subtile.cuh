@@ -16,17 +16,21 @@
 
 namespace vt::kernels::cuda::attention {
 
-// The warp's copies of keys [key_base, key_base + 16) of request b, KV head h (rows at or past
-// key_end zero-filled) into the K and V tiles k_dst and v_dst, each lane's rows and source addresses
-// as LaneRows (subtile_lanes.h) lays them out. Rows past key_end still address their page (a subtile
-// without keys addresses page 0): mapped memory, of which cp.async reads nothing when its source size
-// is 0.
-template <int D>
-__device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int b, int h, int key_base, int key_end,
-                                            uint16_t* k_dst, uint16_t* v_dst) {
+// The page that holds keys from key_base (a multiple of 16) of request b: a subtile lies in one page.
+// A subtile without keys (key_base >= key_end) addresses page 0 and reads nothing.
+__device__ __forceinline__ int SubtilePage(const PagedDecodeParams& p, int b, int key_base, int key_end) {
+  if (key_base >= key_end) return 0;
   const int32_t* table = p.block_tables + int64_t(b) * p.max_blocks_per_seq;
-  const int shift = __ffs(p.block_size) - 1;
-  const int page = key_base < key_end ? __ldg(table + (key_base >> shift)) : 0;
+  return __ldg(table + (key_base >> (__ffs(p.block_size) - 1)));
+}
+
+// The warp's copies of keys [key_base, key_base + 16) of KV head h, in page `page` (SubtilePage;
+// rows at or past key_end zero-filled), into the K and V tiles k_dst and v_dst, each lane's rows and
+// source addresses as LaneRows (subtile_lanes.h) lays them out. Rows past key_end still address their
+// page: mapped memory, of which cp.async reads nothing when its source size is 0.
+template <int D>
+__device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int h, int page, int key_base, int key_end,
+                                            uint16_t* k_dst, uint16_t* v_dst) {
   const LaneRows<D> lane(p, threadIdx.x % 32, page, key_base, h);
   const uint16_t* k_src = p.k_cache + lane.first;
   const uint16_t* v_src = p.v_cache + lane.first;
