@@ -1,15 +1,16 @@
 # Twenty-fifth session's GPU jobs. Usage: bash docs/bench/session25-2026-12-06/gpu.sh PARTS
-#   sw       the persist and solo arms' swizzled addresses as an XOR and an add from each lane's first
-#            (bin/vt_sw, f9359de) and on top the persist arm's next page id read an iteration ahead
-#            (bin/vt, the working tree) against bin/vt_base (c93029c): the attention gates of bin/vt,
-#            `vt bench attention` of the three (persist and solo, batches 1, 8, 64, 48-16,400 keys,
-#            plain and dependent), then two rounds of qwen3-1.7b short c = 1, 8 and 8k decode-only
-#            c = 1, 8
+#   sw       the persist and solo arms' address arithmetic cut (bin/vt: f9359de's swizzled addresses as an
+#            XOR and an add from each lane's first, the persist arm's next page id read an iteration
+#            ahead, each lane's ldmatrix rows computed once a kernel) against bin/vt_base (c93029c):
+#            the attention gates of bin/vt, `vt bench attention` of both (persist and solo, batches
+#            1, 8, 64, 48-16,400 keys, plain and dependent), then two rounds of qwen3-1.7b short
+#            c = 1, 8 and 8k decode-only c = 1, 8
 #   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
 #            `vt bench attention` batches 1 and 8 (4-16k keys, plain and dependent) for what reading the
-#            context first costs split calls
+#            context first costs split calls (MC_ROUNDS serve rounds, 1 2 by default; MC_MODES launch
+#            modes, plain --dependent-launch by default)
 #   stalls   where the persist kernel's warps wait at batch 1 and 48-256 keys: ncu's warp-state and
 #            instruction sections
 #   steps    one qwen3-1.7b and one llama3-8b c = 1 decode step kernel by kernel under ncu
@@ -38,7 +39,7 @@ run_parts() {
     gtest attention 200 $b/vt_gpu_attention_tests
     local bin dl round r
     for dl in "" --dependent-launch; do
-      for bin in vt_base vt_sw vt; do
+      for bin in vt_base vt; do
         room sw bench || return 0
         timeout -k 5 100 $b/$bin bench attention --arms persist solo --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
           --contexts 48 160 256 4100 16400 $dl > $o/sw-att-$bin$dl.txt 2>&1
@@ -46,7 +47,7 @@ run_parts() {
       done
     done
     for round in 1 2; do
-      for bin in vt_base vt_sw vt; do
+      for bin in vt_base vt; do
         room sw e2e || return 0
         r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/sw.err | tok_s)
         echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/sw.txt
@@ -57,7 +58,7 @@ run_parts() {
   if [[ $parts == *mergectx* ]]; then
     source tests/engine/server/serve_wait.sh
     local bin round dl
-    for round in 1 2; do
+    for round in ${MC_ROUNDS:-1 2}; do
       for bin in vt_base vt_mc; do
         room mergectx $bin || return 0
         start_serve $b/$bin $o/serve-$bin.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
@@ -69,8 +70,9 @@ run_parts() {
       done
     done
     for bin in vt_base vt_mc; do
-      for dl in "" --dependent-launch; do
+      for dl in ${MC_MODES:-plain --dependent-launch}; do
         room mergectx attention || return 0
+        dl=${dl/plain/}
         timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
           --contexts 4100 8200 16400 $dl > $o/mc-att-$bin$dl.txt 2>&1
         echo "mergectx attention $bin $dl rc $?"; cat $o/mc-att-$bin$dl.txt
@@ -91,6 +93,7 @@ run_parts() {
     ncu_steps llama3-8b
   fi
   if [[ $parts == *sass* ]]; then
+    room sass || return 0
     local f cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     for f in $($cuobjdump -sass $b/vt 2>/dev/null | grep -o 'Function : [^ ]*DecodePersistentKernel[^ ]*' | cut -d' ' -f3); do
       $cuobjdump -sass -fun $f $b/vt > $o/sass-$(echo $f | grep -o 'ILi[0-9]*').txt 2>&1

@@ -174,8 +174,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   ChunkState<kDimTiles> state;
   state.Reset();
 
-  // The row this lane addresses for ldmatrix in a Q tile, and its chunk within a 16-dim step.
-  const SwizzledRow<D> q_lane(lane & 15, lane >> 4);
+  const FragmentRows<D> rows(lane);
 
   // Every warp walks the same cursor and commits one copy group per iteration, so the
   // wait_group counts and the item barriers line up across the CTA.
@@ -209,8 +208,8 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
       const uint16_t* v_s = k_s + S::kTileElems;
 
       const uint32_t q_base = SharedAddress(q_s);
-      AccumulateSubtile<D>([&](int ks) { return q_base + q_lane.Step(ks); }, k_s, v_s, key_base, key_end, qk_scale,
-                           state);
+      AccumulateSubtile<D>([&](int ks) { return q_base + rows.v.Step(ks); }, rows, k_s, v_s, key_base, key_end,
+                           qk_scale, state);
     }
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
 

@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
   // This lane's ldmatrix row of the Q tile and its chunk within a 16-dim step; rows past the group
   // read the zero row, as the persist arm's zeroed padding rows.
   const int q_row = lane & 15, q_half = lane >> 4;
-  const SwizzledRow<D> q_lane(q_row, q_half);
+  const FragmentRows<D> rows(lane);
   const uint32_t zero_base = SharedAddress(zero_row);
   const int qrow = lane / 4, qcol = lane % 4;  // the C fragment rows this lane holds: qrow, qrow + 8
 
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 2) DecodeSoloKernel(PagedDecodeParam
     const uint16_t* k_s = ring + (i % kStages) * 2 * S::kTileElems;
     const uint32_t q_base = SharedAddress(q_s);
     AccumulateSubtile<D>(
-        [&](int ks) { return q_row < group ? q_base + q_lane.Step(ks) : zero_base + (2 * ks + q_half) * 16; },
+        [&](int ks) { return q_row < group ? q_base + rows.v.Step(ks) : zero_base + (2 * ks + q_half) * 16; }, rows,
         k_s, k_s + S::kTileElems, consume.KeyBase(), consume.KeyEnd(), qk_scale, state);
     __syncwarp();  // the stage just read is refilled by the next iteration's copies
 

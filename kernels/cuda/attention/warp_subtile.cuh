@@ -78,19 +78,26 @@ __device__ __forceinline__ bool IssueOlderKeysThenWait(const PagedDecodeParams& 
   return issued;
 }
 
+// This lane's ldmatrix rows in a warp's tiles, computed once a kernel rather than once a subtile: in
+// a K tile row (lane / 16) * 8 + lane % 8 and chunk (lane / 8) % 2 of a 16-dim step; in a V tile, and
+// in a Q tile (whose A fragment takes the same rows), row lane % 16 and chunk lane / 16.
+template <int D>
+struct FragmentRows {
+  SwizzledRow<D> k, v;
+
+  __device__ __forceinline__ explicit FragmentRows(int lane)
+      : k((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1), v(lane & 15, lane >> 4) {}
+};
+
 // Folds the subtile in k_s / v_s (keys from key_base; those at or past key_end weigh nothing) into
 // the warp's state. q_at(ks) is this lane's ldmatrix address (SharedAddress) of the query tile for
-// k-step ks.
+// k-step ks; `rows` this lane's FragmentRows.
 template <int D, typename QAt>
-__device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s, const uint16_t* v_s, int key_base,
-                                                  int key_end, float qk_scale, ChunkState<D / 8>& state) {
+__device__ __forceinline__ void AccumulateSubtile(QAt q_at, const FragmentRows<D>& rows, const uint16_t* k_s,
+                                                  const uint16_t* v_s, int key_base, int key_end, float qk_scale,
+                                                  ChunkState<D / 8>& state) {
   constexpr int kDimTiles = D / 8;
   constexpr int kKSteps = D / 16;
-  const int lane = threadIdx.x % 32;
-  // The rows this lane addresses for ldmatrix in a K or V subtile, and the chunk offset within the
-  // 16-dim step (K) or pair of 8-dim tiles (V) it reads.
-  const SwizzledRow<D> k_lane((lane >> 4) * 8 + (lane & 7), (lane >> 3) & 1);
-  const SwizzledRow<D> v_lane((lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
   const uint32_t k_base = SharedAddress(k_s), v_base = SharedAddress(v_s);
 
   float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
@@ -99,7 +106,7 @@ __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s,
   for (int ks = 0; ks < kKSteps; ++ks) {
     uint32_t a[4], kb[4];
     LdMatrixX4(a[0], a[1], a[2], a[3], q_at(ks));
-    LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_base + k_lane.Step(ks));
+    LdMatrixX4(kb[0], kb[1], kb[2], kb[3], k_base + rows.k.Step(ks));
     MmaBf16(ks % 2 ? s_odd[0] : s[0], a[0], a[1], a[2], a[3], kb[0], kb[1]);
     MmaBf16(ks % 2 ? s_odd[1] : s[1], a[0], a[1], a[2], a[3], kb[2], kb[3]);
   }
@@ -109,7 +116,7 @@ __device__ __forceinline__ void AccumulateSubtile(QAt q_at, const uint16_t* k_s,
 #pragma unroll
   for (int t = 0; t < kDimTiles; t += 2) {
     uint32_t vb[4];
-    LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_base + v_lane.Step(t / 2));
+    LdMatrixX4Trans(vb[0], vb[1], vb[2], vb[3], v_base + rows.v.Step(t / 2));
     MmaBf16(state.o[t], hi[0], hi[1], hi[2], hi[3], vb[0], vb[1]);
     MmaBf16(state.o[t], lo[0], lo[1], lo[2], lo[3], vb[0], vb[1]);
     MmaBf16(state.o[t + 1], hi[0], hi[1], hi[2], hi[3], vb[2], vb[3]);
