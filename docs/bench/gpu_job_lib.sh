@@ -14,6 +14,20 @@ gpu_job_setup() {
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
 }
 
+# room WHAT...: whether a run may start: only while the job has 60 s left of its JOB_LIMIT (560 s by
+# default), so that its output is always packed; otherwise says so in $o/gpu.txt.
+room() { (( SECONDS + 60 < ${JOB_LIMIT:-560} )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+
+# gpu_job_run NAME: runs the session script's run_parts (its parts in $parts; with `h200only` among
+# them, a GPU other than an H200 runs only those in H100_PARTS, none by default), then packs $o.
+gpu_job_run() {
+  SECONDS=0
+  [[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=${H100_PARTS:-none}
+  run_parts
+  echo "parts took $SECONDS s" | tee -a $o/gpu.txt
+  gpu_job_pack $1
+}
+
 # gpu_job_pack NAME: the job's output as one archive ($OUT/NAME.tgz): the device returns few files.
 gpu_job_pack() {
   (cd "$OUT" && tar czf "$1.tgz" "$1" && rm -rf "$1")
@@ -114,7 +128,23 @@ sanitize_persist() {
   done
 }
 
-# gpu_gates: every GPU gate binary of the pack, each within 200 s, while the session script's `room`
+# ncu_steps MODEL: one c = 1 decode step of MODEL, node by node, into $o/steps-MODEL.csv and its table.
+ncu_steps() {
+  timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
+    --page raw -k 'regex:Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa' \
+    $b/vt bench decode ${short/128/3} --model preset:$1 --concurrency 1 > $o/steps-$1.csv 2>$o/steps-$1.err
+  echo "ncu steps $1 rc $?"
+  python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
+}
+# gpu_final: issue #17's end-to-end table and issue #16's 8k decode with bin/vt, while there is room.
+gpu_final() {
+  room final || return 0
+  e2e_table vt
+  room long || return 0
+  long_decode vt
+}
+
+# gpu_gates: every GPU gate binary of the pack, each within 200 s, while `room`
 # leaves time for one more.
 gpu_gates() {
   local t

@@ -17,30 +17,15 @@
 #            dependent, batches 1, 8, 64 from 48 to 16,400 keys; then two rounds of qwen3-1.7b short c = 1, 8,
 #            llama3-8b short c = 1 and qwen3-1.7b 8k decode-only c = 1, 8; the attention gates on vt_s3's
 #            kernel are not in this build (its tests binary is HEAD's)
-#   stalls   where the persist kernel's warps wait at batch 1 and 48-256 keys: ncu's warp-state and
-#            instruction sections, one call a shape
-#   mergectx merge-context-first.patch (bin/vt_mc) against bin/vt where the merge kernel meets requests of
-#            one chunk: `vt serve` at the model's own max_model_len (graphs planned split) with 32-token
-#            prompts at c = 64 (`vt bench serve`, two rounds), then `vt bench attention` batches 1 and 8
-#            (4-16k keys, plain and dependent) for what reading the context first costs split calls
+#   (stalls and mergectx, prepared here and never run, moved to ../session25-2026-12-06/gpu.sh)
 #   gates    every GPU gate binary of this build (attention, engine, forward ops, prefill GEMM, smoke, W4A16)
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
-# A run starts only while the job has 60 s left of its JOB_LIMIT (560 by default; `room`), so the output
-# is always packed.
+# A run starts only while the job has 60 s left of its JOB_LIMIT (560 by default; `room`, in
+# ../gpu_job_lib.sh), so the output is always packed.
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s24
 parts=${1:-gates,final}
-limit=${JOB_LIMIT:-560}
-room() { (( SECONDS + 60 < limit )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
-# ncu_steps MODEL: one c = 1 decode step of MODEL, node by node, into $o/steps-MODEL.csv and its table.
-ncu_steps() {
-  timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
-    --page raw -k 'regex:Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa' \
-    $b/vt bench decode ${short/128/3} --model preset:$1 --concurrency 1 > $o/steps-$1.csv 2>$o/steps-$1.err
-  echo "ncu steps $1 rc $?"
-  python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
-}
 # ab_decode LOG "BIN ..." QWEN_C LLAMA_C LONG_C: two rounds, each bin/BIN in turn: qwen3-1.7b short prompts
 # at concurrencies QWEN_C, llama3-8b at LLAMA_C and qwen3-1.7b 8k decode-only at LONG_C, into $o/LOG.txt.
 ab_decode() {
@@ -103,36 +88,6 @@ run_parts() {
     done
     ab_decode s3 "vt vt_s3" 1,8 1 1,8
   fi
-  if [[ $parts == *stalls* ]]; then
-    room stalls || return 0
-    timeout -k 5 150 ncu --graph-profiling node --section WarpStateStats --section InstructionStats \
-      --section LaunchStats --section Occupancy -k regex:DecodePersistent $b/vt bench attention --arms persist \
-      --shapes qwen3-1.7b --batches 1 --contexts 48 160 256 --launches 1 --reps 1 > $o/stalls.txt 2>&1
-    echo "stalls rc $?"
-  fi
-  if [[ $parts == *mergectx* ]]; then
-    source tests/engine/server/serve_wait.sh
-    local bin round dl
-    for round in 1 2; do
-      for bin in vt vt_mc; do
-        room mergectx $bin || return 0
-        start_serve $b/$bin $o/serve-$bin.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
-        timeout -k 5 150 $b/$bin bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
-          --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
-          > $o/mc-serve-$bin-$round.json 2>>$o/mc.err
-        echo "mergectx serve $bin round $round rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'tok' in k or 'tpot' in k})" $o/mc-serve-$bin-$round.json)" | tee -a $o/mc.txt
-        kill $served_pid; wait $served_pid 2>/dev/null
-      done
-    done
-    for bin in vt vt_mc; do
-      for dl in "" --dependent-launch; do
-        room mergectx attention || return 0
-        timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
-          --contexts 4100 8200 16400 $dl > $o/mc-att-$bin$dl.txt 2>&1
-        echo "mergectx attention $bin $dl rc $?"; cat $o/mc-att-$bin$dl.txt
-      done
-    done
-  fi
   if [[ $parts == *steps* ]]; then
     room steps || return 0
     ncu_steps qwen3-1.7b
@@ -143,14 +98,7 @@ run_parts() {
     gpu_gates
   fi
   if [[ $parts == *final* ]]; then
-    room final || return 0
-    e2e_table vt
-    room long || return 0
-    long_decode vt
+    gpu_final
   fi
 }
-SECONDS=0
-[[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=${H100_PARTS:-none}
-run_parts
-echo "parts took $SECONDS s" | tee -a $o/gpu.txt
-gpu_job_pack s24
+gpu_job_run s24

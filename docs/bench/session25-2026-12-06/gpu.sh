@@ -19,21 +19,11 @@
 #   gates    every GPU gate binary of this build (attention, engine, forward ops, prefill GEMM, smoke, W4A16)
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
-# A run starts only while the job has 60 s left of its JOB_LIMIT (560 by default; `room`), so the output
-# is always packed.
+# A run starts only while the job has 60 s left of its JOB_LIMIT (560 by default; `room`, in
+# ../gpu_job_lib.sh), so the output is always packed.
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s25
 parts=${1:-gates,final}
-limit=${JOB_LIMIT:-560}
-room() { (( SECONDS + 60 < limit )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
-# ncu_steps MODEL: one c = 1 decode step of MODEL, node by node, into $o/steps-MODEL.csv and its table.
-ncu_steps() {
-  timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
-    --page raw -k 'regex:Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa' \
-    $b/vt bench decode ${short/128/3} --model preset:$1 --concurrency 1 > $o/steps-$1.csv 2>$o/steps-$1.err
-  echo "ncu steps $1 rc $?"
-  python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
-}
 run_parts() {
   if [[ $parts == *sw* ]]; then
     gtest attention 200 $b/vt_gpu_attention_tests
@@ -104,14 +94,7 @@ run_parts() {
     gpu_gates
   fi
   if [[ $parts == *final* ]]; then
-    room final || return 0
-    e2e_table vt
-    room long || return 0
-    long_decode vt
+    gpu_final
   fi
 }
-SECONDS=0
-[[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=${H100_PARTS:-none}
-run_parts
-echo "parts took $SECONDS s" | tee -a $o/gpu.txt
-gpu_job_pack s25
+gpu_job_run s25
