@@ -31,15 +31,21 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
   const int d = threadIdx.x;
+  // The context first: a request of one chunk (written whole where its chunk ends) loads nothing more,
+  // and a split one only its live chunks' partials (a dead chunk weighs exactly zero, so leaving its
+  // partial out keeps the bits). Loading all kEarlyChunks partials before this check cost a graph
+  // planned split (`vt serve` at a long max_model_len) 16 KB a head of every short request: about 4%
+  // of qwen3-1.7b's TPOT at c = 64 on an H100 (docs/BENCHMARKS.md). The whole CTA is one head, so it returns as one.
+  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged.
+  const int b = static_cast<int>(head / p.num_q_heads);
+  if (p.context_lens != nullptr && SoleChunk(p, b)) return;
+  const int live = p.context_lens != nullptr ? min(LiveChunks(p, p.context_lens[b]), p.num_chunks) : p.num_chunks;
   const float* partial = p.partial_out + head * p.num_chunks * p.head_dim + d;
   float early[kEarlyChunks];
 #pragma unroll
-  for (int c = 0; c < kEarlyChunks; ++c) early[c] = c < p.num_chunks ? partial[int64_t(c) * p.head_dim] : 0.f;
+  for (int c = 0; c < kEarlyChunks; ++c) early[c] = c < live ? partial[int64_t(c) * p.head_dim] : 0.f;
   const float* lse = p.partial_lse + head * p.num_chunks;
   for (int c = threadIdx.x; c < p.num_chunks; c += blockDim.x) weights[c] = lse[c];
-  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged. The
-  // whole CTA is one head, so it returns as one.
-  if (p.context_lens != nullptr && SoleChunk(p, static_cast<int>(head / p.num_q_heads))) return;
   __syncthreads();
 
   // Every thread reads the same shared values in the same order: identical results, no barrier.
