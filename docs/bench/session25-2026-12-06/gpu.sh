@@ -5,6 +5,11 @@
 #            the attention gates of bin/vt, `vt bench attention` of both (persist and solo, batches
 #            1, 8, 64, 48-16,400 keys, plain and dependent), then two rounds of qwen3-1.7b short
 #            c = 1, 8 and 8k decode-only c = 1, 8
+#   last     the session's landed build (bin/vt: the merge kernel reading the context first, the
+#            schedule's divisions in 32 bits) against bin/vt_prev (be743e5): every GPU gate of bin/vt,
+#            `vt bench attention --dependent-launch` of both (persist, batches 1, 8, 64, 48-16,400
+#            keys), two rounds of qwen3-1.7b short c = 1, 8 and 8k decode-only c = 1, 8, and two of
+#            `vt serve` at its own max_model_len with `vt bench serve` c = 64
 #   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
@@ -24,7 +29,37 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s25
 parts=${1:-gates,final}
+# serve_c64 LOG BIN: `vt serve` (qwen3-1.7b, dummy, its own max_model_len: decode graphs planned
+# split) under `vt bench serve` at c = 64, 32-token prompts, 128 output tokens; a line into $o/LOG.txt.
+serve_c64() {
+  source tests/engine/server/serve_wait.sh
+  start_serve $b/$2 $o/serve-$2.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
+  timeout -k 5 150 $b/$2 bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
+    --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
+    > $o/$1-serve-$2-$((++serve_runs)).json 2>>$o/$1.err
+  echo "serve $2 rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('tok/s %.1f tpot median %.3f p99 %.3f ms' % (d['output_tok_s'], d['tpot_ms']['median'], d['tpot_ms']['p99']))" $o/$1-serve-$2-$serve_runs.json)" | tee -a $o/$1.txt
+  kill $served_pid; wait $served_pid 2>/dev/null
+}
 run_parts() {
+  if [[ $parts == *last* ]]; then
+    gpu_gates
+    local bin round r
+    for bin in vt_prev vt; do
+      room last bench || return 0
+      timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+        --contexts 48 160 256 4100 16400 --dependent-launch > $o/last-att-$bin.txt 2>&1
+      echo "last attention $bin rc $?"; cat $o/last-att-$bin.txt
+    done
+    for round in 1 2; do
+      for bin in vt_prev vt; do
+        room last e2e || return 0
+        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/last.err | tok_s)
+        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/last.txt
+        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 last)" | tee -a $o/last.txt
+        serve_c64 last $bin
+      done
+    done
+  fi
   if [[ $parts == *sw* ]]; then
     gtest attention 200 $b/vt_gpu_attention_tests
     local bin dl round r
@@ -46,17 +81,11 @@ run_parts() {
     done
   fi
   if [[ $parts == *mergectx* ]]; then
-    source tests/engine/server/serve_wait.sh
     local bin round dl
     for round in ${MC_ROUNDS:-1 2}; do
       for bin in vt_base vt_mc; do
         room mergectx $bin || return 0
-        start_serve $b/$bin $o/serve-$bin.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
-        timeout -k 5 150 $b/$bin bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
-          --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
-          > $o/mc-serve-$bin-$round.json 2>>$o/mc.err
-        echo "mergectx serve $bin round $round rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: v for k, v in d.items() if 'tok' in k or 'tpot' in k})" $o/mc-serve-$bin-$round.json)" | tee -a $o/mc.txt
-        kill $served_pid; wait $served_pid 2>/dev/null
+        serve_c64 mc $bin
       done
     done
     for bin in vt_base vt_mc; do

@@ -58,11 +58,19 @@ VT_HOST_DEVICE int RequestUnits(const PagedDecodeParams& p, int context) {
 // 2.5% faster (docs/BENCHMARKS.md, "Sixteen chunks for long contexts; the items' workers").
 VT_HOST_DEVICE inline int64_t ItemWorkers(int64_t items, int64_t grid) { return items < grid ? items : grid; }
 
+// n / d for n >= 0 and d > 0, in 32 bits where both fit: on a GPU a 64-bit division is a subroutine of
+// ~80 instructions, and the persistent arms' CTAs each ran three of them (WorkerShare, Seek) before
+// their first MMA, alone on their SMs at short contexts. Same quotient either way.
+VT_HOST_DEVICE inline int64_t DivideNonNegative(int64_t n, int64_t d) {
+  if (((n | d) >> 32) == 0) return int64_t(uint32_t(n) / uint32_t(d));
+  return n / d;
+}
+
 // Worker `worker` of `workers`'s share of the positions [0, total): [start, stop).
 VT_HOST_DEVICE inline void WorkerShare(int64_t total, int64_t worker, int64_t workers, int64_t& start,
                                        int64_t& stop) {
-  start = (worker * total + workers - 1) / workers;
-  stop = ((worker + 1) * total + workers - 1) / workers;
+  start = DivideNonNegative(worker * total + workers - 1, workers);
+  stop = DivideNonNegative((worker + 1) * total + workers - 1, workers);
 }
 
 // A position in a worker's run of items; `prefix[b]` is the units of requests 0 .. b-1 (one KV head
@@ -108,7 +116,7 @@ struct ItemWalk {
     b = lo;
     EnterRequest();
     const int64_t offset = start - int64_t(prefix[b]) * kv_heads;
-    h = static_cast<int>(offset / units);
+    h = static_cast<int>(DivideNonNegative(offset, units));
     const int within = static_cast<int>(offset - int64_t(h) * units);
     c = (within + chunk_units - 1) / chunk_units;
     if (c < chunks) {

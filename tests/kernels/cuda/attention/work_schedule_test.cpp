@@ -201,5 +201,17 @@ TEST(WorkSchedule, RequestsWeighAtMostOneUnitAKeyOrSixUnits) {
   }
 }
 
+// The schedule's divisions take the 32-bit path below 2^32 and the 64-bit one from there: the same
+// quotient on both sides of the boundary, for divisors on both sides too.
+TEST(WorkSchedule, DivisionsAgreeAcrossTheThirtyTwoBitBoundary) {
+  const int64_t edge = int64_t(1) << 32;
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(7), edge / 3, edge - 2, edge - 1, edge, edge + 1, 3 * edge + 5,
+                    (int64_t(1) << 62) + 11}) {
+    for (int64_t d : {int64_t(1), int64_t(2), int64_t(396), edge - 1, edge, edge + 3}) {
+      EXPECT_EQ(DivideNonNegative(n, d), n / d) << n << " / " << d;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vt::kernels::cuda::attention
