@@ -144,11 +144,11 @@ gpu_final() {
   long_decode vt
 }
 
-# gpu_gates: every GPU gate binary of the pack, each within 200 s, while `room`
-# leaves time for one more.
+# gpu_gates [NAME...]: the GPU gate binaries NAME (every one of the pack by default), each within 200
+# s, while `room` leaves time for one more.
 gpu_gates() {
   local t
-  for t in attention engine forward_ops prefill_gemm smoke w4a16; do
+  for t in ${@:-attention engine forward_ops prefill_gemm smoke w4a16}; do
     room gates $t || return 0
     gtest $t 200 $b/vt_gpu_${t}_tests
   done

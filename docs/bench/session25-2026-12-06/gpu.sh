@@ -9,7 +9,8 @@
 #            schedule's divisions in 32 bits) against bin/vt_prev (be743e5): every GPU gate of bin/vt,
 #            `vt bench attention --dependent-launch` of both (persist, batches 1, 8, 64, 48-16,400
 #            keys), two rounds of qwen3-1.7b short c = 1, 8 and 8k decode-only c = 1, 8, and two of
-#            `vt serve` at its own max_model_len with `vt bench serve` c = 64
+#            `vt serve` at its own max_model_len with `vt bench serve` c = 64 (LAST_GATES: the gates
+#            to run, all by default; LAST_ROUNDS: the rounds, 1 2 by default)
 #   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
@@ -42,7 +43,7 @@ serve_c64() {
 }
 run_parts() {
   if [[ $parts == *last* ]]; then
-    gpu_gates
+    gpu_gates $LAST_GATES
     local bin round r
     for bin in vt_prev vt; do
       room last bench || return 0
@@ -50,7 +51,7 @@ run_parts() {
         --contexts 48 160 256 4100 16400 --dependent-launch > $o/last-att-$bin.txt 2>&1
       echo "last attention $bin rc $?"; cat $o/last-att-$bin.txt
     done
-    for round in 1 2; do
+    for round in ${LAST_ROUNDS:-1 2}; do
       for bin in vt_prev vt; do
         room last e2e || return 0
         r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/last.err | tok_s)
