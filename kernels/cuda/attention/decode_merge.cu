@@ -34,9 +34,10 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   // The context first: a request of one chunk (written whole where its chunk ends) loads nothing more,
   // and a split one only its live chunks' partials (a dead chunk weighs exactly zero, so leaving its
   // partial out keeps the bits). Loading all kEarlyChunks partials before this check cost a graph
-  // planned split (`vt serve` at a long max_model_len) 16 KB a head of every short request: about 4%
-  // of qwen3-1.7b's TPOT at c = 64 on an H100 (docs/BENCHMARKS.md). The whole CTA is one head, so it returns as one.
-  // The tensor-core prefill's merge (prefill_tc.cu) has no contexts: its rows are always merged.
+  // planned split (`vt serve` at a long max_model_len) 16 KB a head of every short request: 4% of
+  // qwen3-1.7b's TPOT median at c = 64 on an H100, the mean of six rounds (docs/BENCHMARKS.md). The
+  // whole CTA is one head, so it returns as one. The tensor-core prefill's merge (prefill_tc.cu) has
+  // no contexts: its rows are always merged.
   const int b = static_cast<int>(head / p.num_q_heads);
   if (p.context_lens != nullptr && SoleChunk(p, b)) return;
   const int live = p.context_lens != nullptr ? min(LiveChunks(p, p.context_lens[b]), p.num_chunks) : p.num_chunks;
