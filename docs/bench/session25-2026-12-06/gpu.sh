@@ -10,7 +10,10 @@
 #            `vt bench attention --dependent-launch` of both (persist, batches 1, 8, 64, 48-16,400
 #            keys), two rounds of qwen3-1.7b short c = 1, 8 and 8k decode-only c = 1, 8, and two of
 #            `vt serve` at its own max_model_len with `vt bench serve` c = 64 (LAST_GATES: the gates
-#            to run, all by default; LAST_ROUNDS: the rounds, 1 2 by default)
+#            to run, all by default; LAST_ROUNDS: the rounds, 1 2 by default). bin/vt_prev: the two
+#            kernel files as be743e5 had them (`git checkout be743e5 -- kernels/cuda/attention/
+#            decode_merge.cu kernels/cuda/attention/work_schedule.h`), `vt` built and copied, then
+#            `git checkout HEAD -- ` the two and rebuilt
 #   mergectx ../session24-2026-12-06/merge-context-first.patch (bin/vt_mc) against bin/vt_base where the merge
 #            kernel meets requests of one chunk: `vt serve` at the model's own max_model_len (graphs
 #            planned split) with 32-token prompts at c = 64 (`vt bench serve`, two rounds), then
