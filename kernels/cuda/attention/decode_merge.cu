@@ -8,10 +8,13 @@
 // request's context, then the chunks' lse values, then its partials (a loop unrolled by eight: four
 // more for 32 chunks) took ~7 us at batches 1 and 8 under ncu on an H100, a third of a batch-1 call at
 // 4k keys; issued together, 4.3-5.6 us (docs/BENCHMARKS.md, "the merge kernel's loads issued together").
-// None of those loads depends on another, so all of them are issued before any is used: the first
-// kEarlyChunks partials whatever their weight (an empty chunk's partial may be anything; it is loaded,
-// never added), the lse values and the context. The adds are the same, in the same order, so the bits
-// are too.
+// The context is read first, so that a request of one chunk loads nothing more; then the lse values
+// and the first kEarlyChunks live partials are issued together, before any is used. Issuing the
+// partials with the context instead cost a graph planned split (`vt serve` at a long max_model_len)
+// 16 KB a head of every short request, 4% of qwen3-1.7b's TPOT median at c = 64 on an H100; the
+// context's round trip first leaves split calls within -2.3 to +1.4% (dependent launches; both in
+// docs/BENCHMARKS.md, "Fewer instructions a subtile in the persist arm"). A dead chunk weighs exactly
+// zero and its partial is never added, so leaving it unloaded keeps the bits.
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/attention/decode_common.cuh"
@@ -31,16 +34,12 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   __shared__ float weights[kMaxDecodeChunks];
   const int64_t head = blockIdx.x;
   const int d = threadIdx.x;
-  // The context first: a request of one chunk (written whole where its chunk ends) loads nothing more,
-  // and a split one only its live chunks' partials (a dead chunk weighs exactly zero, so leaving its
-  // partial out keeps the bits). Loading all kEarlyChunks partials before this check cost a graph
-  // planned split (`vt serve` at a long max_model_len) 16 KB a head of every short request: 4% of
-  // qwen3-1.7b's TPOT median at c = 64 on an H100, the mean of six rounds (docs/BENCHMARKS.md). The
+  // The context first (above): a request of one chunk was written whole where its chunk ends. The
   // whole CTA is one head, so it returns as one. The tensor-core prefill's merge (prefill_tc.cu) has
   // no contexts: its rows are always merged.
   const int b = static_cast<int>(head / p.num_q_heads);
   if (p.context_lens != nullptr && SoleChunk(p, b)) return;
-  const int live = p.context_lens != nullptr ? min(LiveChunks(p, p.context_lens[b]), p.num_chunks) : p.num_chunks;
+  const int live = p.context_lens != nullptr ? LiveChunks(p, p.context_lens[b]) : p.num_chunks;  // <= num_chunks
   const float* partial = p.partial_out + head * p.num_chunks * p.head_dim + d;
   float early[kEarlyChunks];
 #pragma unroll
