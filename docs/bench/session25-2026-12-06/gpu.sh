@@ -44,45 +44,47 @@ serve_c64() {
   echo "serve $2 rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('tok/s %.1f tpot median %.3f p99 %.3f ms' % (d['output_tok_s'], d['tpot_ms']['median'], d['tpot_ms']['p99']))" $o/$1-serve-$2-$serve_runs.json)" | tee -a $o/$1.txt
   kill $served_pid; wait $served_pid 2>/dev/null
 }
+# attention_ab NAME TAG "BIN..." ARGS...: `vt bench attention ARGS` of each bin/BIN in turn into
+# $o/NAME-att-BINTAG.txt, printed; returns 1 where `room` stops it.
+attention_ab() {
+  local name=$1 tag=$2 bins=$3 bin
+  shift 3
+  for bin in $bins; do
+    room $name attention || return 1
+    timeout -k 5 100 $b/$bin bench attention "$@" > $o/$name-att-$bin$tag.txt 2>&1
+    echo "$name attention $bin $tag rc $?"; cat $o/$name-att-$bin$tag.txt
+  done
+}
+# decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
+# prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
+# returns 1 where `room` stops it.
+decode_ab() {
+  local name=$1 bins=$2 rounds=$3 serve=$4 round bin r
+  for round in $rounds; do
+    for bin in $bins; do
+      room $name e2e || return 1
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/$name.err | tok_s)
+      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$name.txt
+      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 $name)" | tee -a $o/$name.txt
+      [[ -z $serve ]] || serve_c64 $name $bin
+    done
+  done
+}
 run_parts() {
   if [[ $parts == *last* ]]; then
     gpu_gates $LAST_GATES
-    local bin round r
-    for bin in vt_prev vt; do
-      room last bench || return 0
-      timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-        --contexts 48 160 256 4100 16400 --dependent-launch > $o/last-att-$bin.txt 2>&1
-      echo "last attention $bin rc $?"; cat $o/last-att-$bin.txt
-    done
-    for round in ${LAST_ROUNDS:-1 2}; do
-      for bin in vt_prev vt; do
-        room last e2e || return 0
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/last.err | tok_s)
-        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/last.txt
-        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 last)" | tee -a $o/last.txt
-        serve_c64 last $bin
-      done
-    done
+    attention_ab last "" "vt_prev vt" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+      --contexts 48 160 256 4100 16400 --dependent-launch || return 0
+    decode_ab last "vt_prev vt" "${LAST_ROUNDS:-1 2}" serve || return 0
   fi
   if [[ $parts == *sw* ]]; then
     gtest attention 200 $b/vt_gpu_attention_tests
-    local bin dl round r
+    local dl
     for dl in "" --dependent-launch; do
-      for bin in vt_base vt; do
-        room sw bench || return 0
-        timeout -k 5 100 $b/$bin bench attention --arms persist solo --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-          --contexts 48 160 256 4100 16400 $dl > $o/sw-att-$bin$dl.txt 2>&1
-        echo "sw attention $bin $dl rc $?"; cat $o/sw-att-$bin$dl.txt
-      done
+      attention_ab sw "$dl" "vt_base vt" --arms persist solo --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+        --contexts 48 160 256 4100 16400 $dl || return 0
     done
-    for round in 1 2; do
-      for bin in vt_base vt; do
-        room sw e2e || return 0
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/sw.err | tok_s)
-        echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/sw.txt
-        echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 sw)" | tee -a $o/sw.txt
-      done
-    done
+    decode_ab sw "vt_base vt" "1 2" || return 0
   fi
   if [[ $parts == *mergectx* ]]; then
     local bin round dl
@@ -92,14 +94,10 @@ run_parts() {
         serve_c64 mc $bin
       done
     done
-    for bin in vt_base vt_mc; do
-      for dl in ${MC_MODES:-plain --dependent-launch}; do
-        room mergectx attention || return 0
-        dl=${dl/plain/}
-        timeout -k 5 100 $b/$bin bench attention --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
-          --contexts 4100 8200 16400 $dl > $o/mc-att-$bin$dl.txt 2>&1
-        echo "mergectx attention $bin $dl rc $?"; cat $o/mc-att-$bin$dl.txt
-      done
+    for dl in ${MC_MODES:-plain --dependent-launch}; do
+      dl=${dl/plain/}
+      attention_ab mc "$dl" "vt_base vt_mc" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 \
+        --contexts 4100 8200 16400 $dl || return 0
     done
   fi
   if [[ $parts == *stalls* ]]; then

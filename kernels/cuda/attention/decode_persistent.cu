@@ -137,11 +137,11 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
     produce.Step();
     if (produce.live) produce_page = SubtilePage(p, produce.b, produce.WarpKeyBase(warp), produce.KeyEnd());
   };
-  // This warp's share of the Q rows of `at`'s item, into the item's Q tile.
-  auto issue_q = [&](const WorkCursor& at) {
-    const int64_t head0 = int64_t(at.b) * p.num_q_heads + int64_t(at.h) * group;
+  // This warp's share of the Q rows of the producer's item, into the item's Q tile.
+  auto issue_q = [&] {
+    const int64_t head0 = int64_t(produce.b) * p.num_q_heads + int64_t(produce.h) * group;
     const uint16_t* q_src = p.q + head0 * D;
-    uint16_t* q_dst = q_tiles + (at.item % S::kStages) * S::kQTileElems;
+    uint16_t* q_dst = q_tiles + (produce.item % S::kStages) * S::kQTileElems;
     for (int i = threadIdx.x; i < group * kChunksPerRow; i += kThreads) {
       const int r = i / kChunksPerRow, chunk = i % kChunksPerRow;
       CpAsync16(q_dst + Swizzle<D>(r, chunk), q_src + r * D + chunk * 8, true);
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   // Issues this warp's subtile at the producer's position into stage `stage`, and on an item's first
   // iteration also this warp's share of the item's Q rows.
   auto issue = [&](int stage) {
-    if (produce.iter == 0) issue_q(produce);
+    if (produce.iter == 0) issue_q();
     issue_kv(stage);
   };
 
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, D == 128 ? 3 : 1) DecodePersistentKe
   for (int s = 0; s < S::kStages - 1; ++s) {
     if (produce.live) {
       if (s == 0 && first_kv_issued) {
-        issue_q(produce);
+        issue_q();
       } else {
         issue(s);
       }
