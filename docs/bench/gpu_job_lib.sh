@@ -50,14 +50,18 @@ gtest() {
   grep -E "Failure|FAILED|rror" $o/$name.log | head -10
 }
 
-# e2e_table [BIN]: issue #17's end-to-end table with bin/BIN (vt by default), two rounds, into $o/e2e.txt.
+# e2e_table [BIN...]: issue #17's end-to-end table, two rounds, each model with each bin/BIN in turn
+# (vt by default), into $o/e2e.txt; returns 1 where `room` stops it.
 e2e_table() {
-  local bin=${1:-vt} round mc r
+  local bins=${*:-vt} round mc bin r
   for round in 1 2; do
     for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
       set -- $mc
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
-      echo "$1 round $round: $r" | tee -a $o/e2e.txt
+      for bin in $bins; do
+        room e2e $bin || return 1
+        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
+        echo "$1 $bin round $round: $r" | tee -a $o/e2e.txt
+      done
     done
   done
 }
@@ -151,5 +155,43 @@ gpu_gates() {
   for t in ${@:-attention engine forward_ops prefill_gemm smoke w4a16}; do
     room gates $t || return 0
     gtest $t 200 $b/vt_gpu_${t}_tests
+  done
+}
+
+# serve_c64 LOG BIN: `vt serve` (qwen3-1.7b, dummy, its own max_model_len: decode graphs planned
+# split) under `vt bench serve` at c = 64, 32-token prompts, 128 output tokens; a line into $o/LOG.txt.
+serve_c64() {
+  source tests/engine/server/serve_wait.sh
+  start_serve $b/$2 $o/serve-$2.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
+  timeout -k 5 150 $b/$2 bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
+    --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
+    > $o/$1-serve-$2-$((++serve_runs)).json 2>>$o/$1.err
+  echo "serve $2 rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('tok/s %.1f tpot median %.3f p99 %.3f ms' % (d['output_tok_s'], d['tpot_ms']['median'], d['tpot_ms']['p99']))" $o/$1-serve-$2-$serve_runs.json)" | tee -a $o/$1.txt
+  kill $served_pid; wait $served_pid 2>/dev/null
+}
+# attention_ab NAME TAG "BIN..." ARGS...: `vt bench attention ARGS` of each bin/BIN in turn into
+# $o/NAME-att-BINTAG.txt, printed; returns 1 where `room` stops it.
+attention_ab() {
+  local name=$1 tag=$2 bins=$3 bin
+  shift 3
+  for bin in $bins; do
+    room $name attention || return 1
+    timeout -k 5 100 $b/$bin bench attention "$@" > $o/$name-att-$bin$tag.txt 2>&1
+    echo "$name attention $bin $tag rc $?"; cat $o/$name-att-$bin$tag.txt
+  done
+}
+# decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
+# prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
+# returns 1 where `room` stops it.
+decode_ab() {
+  local name=$1 bins=$2 rounds=$3 serve=$4 round bin r
+  for round in $rounds; do
+    for bin in $bins; do
+      room $name e2e || return 1
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/$name.err | tok_s)
+      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$name.txt
+      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 $name)" | tee -a $o/$name.txt
+      [[ -z $serve ]] || serve_c64 $name $bin
+    done
   done
 }

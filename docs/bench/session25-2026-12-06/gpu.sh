@@ -33,43 +33,6 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s25
 parts=${1:-gates,final}
-# serve_c64 LOG BIN: `vt serve` (qwen3-1.7b, dummy, its own max_model_len: decode graphs planned
-# split) under `vt bench serve` at c = 64, 32-token prompts, 128 output tokens; a line into $o/LOG.txt.
-serve_c64() {
-  source tests/engine/server/serve_wait.sh
-  start_serve $b/$2 $o/serve-$2.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
-  timeout -k 5 150 $b/$2 bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
-    --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
-    > $o/$1-serve-$2-$((++serve_runs)).json 2>>$o/$1.err
-  echo "serve $2 rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('tok/s %.1f tpot median %.3f p99 %.3f ms' % (d['output_tok_s'], d['tpot_ms']['median'], d['tpot_ms']['p99']))" $o/$1-serve-$2-$serve_runs.json)" | tee -a $o/$1.txt
-  kill $served_pid; wait $served_pid 2>/dev/null
-}
-# attention_ab NAME TAG "BIN..." ARGS...: `vt bench attention ARGS` of each bin/BIN in turn into
-# $o/NAME-att-BINTAG.txt, printed; returns 1 where `room` stops it.
-attention_ab() {
-  local name=$1 tag=$2 bins=$3 bin
-  shift 3
-  for bin in $bins; do
-    room $name attention || return 1
-    timeout -k 5 100 $b/$bin bench attention "$@" > $o/$name-att-$bin$tag.txt 2>&1
-    echo "$name attention $bin $tag rc $?"; cat $o/$name-att-$bin$tag.txt
-  done
-}
-# decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
-# prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
-# returns 1 where `room` stops it.
-decode_ab() {
-  local name=$1 bins=$2 rounds=$3 serve=$4 round bin r
-  for round in $rounds; do
-    for bin in $bins; do
-      room $name e2e || return 1
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/$name.err | tok_s)
-      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$name.txt
-      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 $name)" | tee -a $o/$name.txt
-      [[ -z $serve ]] || serve_c64 $name $bin
-    done
-  done
-}
 run_parts() {
   if [[ $parts == *last* ]]; then
     gpu_gates $LAST_GATES
