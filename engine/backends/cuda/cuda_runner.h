@@ -135,6 +135,7 @@ class CudaModelRunner final : public ModelRunner {
   PinnedBuffer inputs_host_;
   PinnedBuffer logits_host_;
   int32_t* argmax_dev_ = nullptr;  // [max_seqs]: the greedy tokens, or the drawn ones
+  void* argmax_ws_ = nullptr;      // the greedy argmax's slices (kc::ArgmaxWorkspaceBytes), zeroed
   PinnedBuffer argmax_host_;
   kc::RowSampling* sampling_dev_ = nullptr;  // [max_seqs]
   PinnedBuffer sampling_host_;

@@ -7,6 +7,7 @@
 #include "engine/backends/cuda/nccl_group.h"
 #include "kernels/cuda/attention/paged_decode.h"
 #include "kernels/cuda/dependent_launch.h"
+#include "kernels/cuda/ops/argmax.h"
 #include "kernels/cuda/ops/decode_mlp.h"
 #include "kernels/cuda/ops/forward_ops.h"
 #include "kernels/cuda/ops/prefill_tc.h"
@@ -252,7 +253,7 @@ Status CudaModelRunner::EnqueueForward(const std::vector<ForwardSeq>* batch, con
   }
   if (rows == 0) return Status::Ok();
   VT_RETURN_IF_ERROR(HeadLogits(head_input, rows));
-  return kc::ArgmaxRowsBf16(logits_dev_, rows, vocab, argmax_dev_, stream_);
+  return kc::ArgmaxRowsBf16(logits_dev_, rows, vocab, argmax_dev_, argmax_ws_, stream_);
 }
 
 Status CudaModelRunner::HeadLogits(const uint16_t* x, int rows) {

@@ -9,6 +9,7 @@
 #include "engine/exec/kv_sizing.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/attention/paged_decode.h"
+#include "kernels/cuda/ops/argmax.h"
 #include "kernels/cuda/ops/decode_mlp.h"
 #include "kernels/cuda/ops/prefill_tc.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
@@ -71,6 +72,7 @@ Status CudaModelRunner::AllocateWorkspaces() {
                logits_at = a.Reserve(size_t(max_seqs_) * vocab * 2), freq_at = a.Reserve(size_t(c.head_dim / 2) * 4),
                attention_at = a.Reserve(attention_ws_bytes_), inputs_at = a.Reserve(inputs_bytes),
                argmax_at = a.Reserve(size_t(max_seqs_) * 4),
+               argmax_ws_at = a.Reserve(kc::ArgmaxWorkspaceBytes(max_seqs_)),
                sampling_at = a.Reserve(size_t(max_seqs_) * sizeof(kc::RowSampling)),
                masks_at = a.Reserve(GrammarMaskBytes()),
                shard_logits_at = a.Reserve(sharded() ? size_t(max_seqs_) * size_t(options_.tp_shard.vocab_count) * 2 : 0),
@@ -106,6 +108,9 @@ Status CudaModelRunner::AllocateWorkspaces() {
       CudaCheck(cudaMemset(mlp_barrier_, 0, kc::kDecodeMlpBarrierBytes), "zeroing the decode MLP's barrier"));
   attention_ws_ = base + attention_at;
   argmax_dev_ = reinterpret_cast<int32_t*>(base + argmax_at);
+  argmax_ws_ = base + argmax_ws_at;
+  VT_RETURN_IF_ERROR(CudaCheck(cudaMemset(argmax_ws_, 0, kc::ArgmaxWorkspaceBytes(max_seqs_)),
+                               "zeroing the argmax's tickets"));
   sampling_dev_ = reinterpret_cast<kc::RowSampling*>(base + sampling_at);
   masks_dev_ = base + masks_at;
   adjusted_logits_ = reinterpret_cast<float*>(base + adjusted_at);

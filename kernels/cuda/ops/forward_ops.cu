@@ -1,6 +1,5 @@
 #include "kernels/cuda/ops/forward_ops.h"
 
-#include <cfloat>
 #include <string>
 
 #include "kernels/cuda/bf16.cuh"
@@ -151,55 +150,7 @@ __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, in
   }
 }
 
-__device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
-__device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return Bf16BitsToFloat(row[c]); }
-
-// Folds logit `x` at index `c` into a thread's running maximum; indices arrive in increasing
-// order, so a strict > keeps the first maximum (NaN never wins).
-__device__ __forceinline__ void Consider(float x, int c, float* v, int* idx) {
-  if (x > *v) *v = x, *idx = c;
-}
-
-// One CTA per row. bf16 rows that are 16-byte aligned with vocab % 8 == 0 are read eight logits a
-// load, the strided loop unrolled, so a 150k vocabulary costs a few dozen loads per thread in flight.
-template <typename Logit>
-__global__ void ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool vec, int32_t* out) {
-  AwaitPrecedingGrid();
-  __shared__ float best_v[32];
-  __shared__ int best_i[32];
-  const Logit* row = logits + static_cast<int64_t>(blockIdx.x) * vocab;
-  float v = -FLT_MAX;
-  int idx = 0;  // all-NaN or all -inf rows give token 0, never an index past the vocabulary
-  if constexpr (sizeof(Logit) == 2) {
-    if (vec) {
-      const Bf16x8* chunks = reinterpret_cast<const Bf16x8*>(row);
-#pragma unroll 4
-      for (int k = threadIdx.x; k < vocab / kVec; k += blockDim.x) {
-        const Bf16x8 x = chunks[k];
-        for (int i = 0; i < kVec; ++i) Consider(LogitAt(x.v, i), k * kVec + i, &v, &idx);
-      }
-    }
-  }
-  const int first = vec ? vocab / kVec * kVec : 0;
-  for (int c = first + threadIdx.x; c < vocab; c += blockDim.x) Consider(LogitAt(row, c), c, &v, &idx);
-  for (int o = 16; o > 0; o /= 2) {
-    const float ov = __shfl_xor_sync(0xffffffffu, v, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
-    if (ov > v || (ov == v && oi < idx)) v = ov, idx = oi;
-  }
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) best_v[warp] = v, best_i[warp] = idx;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < blockDim.x / 32; ++w) {
-      if (best_v[w] > v || (best_v[w] == v && best_i[w] < idx)) v = best_v[w], idx = best_i[w];
-    }
-    out[blockIdx.x] = idx;
-  }
-}
-
 constexpr int kTileThreads = 256;
-constexpr int kArgmaxThreads = 1024;
 
 }  // namespace
 
@@ -243,19 +194,6 @@ Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cuda
   const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
   return Launched("silu_mul", LaunchDependent(SiluMulKernel, unsigned((items + kTileThreads - 1) / kTileThreads),
                                               kTileThreads, 0, stream, gate_up, rows, inter, vec, out));
-}
-
-Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
-  if (rows == 0) return Status::Ok();
-  ArgmaxKernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, false, out);
-  return Launched("argmax");
-}
-
-Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
-  if (rows == 0) return Status::Ok();
-  const bool vec = vocab % kVec == 0 && VectorAligned(logits);
-  return Launched("argmax", LaunchDependent(ArgmaxKernel<uint16_t>, rows, kArgmaxThreads, 0, stream, logits, vocab,
-                                            vec, out));
 }
 
 }  // namespace vt::kernels::cuda

@@ -31,10 +31,4 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
 // out[r, :] = silu(gate_up[r, :inter]) * gate_up[r, inter:], the fused gate/up projection's layout.
 Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream);
 
-// out[r] = argmax over logits[r, :vocab] (float32), the lowest index on ties: greedy sampling on
-// the device, so only token ids cross to the host.
-Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream);
-// The same over bf16 logits, as the lm_head GEMM writes them.
-Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out, cudaStream_t stream);
-
 }  // namespace vt::kernels::cuda
