@@ -6,9 +6,10 @@
 #            the two): every GPU gate of this build, `vt bench attention --dependent-launch` of both
 #            (persist, batches 1, 8, 64, 48-16,400 keys), then rounds (LAST_ROUNDS, 1 2 by default) of
 #            qwen3-1.7b short c = 1, 8, 8k decode-only c = 1, 8 and `vt serve` c = 64 at its own
-#            max_model_len with bin/vt_prev, bin/vt_head and bin/vt (vt_head + the sliced argmax)
-#   table    issue #17's end-to-end table with bin/vt_head and bin/vt (the sliced argmax) in turn, two
-#            rounds, then issue #16's qwen3-1.7b 8k decode-only with both, and the argmax kernels of
+#            max_model_len with bin/vt_prev, bin/vt_head, bin/vt_argmax (c431757: the sliced argmax)
+#            and bin/vt (the norm and QKV-prepare kernels' reads before the dependent-launch wait)
+#   table    issue #17's end-to-end table with bin/vt_head and bin/vt (both of this session's changes)
+#            in turn, two rounds, then issue #16's qwen3-1.7b 8k decode-only with both, and the argmax kernels of
 #            a few qwen3-1.7b decode steps of each (c = 1, 8, 64) under ncu
 #   gates    every GPU gate binary of this build
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
@@ -23,7 +24,7 @@ run_parts() {
     gpu_gates $LAST_GATES
     attention_ab last "" "vt_prev vt_head" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
       --contexts 48 160 256 4100 16400 --dependent-launch || return 0
-    decode_ab last "vt_prev vt_head vt" "${LAST_ROUNDS:-1 2}" serve || return 0
+    decode_ab last "vt_prev vt_head vt_argmax vt" "${LAST_ROUNDS:-1 2}" serve || return 0
   fi
   if [[ $parts == *table* ]]; then
     local bin
