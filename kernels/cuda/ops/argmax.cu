@@ -22,18 +22,13 @@ struct alignas(16) Bf16x8 {
   uint16_t v[kVec];
 };
 
-// The workspace, per row: a ticket, then the slices' maxima and their indices.
-struct SliceMaxima {
-  unsigned* tickets;  // [rows]
-  float* values;      // [rows][kMaxSlices]
-  int* indices;       // [rows][kMaxSlices]
+// A row's block of the workspace, at the same place whatever a call's row count: a call of more
+// rows than the call before it finds every ticket where the earlier calls left it at zero.
+struct RowSlices {
+  unsigned ticket;
+  float values[kMaxSlices];  // each slice's maximum
+  int indices[kMaxSlices];   // and its first index
 };
-
-SliceMaxima Carve(void* workspace, int rows) {
-  auto* tickets = static_cast<unsigned*>(workspace);
-  auto* values = reinterpret_cast<float*>(tickets + rows);
-  return {tickets, values, reinterpret_cast<int*>(values + size_t(rows) * kMaxSlices)};
-}
 
 __device__ __forceinline__ float LogitAt(const float* row, int c) { return row[c]; }
 __device__ __forceinline__ float LogitAt(const uint16_t* row, int c) { return Bf16BitsToFloat(row[c]); }
@@ -58,13 +53,14 @@ __device__ __forceinline__ void FoldWarp(float& v, int& idx) {
 }
 
 // Grid: `slices` CTAs a row, along x. A slice is a contiguous run of the row's units: eight-logit
-// loads where `vec` (bf16 rows 16-byte aligned, vocab % 8 == 0), single logits otherwise. Each CTA folds its
-// slice into one maximum; with one slice it writes the row's token, otherwise it leaves the maximum in the
-// workspace and takes a ticket, and the row's last CTA folds the slices' maxima in slice order. Max with the
-// lowest index on ties gives the same token whatever the slicing and whichever CTA comes last.
+// loads where `vec` (bf16 rows 16-byte aligned, vocab % 8 == 0), single logits otherwise. Each CTA
+// folds its slice into one maximum; with one slice it writes the row's token, otherwise it leaves the
+// maximum in the row's block and takes a ticket, and the row's last CTA folds the slices' maxima in
+// one warp. Max with the lowest index on ties gives the same token whatever the slicing, the order of
+// the folds and whichever CTA comes last.
 template <typename Logit>
 __global__ void __launch_bounds__(kThreads)
-    ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool vec, int slices, SliceMaxima maxima,
+    ArgmaxKernel(const Logit* __restrict__ logits, int vocab, bool vec, int slices, RowSlices* rows_slices,
                  int32_t* out) {
   AwaitPrecedingGrid();
   __shared__ float warp_v[kThreads / 32];
@@ -82,7 +78,7 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (sizeof(Logit) == 2) {
     if (vec) {
       const Bf16x8* loads = reinterpret_cast<const Bf16x8*>(row_logits);
-#pragma unroll kLoadsPerThread
+#pragma unroll(kLoadsPerThread)
       for (int k = begin + threadIdx.x; k < end; k += kThreads) {
         const Bf16x8 x = loads[k];
         for (int i = 0; i < kVec; ++i) Consider(LogitAt(x.v, i), k * kVec + i, v, idx);
@@ -101,26 +97,30 @@ __global__ void __launch_bounds__(kThreads)
     if (slices == 1) {
       out[row] = idx;
     } else {
-      maxima.values[row * kMaxSlices + slice] = v;
-      maxima.indices[row * kMaxSlices + slice] = idx;
+      RowSlices& mine = rows_slices[row];
+      mine.values[slice] = v;
+      mine.indices[slice] = idx;
       __threadfence();  // this slice's maximum is visible before its ticket
-      last_of_row = atomicAdd(&maxima.tickets[row], 1u) == unsigned(slices - 1);
+      last_of_row = atomicAdd(&mine.ticket, 1u) == unsigned(slices - 1);
+      // The other slices fenced their maxima before their tickets: fenced after seeing them
+      // counted, this CTA's reads below see the maxima (the barrier carries it to warp 0).
+      if (last_of_row) __threadfence();
     }
   }
   if (slices == 1) return;
   __syncthreads();
   if (!last_of_row || warp != 0) return;
-  __threadfence();  // every slice's fenced maximum is read after the tickets that counted it
+  const RowSlices& all = rows_slices[row];
   v = -FLT_MAX;
   idx = 0;
   if (lane < slices) {
-    v = __ldcg(&maxima.values[row * kMaxSlices + lane]);
-    idx = __ldcg(&maxima.indices[row * kMaxSlices + lane]);
+    v = __ldcg(&all.values[lane]);
+    idx = __ldcg(&all.indices[lane]);
   }
   FoldWarp(v, idx);
   if (lane == 0) {
     out[row] = idx;
-    maxima.tickets[row] = 0;  // the next call, or a graph's next replay, counts from zero
+    rows_slices[row].ticket = 0;  // the next call, or a graph's next replay, counts from zero
   }
 }
 
@@ -131,13 +131,11 @@ Status Launched(cudaError_t err) {
 
 }  // namespace
 
-size_t ArgmaxWorkspaceBytes(int rows) {
-  return size_t(rows) * (sizeof(unsigned) + kMaxSlices * (sizeof(float) + sizeof(int)));
-}
+size_t ArgmaxWorkspaceBytes(int rows) { return size_t(rows) * sizeof(RowSlices); }
 
 Status ArgmaxRows(const float* logits, int rows, int vocab, int32_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  ArgmaxKernel<float><<<rows, kThreads, 0, stream>>>(logits, vocab, false, 1, SliceMaxima{}, out);
+  ArgmaxKernel<float><<<rows, kThreads, 0, stream>>>(logits, vocab, false, 1, nullptr, out);
   return Launched(cudaGetLastError());
 }
 
@@ -150,7 +148,7 @@ Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out,
   const int slices =
       std::clamp((units + kThreads * kLoadsPerThread - 1) / (kThreads * kLoadsPerThread), 1, kMaxSlices);
   return Launched(LaunchDependent(ArgmaxKernel<uint16_t>, rows * slices, kThreads, 0, stream, logits, vocab,
-                                  vec, slices, Carve(workspace, rows), out));
+                                  vec, slices, static_cast<RowSlices*>(workspace), out));
 }
 
 }  // namespace vt::kernels::cuda

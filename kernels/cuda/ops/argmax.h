@@ -12,9 +12,10 @@
 
 namespace vt::kernels::cuda {
 
-// What the bf16 argmax needs between its CTAs for `rows` rows: a ticket and the slices' maxima a row.
-// Zeroed once before its first use (cudaMemset); every call leaves it zeroed again, so a CUDA graph
-// can replay the call without a reset.
+// What the bf16 argmax needs between its CTAs for up to `rows` rows: a block a row (a ticket and the
+// slices' maxima), row r's at the same place in calls of any row count. Zeroed once before its first
+// use (cudaMemset); every call leaves its rows' tickets at zero again, so calls of any size follow one
+// another and a CUDA graph replays the call without a reset.
 size_t ArgmaxWorkspaceBytes(int rows);
 
 // out[r] = argmax over logits[r, :vocab] (float32), the lowest index on ties; rows whose logits
