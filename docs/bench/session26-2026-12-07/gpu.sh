@@ -6,8 +6,9 @@
 #            the two): every GPU gate of this build, `vt bench attention --dependent-launch` of both
 #            (persist, batches 1, 8, 64, 48-16,400 keys), then rounds (LAST_ROUNDS, 1 2 by default) of
 #            qwen3-1.7b short c = 1, 8, 8k decode-only c = 1, 8 and `vt serve` c = 64 at its own
-#            max_model_len with bin/vt_prev, bin/vt_head, bin/vt_argmax (c431757: the sliced argmax)
-#            and bin/vt (the norm and QKV-prepare kernels' reads before the dependent-launch wait)
+#            max_model_len with bin/vt_prev, bin/vt_head, bin/vt_argmax (the sliced argmax: c431757 and
+#            its fix 007c1ab, on 628e0ae) and bin/vt (also the norm and QKV-prepare kernels' reads
+#            before the dependent-launch wait, 2ea0742)
 #   table    issue #17's end-to-end table with bin/vt_head and bin/vt (both of this session's changes)
 #            in turn, two rounds, then issue #16's qwen3-1.7b 8k decode-only with both, and the argmax kernels of
 #            a few qwen3-1.7b decode steps of each (c = 1, 8, 64) under ncu
