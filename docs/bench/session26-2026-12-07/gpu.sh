@@ -12,6 +12,9 @@
 #   table    issue #17's end-to-end table with bin/vt_head and bin/vt (both of this session's changes)
 #            in turn, two rounds, then issue #16's qwen3-1.7b 8k decode-only with both, and the argmax kernels of
 #            a few qwen3-1.7b decode steps of each (c = 1, 8, 64) under ncu
+#   one      what one window must hold, most needed first: every GPU gate, the end-to-end table of
+#            bin/vt_head and bin/vt in turn (two rounds), one round of `last`'s decode and serve runs
+#            with its four binaries, then `last`'s attention A/B
 #   gates    every GPU gate binary of this build
 #   final    issue #17's end-to-end table and issue #16's 8k decode with bin/vt, two rounds
 #   h200only with it, a GPU other than an H200 runs only the parts in H100_PARTS (none by default)
@@ -21,6 +24,13 @@ source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s26
 parts=${1:-gates,final}
 run_parts() {
+  if [[ $parts == *one* ]]; then
+    gpu_gates
+    e2e_table vt_head vt || return 0
+    decode_ab one "vt_prev vt_head vt_argmax vt" 1 serve || return 0
+    attention_ab one "" "vt_prev vt_head" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+      --contexts 48 160 256 4100 16400 --dependent-launch || return 0
+  fi
   if [[ $parts == *last* ]]; then
     gpu_gates $LAST_GATES
     attention_ab last "" "vt_prev vt_head" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
