@@ -1,10 +1,11 @@
+#include "kernels/cuda/ops/argmax.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <string>
 
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
-#include "kernels/cuda/ops/argmax.h"
 #include "kernels/device_alignment.h"
 
 namespace vt::kernels::cuda {
