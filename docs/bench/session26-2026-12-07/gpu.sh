@@ -9,6 +9,11 @@
 #            max_model_len with bin/vt_prev, bin/vt_head, bin/vt_argmax (the sliced argmax: c431757 and
 #            its fix 007c1ab, on 628e0ae) and bin/vt (also the norm and QKV-prepare kernels' reads
 #            before the dependent-launch wait, 2ea0742)
+# The pack (/tmp/pack.sh-style: bin/ of stripped binaries in .gpu/pack.tar.xz, carried as .gpu):
+# bin/vt and the vt_gpu_*_tests from main; bin/vt_head `vt` built at 0a42d26 (`git checkout 0a42d26`,
+# build, copy, `git checkout main`); bin/vt_argmax `vt` built on main with `git checkout c431757 --
+# kernels/cuda/ops/forward_ops.cu kernels/cuda/ops/qkv_prepare.cu` (then `git checkout main --` the
+# two); bin/vt_prev as `last` says, on 0a42d26.
 #   table    issue #17's end-to-end table with bin/vt_head and bin/vt (both of this session's changes)
 #            in turn, two rounds, then issue #16's qwen3-1.7b 8k decode-only with both, and the argmax kernels of
 #            a few qwen3-1.7b decode steps of each (c = 1, 8, 64) under ncu
