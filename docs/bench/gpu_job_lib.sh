@@ -180,6 +180,12 @@ attention_ab() {
     echo "$name attention $bin $tag rc $?"; cat $o/$name-att-$bin$tag.txt
   done
 }
+# persist_ab NAME "BIN...": attention_ab of the persist arm with dependent launches on qwen3-1.7b's and
+# llama3-8b's shapes, batches 1, 8 and 64 at 48-16,400 keys; returns 1 where `room` stops it.
+persist_ab() {
+  attention_ab $1 "" "$2" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
+    --contexts 48 160 256 4100 16400 --dependent-launch
+}
 # decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
 # prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
 # returns 1 where `room` stops it.

@@ -36,8 +36,7 @@ parts=${1:-gates,final}
 run_parts() {
   if [[ $parts == *last* ]]; then
     gpu_gates $LAST_GATES
-    attention_ab last "" "vt_prev vt" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-      --contexts 48 160 256 4100 16400 --dependent-launch || return 0
+    persist_ab last "vt_prev vt" || return 0
     decode_ab last "vt_prev vt" "${LAST_ROUNDS:-1 2}" serve || return 0
   fi
   if [[ $parts == *sw* ]]; then

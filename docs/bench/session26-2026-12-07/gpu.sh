@@ -33,13 +33,11 @@ run_parts() {
     gpu_gates
     e2e_table vt_head vt || return 0
     decode_ab one "vt_prev vt_head vt_argmax vt" 1 serve || return 0
-    attention_ab one "" "vt_prev vt_head" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-      --contexts 48 160 256 4100 16400 --dependent-launch || return 0
+    persist_ab one "vt_prev vt_head" || return 0
   fi
   if [[ $parts == *last* ]]; then
     gpu_gates $LAST_GATES
-    attention_ab last "" "vt_prev vt_head" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
-      --contexts 48 160 256 4100 16400 --dependent-launch || return 0
+    persist_ab last "vt_prev vt_head" || return 0
     decode_ab last "vt_prev vt_head vt_argmax vt" "${LAST_ROUNDS:-1 2}" serve || return 0
   fi
   if [[ $parts == *table* ]]; then

@@ -96,8 +96,12 @@ __device__ __forceinline__ float Rescale(float m_old, float m_new) {
 // ends, so it is written as bf16 there and the merge passes it by (MergeChunksKernel): the bits the
 // merge gives one live chunk (a weight of exactly 1), without the partial's round trip. It follows
 // from the request's own context, so a request's path never depends on the rest of the batch.
+// The same from the request's LiveChunks, where the caller has them already.
+__device__ __forceinline__ bool SoleChunkOf(const PagedDecodeParams& p, int live) {
+  return p.num_chunks == 1 || live == 1;
+}
 __device__ __forceinline__ bool SoleChunk(const PagedDecodeParams& p, int b) {
-  return p.num_chunks == 1 || LiveChunks(p, p.context_lens[b]) == 1;
+  return SoleChunkOf(p, LiveChunks(p, p.context_lens[b]));
 }
 
 // Writes the result of (request b, query head h, chunk c): `o` is the normalised output for

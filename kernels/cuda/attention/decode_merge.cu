@@ -38,8 +38,8 @@ __global__ void MergeChunksKernel(PagedDecodeParams p) {
   // whole CTA is one head, so it returns as one. The tensor-core prefill's merge (prefill_tc.cu) has
   // no contexts: its rows are always merged.
   const int b = static_cast<int>(head / p.num_q_heads);
-  if (p.context_lens != nullptr && SoleChunk(p, b)) return;
   const int live = p.context_lens != nullptr ? LiveChunks(p, p.context_lens[b]) : p.num_chunks;  // <= num_chunks
+  if (p.context_lens != nullptr && SoleChunkOf(p, live)) return;
   const float* partial = p.partial_out + head * p.num_chunks * p.head_dim + d;
   float early[kEarlyChunks];
 #pragma unroll

@@ -17,12 +17,6 @@ constexpr int kLoadsPerThread = 4;
 // Slices a row: one warp of the row's last CTA folds their maxima.
 constexpr int kMaxSlices = 32;
 
-// Eight bf16 logits, one 16-byte load.
-constexpr int kVec = 8;
-struct alignas(16) Bf16x8 {
-  uint16_t v[kVec];
-};
-
 // A row's block of the workspace, at the same place whatever a call's row count: a call of more
 // rows than the call before it finds every ticket where the earlier calls left it at zero.
 struct RowSlices {
@@ -70,7 +64,7 @@ __global__ void __launch_bounds__(kThreads)
   const int row = blockIdx.x / slices, slice = blockIdx.x % slices;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const Logit* row_logits = logits + static_cast<int64_t>(row) * vocab;
-  const int units = vec ? vocab / kVec : vocab;
+  const int units = vec ? vocab / kBf16Vec : vocab;
   const int per_slice = (units + slices - 1) / slices;
   const int begin = slice * per_slice, end = min(units, begin + per_slice);
 
@@ -82,7 +76,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll(kLoadsPerThread)
       for (int k = begin + threadIdx.x; k < end; k += kThreads) {
         const Bf16x8 x = loads[k];
-        for (int i = 0; i < kVec; ++i) Consider(LogitAt(x.v, i), k * kVec + i, v, idx);
+        for (int i = 0; i < kBf16Vec; ++i) Consider(LogitAt(x.v, i), k * kBf16Vec + i, v, idx);
       }
     }
   }
@@ -144,8 +138,8 @@ Status ArgmaxRowsBf16(const uint16_t* logits, int rows, int vocab, int32_t* out,
                       cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
   if (workspace == nullptr) return InvalidArgument("argmax: no workspace");
-  const bool vec = vocab % kVec == 0 && VectorAligned(logits);
-  const int units = vec ? vocab / kVec : vocab;
+  const bool vec = vocab % kBf16Vec == 0 && VectorAligned(logits);
+  const int units = vec ? vocab / kBf16Vec : vocab;
   const int slices =
       std::clamp((units + kThreads * kLoadsPerThread - 1) / (kThreads * kLoadsPerThread), 1, kMaxSlices);
   return Launched(LaunchDependent(ArgmaxKernel<uint16_t>, rows * slices, kThreads, 0, stream, logits, vocab,

@@ -16,20 +16,13 @@ Status Launched(const char* what, cudaError_t err = cudaGetLastError()) {
   return Status::Ok();
 }
 
-// Eight bf16 values, one 16-byte load or store: a decode step's rows are short, so these kernels
-// are latency-bound and every element a thread loads must be in flight at once.
-constexpr int kVec = 8;
-struct alignas(16) Bf16x8 {
-  uint16_t v[kVec];
-};
-
 // Grid (rows, column tiles of 256 threads): each thread copies one element, or eight when `vec`.
 __global__ void EmbeddingKernel(const int32_t* __restrict__ ids, const uint16_t* __restrict__ table, int first_id,
                                 int vocab, int hidden, bool vec, uint16_t* __restrict__ out) {
   const int row = blockIdx.x;
   const int id = ids[row] - first_id;
   const bool valid = id >= 0 && id < vocab;
-  const int c = (blockIdx.y * blockDim.x + threadIdx.x) * (vec ? kVec : 1);
+  const int c = (blockIdx.y * blockDim.x + threadIdx.x) * (vec ? kBf16Vec : 1);
   if (c >= hidden) return;
   uint16_t* dst = out + static_cast<int64_t>(row) * hidden + c;
   const uint16_t* src = table + static_cast<int64_t>(id) * hidden + c;
@@ -70,23 +63,23 @@ __global__ void AddRmsNormVecKernel(const uint16_t* __restrict__ x, uint16_t* __
                                     const uint16_t* __restrict__ weight, int dim, float eps,
                                     uint16_t* __restrict__ out) {
   __shared__ float scratch[32];
-  const int64_t at = static_cast<int64_t>(blockIdx.x) * dim + threadIdx.x * kVec;
-  const bool active = threadIdx.x * kVec < dim;
+  const int64_t at = static_cast<int64_t>(blockIdx.x) * dim + threadIdx.x * kBf16Vec;
+  const bool active = threadIdx.x * kBf16Vec < dim;
   Bf16x8 r{}, w{};
   // The weight is no kernel's output: read before the wait, it arrives while the kernel before ends
   // (a step streams GBs of GEMM weights past it, so it is a DRAM read more often than not).
-  if (active) w = *reinterpret_cast<const Bf16x8*>(weight + threadIdx.x * kVec);
+  if (active) w = *reinterpret_cast<const Bf16x8*>(weight + threadIdx.x * kBf16Vec);
   AwaitPrecedingGrid();
-  float v[kVec] = {};
+  float v[kBf16Vec] = {};
   float sum_sq = 0.f;
   if (active) {
     r = *reinterpret_cast<const Bf16x8*>(residual + at);
     if (x != nullptr) {
       const Bf16x8 d = *reinterpret_cast<const Bf16x8*>(x + at);
-      for (int i = 0; i < kVec; ++i) AddRounded(r.v[i], d.v[i], &r.v[i]);
+      for (int i = 0; i < kBf16Vec; ++i) AddRounded(r.v[i], d.v[i], &r.v[i]);
       *reinterpret_cast<Bf16x8*>(residual + at) = r;
     }
-    for (int i = 0; i < kVec; ++i) {
+    for (int i = 0; i < kBf16Vec; ++i) {
       v[i] = Bf16BitsToFloat(r.v[i]);
       sum_sq += v[i] * v[i];
     }
@@ -94,7 +87,7 @@ __global__ void AddRmsNormVecKernel(const uint16_t* __restrict__ x, uint16_t* __
   const float inv_rms = rsqrtf(BlockSum(sum_sq, scratch) / dim + eps);
   if (!active) return;
   Bf16x8 o;
-  for (int i = 0; i < kVec; ++i) o.v[i] = NormScale(v[i], inv_rms, w.v[i]);
+  for (int i = 0; i < kBf16Vec; ++i) o.v[i] = NormScale(v[i], inv_rms, w.v[i]);
   *reinterpret_cast<Bf16x8*>(out + at) = o;
 }
 
@@ -135,7 +128,7 @@ __global__ void RopeKernel(uint16_t* x, const int32_t* positions, const float* i
 __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, int inter, bool vec,
                               uint16_t* __restrict__ out) {
   AwaitPrecedingGrid();
-  const int width = vec ? kVec : 1;
+  const int width = vec ? kBf16Vec : 1;
   const int64_t per_row = inter / width;
   const int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (item >= per_row * rows) return;
@@ -145,7 +138,7 @@ __global__ void SiluMulKernel(const uint16_t* __restrict__ gate_up, int rows, in
   if (vec) {
     const Bf16x8 g = *reinterpret_cast<const Bf16x8*>(gate), u = *reinterpret_cast<const Bf16x8*>(gate + inter);
     Bf16x8 o;
-    for (int i = 0; i < kVec; ++i) o.v[i] = SiluTimes(g.v[i], u.v[i]);
+    for (int i = 0; i < kBf16Vec; ++i) o.v[i] = SiluTimes(g.v[i], u.v[i]);
     *reinterpret_cast<Bf16x8*>(dst) = o;
   } else {
     *dst = SiluTimes(gate[0], gate[inter]);
@@ -159,8 +152,8 @@ constexpr int kTileThreads = 256;
 Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int vocab, int hidden, uint16_t* out,
                        cudaStream_t stream, int first_id) {
   if (n == 0) return Status::Ok();
-  const bool vec = hidden % kVec == 0 && VectorAligned(table) && VectorAligned(out);
-  const int per_row = vec ? hidden / kVec : hidden;
+  const bool vec = hidden % kBf16Vec == 0 && VectorAligned(table) && VectorAligned(out);
+  const int per_row = vec ? hidden / kBf16Vec : hidden;
   const dim3 grid(n, (per_row + kTileThreads - 1) / kTileThreads);
   // A plain launch: the step's first kernel follows the copy of its inputs, not a kernel.
   EmbeddingKernel<<<grid, kTileThreads, 0, stream>>>(ids, table, first_id, vocab, hidden, vec, out);
@@ -170,10 +163,10 @@ Status EmbeddingLookup(const int32_t* ids, int n, const uint16_t* table, int voc
 Status AddRmsNorm(const uint16_t* x, uint16_t* residual, const uint16_t* weight, int rows, int dim, float eps,
                   uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  const bool vec = dim % kVec == 0 && dim <= kVec * 1024 && VectorAligned(x) && VectorAligned(residual) &&
-                   VectorAligned(weight) && VectorAligned(out);
+  const bool vec = dim % kBf16Vec == 0 && dim <= kBf16Vec * 1024 && VectorAligned(x) &&
+                   VectorAligned(residual) && VectorAligned(weight) && VectorAligned(out);
   if (vec) {
-    const int threads = (dim / kVec + 31) / 32 * 32;
+    const int threads = (dim / kBf16Vec + 31) / 32 * 32;
     return Launched("add_rms_norm", LaunchDependent(AddRmsNormVecKernel, rows, threads, 0, stream, x, residual,
                                                     weight, dim, eps, out));
   } else {
@@ -192,8 +185,8 @@ Status ApplyRope(uint16_t* x, const int32_t* positions, const float* inv_freq, i
 
 Status SiluMul(const uint16_t* gate_up, int rows, int inter, uint16_t* out, cudaStream_t stream) {
   if (rows == 0) return Status::Ok();
-  const bool vec = inter % kVec == 0 && VectorAligned(gate_up) && VectorAligned(out);
-  const int64_t items = int64_t(rows) * (vec ? inter / kVec : inter);
+  const bool vec = inter % kBf16Vec == 0 && VectorAligned(gate_up) && VectorAligned(out);
+  const int64_t items = int64_t(rows) * (vec ? inter / kBf16Vec : inter);
   return Launched("silu_mul", LaunchDependent(SiluMulKernel, unsigned((items + kTileThreads - 1) / kTileThreads),
                                               kTileThreads, 0, stream, gate_up, rows, inter, vec, out));
 }
