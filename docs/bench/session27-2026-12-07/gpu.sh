@@ -1,0 +1,54 @@
+# Twenty-seventh session's GPU jobs: the twenty-fifth and twenty-sixth sessions' landed changes, never
+# yet run on a GPU. Usage: bash docs/bench/session27-2026-12-07/gpu.sh PARTS
+# The pack (.gpu/pack.tar.xz, carried as .gpu) is the twenty-sixth session's (its gpu.sh header says
+# how each binary is built): bin/vt and the vt_gpu_*_tests of fdc973b; bin/vt_head 0a42d26 (the
+# twenty-fifth session's end); bin/vt_argmax fdc973b without 2ea0742's two kernel hunks (the sliced
+# argmax alone); bin/vt_prev 0a42d26 with be743e5's decode_merge.cu and work_schedule.h.
+#   gates  every GPU gate binary of bin/vt's tree, then compute-sanitizer racecheck and memcheck on
+#          the argmax and QKV-prepare kernel tests (the kernels the twenty-sixth session changed)
+#   table  issue #17's end-to-end table of bin/vt_head and bin/vt in turn, two rounds, then issue
+#          #16's qwen3-1.7b 8k decode-only of both
+#   ab     one round of qwen3-1.7b short c = 1, 8, 8k decode-only c = 1, 8 and `vt serve` c = 64 with
+#          bin/vt_prev, vt_head, vt_argmax and vt, then the persist attention A/B of vt_prev and vt_head
+#   ncu    the argmax kernels of a few qwen3-1.7b and llama3-8b decode steps (c = 1, 8, 64) of
+#          bin/vt_head and bin/vt under ncu
+# Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s27
+parts=${1:-gates,table}
+run_parts() {
+  local bin model tool
+  if [[ $parts == *gates* ]]; then
+    gpu_gates attention engine forward_ops prefill_gemm smoke w4a16
+    for tool in racecheck memcheck; do
+      room sanitizer || return 0
+      timeout -k 5 90 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_forward_ops_tests \
+        --gtest_filter='Argmax.*:QkvPrepare.*' > $o/sanitizer-$tool.txt 2>&1
+      echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
+    done
+  fi
+  if [[ $parts == *table* ]]; then
+    e2e_table vt_head vt || return 0
+    for bin in vt_head vt; do
+      room table 8k || return 0
+      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
+    done
+  fi
+  if [[ $parts == *ab* ]]; then
+    decode_ab ab "vt_prev vt_head vt_argmax vt" 1 serve || return 0
+    persist_ab ab "vt_prev vt_head" || return 0
+  fi
+  if [[ $parts == *ncu* ]]; then
+    for bin in vt_head vt; do
+      for model in qwen3-1.7b llama3-8b; do
+        room ncu || return 0
+        timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
+          --page raw -k regex:Argmax $b/$bin bench decode ${short/128/3} --model preset:$model \
+          --concurrency 1,8,64 > $o/argmax-$bin-$model.csv 2>$o/argmax-$bin-$model.err
+        echo "ncu argmax $bin $model rc $?"
+        grep -i argmax $o/argmax-$bin-$model.csv | cut -c1-400 | tail -6
+      done
+    done
+  fi
+}
+gpu_job_run s27
