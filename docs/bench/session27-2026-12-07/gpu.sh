@@ -10,15 +10,18 @@
 #          #16's qwen3-1.7b 8k decode-only of both
 #   ab     one round of qwen3-1.7b short c = 1, 8, 8k decode-only c = 1, 8 and `vt serve` c = 64 with
 #          bin/vt_prev, vt_head, vt_argmax and vt, then the persist attention A/B of vt_prev and vt_head
+#   split  two rounds of qwen3-1.7b short c = 1, 8 and llama3-8b c = 1 with bin/vt_head, vt_argmax,
+#          vt_norm (vt_argmax plus 2ea0742's norm half: the add + RMSNorm weight read before the wait),
+#          vt_qkv (vt_argmax plus 2ea0742's QKV-prepare half) and vt (both halves)
 #   ncu    the argmax kernels of a few qwen3-1.7b and llama3-8b decode steps (c = 1, 8, 64) of
-#          bin/vt_head and bin/vt under ncu
+#          bin/vt_head and bin/vt_argmax under ncu
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s27
-parts=${1:-gates,table}
+parts=,${1:-gates,table},
 run_parts() {
   local bin model tool
-  if [[ $parts == *gates* ]]; then
+  if [[ $parts == *,gates,* ]]; then
     gpu_gates attention engine forward_ops prefill_gemm smoke w4a16
     for tool in racecheck memcheck; do
       room sanitizer || return 0
@@ -27,19 +30,22 @@ run_parts() {
       echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
     done
   fi
-  if [[ $parts == *table* ]]; then
+  if [[ $parts == *,table,* ]]; then
     e2e_table vt_head vt || return 0
     for bin in vt_head vt; do
       room table 8k || return 0
       echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
     done
   fi
-  if [[ $parts == *ab* ]]; then
+  if [[ $parts == *,ab,* ]]; then
     decode_ab ab "vt_prev vt_head vt_argmax vt" 1 serve || return 0
     persist_ab ab "vt_prev vt_head" || return 0
   fi
-  if [[ $parts == *ncu* ]]; then
-    for bin in vt_head vt; do
+  if [[ $parts == *,split,* ]]; then
+    decode_rounds split "vt_head vt_argmax vt_norm vt_qkv vt" "qwen3-1.7b 1,8" "llama3-8b 1"
+  fi
+  if [[ $parts == *,ncu,* ]]; then
+    for bin in vt_head vt_argmax; do
       for model in qwen3-1.7b llama3-8b; do
         room ncu || return 0
         timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
