@@ -62,18 +62,16 @@ __device__ __forceinline__ float AddRounded(uint16_t residual, uint16_t x, uint1
 __global__ void AddRmsNormVecKernel(const uint16_t* __restrict__ x, uint16_t* __restrict__ residual,
                                     const uint16_t* __restrict__ weight, int dim, float eps,
                                     uint16_t* __restrict__ out) {
+  AwaitPrecedingGrid();
   __shared__ float scratch[32];
   const int64_t at = static_cast<int64_t>(blockIdx.x) * dim + threadIdx.x * kBf16Vec;
   const bool active = threadIdx.x * kBf16Vec < dim;
   Bf16x8 r{}, w{};
-  // The weight is no kernel's output: read before the wait, it arrives while the kernel before ends
-  // (a step streams GBs of GEMM weights past it, so it is a DRAM read more often than not).
-  if (active) w = *reinterpret_cast<const Bf16x8*>(weight + threadIdx.x * kBf16Vec);
-  AwaitPrecedingGrid();
   float v[kBf16Vec] = {};
   float sum_sq = 0.f;
   if (active) {
     r = *reinterpret_cast<const Bf16x8*>(residual + at);
+    w = *reinterpret_cast<const Bf16x8*>(weight + threadIdx.x * kBf16Vec);
     if (x != nullptr) {
       const Bf16x8 d = *reinterpret_cast<const Bf16x8*>(x + at);
       for (int i = 0; i < kBf16Vec; ++i) AddRounded(r.v[i], d.v[i], &r.v[i]);
