@@ -10,9 +10,11 @@
 #          #16's qwen3-1.7b 8k decode-only of both
 #   ab     one round of qwen3-1.7b short c = 1, 8, 8k decode-only c = 1, 8 and `vt serve` c = 64 with
 #          bin/vt_prev, vt_head, vt_argmax and vt, then the persist attention A/B of vt_prev and vt_head
-#   split  two rounds of qwen3-1.7b short c = 1, 8 and llama3-8b c = 1 with bin/vt_head, vt_argmax,
-#          vt_norm (vt_argmax plus 2ea0742's norm half: the add + RMSNorm weight read before the wait),
-#          vt_qkv (vt_argmax plus 2ea0742's QKV-prepare half) and vt (both halves)
+#   split  two rounds of qwen3-1.7b short c = 1, 8 with bin/vt_head, vt_argmax, vt_norm (vt_argmax
+#          plus 2ea0742's norm half: the add + RMSNorm weight read before the wait), vt_qkv (vt_argmax
+#          plus 2ea0742's QKV-prepare half) and vt_both (fdc973b's vt: both halves)
+# From `split` on, the pack's bin/vt and gate binaries are edff2bf's (2ea0742 reverted), bin/vt_prev
+# is left out and fdc973b's bin/vt is bin/vt_both.
 #   ncu    the argmax kernels of a few qwen3-1.7b and llama3-8b decode steps (c = 1, 8, 64) of
 #          bin/vt_head and bin/vt_argmax under ncu
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
@@ -42,7 +44,7 @@ run_parts() {
     persist_ab ab "vt_prev vt_head" || return 0
   fi
   if [[ $parts == *,split,* ]]; then
-    decode_rounds split "vt_head vt_argmax vt_norm vt_qkv vt" "qwen3-1.7b 1,8" "llama3-8b 1"
+    decode_rounds split "vt_head vt_argmax vt_norm vt_qkv vt_both" "qwen3-1.7b 1,8"
   fi
   if [[ $parts == *,ncu,* ]]; then
     for bin in vt_head vt_argmax; do
