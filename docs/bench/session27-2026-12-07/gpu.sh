@@ -24,7 +24,7 @@ parts=,${1:-gates,table},
 run_parts() {
   local bin model tool
   if [[ $parts == *,gates,* ]]; then
-    gpu_gates attention engine forward_ops prefill_gemm smoke w4a16
+    gpu_gates engine forward_ops attention prefill_gemm smoke w4a16
     for tool in racecheck memcheck; do
       room sanitizer || return 0
       timeout -k 5 90 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_forward_ops_tests \
