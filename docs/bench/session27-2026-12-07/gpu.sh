@@ -14,7 +14,10 @@
 #          plus 2ea0742's norm half: the add + RMSNorm weight read before the wait), vt_qkv (vt_argmax
 #          plus 2ea0742's QKV-prepare half) and vt_both (fdc973b's vt: both halves)
 # From `split` on, the pack's bin/vt and gate binaries are edff2bf's (2ea0742 reverted), bin/vt_prev
-# is left out and fdc973b's bin/vt is bin/vt_both.
+# is left out and fdc973b's bin/vt is bin/vt_both. On edff2bf or later: bin/vt_norm is `vt` built
+# after `git show edff2bf -- kernels/cuda/ops/forward_ops.cu | git apply -R`, bin/vt_qkv after the
+# same with kernels/cuda/ops/qkv_prepare.cu (`git checkout --` the file after each), and bin/vt_argmax
+# is edff2bf's own `vt`.
 #   ncu    the argmax kernels of a few qwen3-1.7b and llama3-8b decode steps (c = 1, 8, 64) of
 #          bin/vt_head and bin/vt_argmax under ncu
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
