@@ -22,7 +22,7 @@ room() { (( SECONDS + 60 < ${JOB_LIMIT:-560} )) || { echo "no room at $SECONDS s
 # them, a GPU other than an H200 runs only those in H100_PARTS, none by default), then packs $o.
 gpu_job_run() {
   SECONDS=0
-  [[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=${H100_PARTS:-none}
+  [[ $parts == *h200only* ]] && ! grep -q H200 $o/gpu.txt && parts=,${H100_PARTS:-none},
   run_parts
   echo "parts took $SECONDS s" | tee -a $o/gpu.txt
   gpu_job_pack $1
@@ -67,7 +67,8 @@ e2e_table() {
 }
 
 # decode_rounds LOG "BIN ..." "MODEL CONCURRENCY" ...: two rounds of short-prompt decode, each bin/BIN in
-# turn on each model preset at its concurrency list, appended to $o/LOG.txt.
+# turn on each model preset at its concurrency list, appended to $o/LOG.txt; returns 1 where `room`
+# stops it.
 decode_rounds() {
   local log=$1 bins=$2 round bin mc r
   shift 2
@@ -76,6 +77,7 @@ decode_rounds() {
     for bin in $bins; do
       for mc in "${models[@]}"; do
         set -- $mc
+        room $log $bin || return 1
         r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/$log.err | tok_s)
         echo "$1 $bin round $round: $r" | tee -a $o/$log.txt
       done
@@ -163,9 +165,10 @@ gpu_gates() {
 serve_c64() {
   source tests/engine/server/serve_wait.sh
   start_serve $b/$2 $o/serve-$2.log --backend cuda --load-format dummy --model preset:qwen3-1.7b --max-num-seqs 64
+  serve_runs=$((serve_runs + 1))  # not in the redirection below: that expands in timeout's child
   timeout -k 5 150 $b/$2 bench serve --base-url http://127.0.0.1:$served_port --num-prompts 256 --concurrency 64 \
     --input-len 32 --output-len 128 --vocab-size 32000 --extra-body '{"temperature":0}' --json \
-    > $o/$1-serve-$2-$((++serve_runs)).json 2>>$o/$1.err
+    > $o/$1-serve-$2-$serve_runs.json 2>>$o/$1.err
   echo "serve $2 rc $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('tok/s %.1f tpot median %.3f p99 %.3f ms' % (d['output_tok_s'], d['tpot_ms']['median'], d['tpot_ms']['p99']))" $o/$1-serve-$2-$serve_runs.json)" | tee -a $o/$1.txt
   kill $served_pid; wait $served_pid 2>/dev/null
 }

@@ -1,5 +1,5 @@
 # Twenty-seventh session's GPU jobs: the twenty-fifth and twenty-sixth sessions' landed changes, never
-# yet run on a GPU. Usage: bash docs/bench/session27-2026-12-07/gpu.sh PARTS
+# yet run on a GPU. Usage: bash docs/bench/session27-2026-12-07/gpu.sh [PARTS] (gates,table by default)
 # The pack (.gpu/pack.tar.xz, carried as .gpu) is the twenty-sixth session's (its gpu.sh header says
 # how each binary is built): bin/vt and the vt_gpu_*_tests of fdc973b; bin/vt_head 0a42d26 (the
 # twenty-fifth session's end); bin/vt_argmax fdc973b without 2ea0742's two kernel hunks (the sliced
@@ -47,7 +47,7 @@ run_parts() {
     persist_ab ab "vt_prev vt_head" || return 0
   fi
   if [[ $parts == *,split,* ]]; then
-    decode_rounds split "vt_head vt_argmax vt_norm vt_qkv vt_both" "qwen3-1.7b 1,8"
+    decode_rounds split "vt_head vt_argmax vt_norm vt_qkv vt_both" "qwen3-1.7b 1,8" || return 0
   fi
   if [[ $parts == *,ncu,* ]]; then
     for bin in vt_head vt_argmax; do
