@@ -37,12 +37,12 @@ wait_healthy() {
   wait_until "$ready_timeout" "$2" http_status_is 200 "$1/health"
 }
 
-# start_serve VT LOG ARGS... : starts `VT serve --port 0 ARGS` logging to LOG and waits until it is
-# healthy; sets served_pid and served_port. A server that does not get there is stopped, its log
-# printed, and the test exits 1. LOG is emptied before the server starts: a test that restarts its
-# server on the same LOG would otherwise read the port the last server printed whenever the new
-# one's shell had not yet truncated the file, and wait on a dead port until the bound.
-start_serve() {
+# try_start_serve VT LOG ARGS... : starts `VT serve --port 0 ARGS` logging to LOG and waits until it
+# is healthy; sets served_pid and served_port. A server that does not get there is stopped and the
+# call returns 1, its log left in LOG. LOG is emptied before the server starts: a caller that
+# restarts its server on the same LOG would otherwise read the port the last server printed whenever
+# the new one's shell had not yet truncated the file, and wait on a dead port until the bound.
+try_start_serve() {
   local vt=$1 log=$2
   shift 2
   : >"$log"
@@ -50,8 +50,15 @@ start_serve() {
   served_pid=$!
   served_port=$(serve_port "$log" "$served_pid") && wait_healthy "http://127.0.0.1:$served_port" "$served_pid" && return 0
   kill "$served_pid" 2>/dev/null
+  return 1
+}
+
+# start_serve VT LOG ARGS... : try_start_serve for a test: a server that does not become ready has
+# its log printed, and the test exits 1.
+start_serve() {
+  try_start_serve "$@" && return 0
   echo "FAIL the server did not become ready:"
-  cat "$log"
+  cat "$2"
   exit 1
 }
 
