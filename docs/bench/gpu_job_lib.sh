@@ -117,29 +117,40 @@ decode_8k() {
 }
 
 # long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8) with bin/BIN (vt by
-# default), into $o/e2e.txt.
+# default), a line naming BIN into $o/e2e.txt.
 long_decode() {
-  echo "qwen3-1.7b 8k decode-only: $(decode_8k ${1:-vt} qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
+  echo "qwen3-1.7b 8k decode-only ${1:-vt}: $(decode_8k ${1:-vt} qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
 }
 
-# sanitize_persist LIMIT: compute-sanitizer racecheck and memcheck on the persist arm's gates, each
-# within LIMIT seconds. ReadsOlderKeysBeforeTheKernelBeforeEnds needs overlapping launches: it fails
-# under the sanitizer by design and is left out.
-sanitize_persist() {
+# sanitize LIMIT TESTS FILTER: compute-sanitizer racecheck and memcheck on bin/TESTS's gtest FILTER,
+# each within LIMIT seconds, into $o/sanitizer-TOOL.txt.
+sanitize() {
   local tool
   for tool in racecheck memcheck; do
-    timeout -k 5 "$1" compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_attention_tests \
-      --gtest_filter='*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*' > $o/sanitizer-$tool.txt 2>&1
+    timeout -k 5 "$1" compute-sanitizer --tool $tool --error-exitcode 9 $b/$2 --gtest_filter="$3" \
+      > $o/sanitizer-$tool.txt 2>&1
     echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
   done
 }
 
+# sanitize_persist LIMIT: sanitize on the persist arm's gates. ReadsOlderKeysBeforeTheKernelBeforeEnds
+# needs overlapping launches: it fails under the sanitizer by design and is left out.
+sanitize_persist() {
+  sanitize "$1" vt_gpu_attention_tests '*PersistentGivesTheGqaBits*:PersistentAfterALateWriter.SeesEverything*'
+}
+
+# ncu_decode NAME BIN MODEL CONCURRENCY REGEX: the kernels matching REGEX in a few short-prompt decode
+# steps (3 output tokens) of bin/BIN on MODEL at CONCURRENCY, node by node under ncu, into $o/NAME.csv.
+ncu_decode() {
+  timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
+    --page raw -k "regex:$5" $b/$2 bench decode ${short/128/3} --model preset:$3 --concurrency $4 \
+    > $o/$1.csv 2>$o/$1.err
+  echo "ncu $1 rc $?"
+}
+
 # ncu_steps MODEL: one c = 1 decode step of MODEL, node by node, into $o/steps-MODEL.csv and its table.
 ncu_steps() {
-  timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
-    --page raw -k 'regex:Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa' \
-    $b/vt bench decode ${short/128/3} --model preset:$1 --concurrency 1 > $o/steps-$1.csv 2>$o/steps-$1.err
-  echo "ncu steps $1 rc $?"
+  ncu_decode steps-$1 vt $1 1 'Skinny|RmsNorm|Qkv|Persist|Merge|Silu|Argmax|Embedding|Gqa'
   python3 tools/ncu_step_timeline.py $o/steps-$1.csv | tee $o/steps-$1.txt
 }
 # gpu_final: issue #17's end-to-end table and issue #16's 8k decode with bin/vt, while there is room.

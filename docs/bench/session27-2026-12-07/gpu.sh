@@ -25,21 +25,17 @@ source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s27
 parts=,${1:-gates,table},
 run_parts() {
-  local bin model tool
+  local bin model
   if [[ $parts == *,gates,* ]]; then
     gpu_gates engine forward_ops attention prefill_gemm smoke w4a16
-    for tool in racecheck memcheck; do
-      room sanitizer || return 0
-      timeout -k 5 90 compute-sanitizer --tool $tool --error-exitcode 9 $b/vt_gpu_forward_ops_tests \
-        --gtest_filter='Argmax.*:QkvPrepare.*' > $o/sanitizer-$tool.txt 2>&1
-      echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"
-    done
+    room sanitizer || return 0
+    sanitize 90 vt_gpu_forward_ops_tests 'Argmax.*:QkvPrepare.*'
   fi
   if [[ $parts == *,table,* ]]; then
     e2e_table vt_head vt || return 0
     for bin in vt_head vt; do
       room table 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
+      long_decode $bin
     done
   fi
   if [[ $parts == *,ab,* ]]; then
@@ -53,10 +49,7 @@ run_parts() {
     for bin in vt_head vt_argmax; do
       for model in qwen3-1.7b llama3-8b; do
         room ncu || return 0
-        timeout -k 5 150 ncu --graph-profiling node --metrics gpu__time_duration.sum,dram__bytes_read.sum --csv \
-          --page raw -k regex:Argmax $b/$bin bench decode ${short/128/3} --model preset:$model \
-          --concurrency 1,8,64 > $o/argmax-$bin-$model.csv 2>$o/argmax-$bin-$model.err
-        echo "ncu argmax $bin $model rc $?"
+        ncu_decode argmax-$bin-$model $bin $model 1,8,64 Argmax
         grep -i argmax $o/argmax-$bin-$model.csv | cut -c1-400 | tail -6
       done
     done
