@@ -73,7 +73,9 @@ class CudaModelRunner final : public ModelRunner {
   Status Attention(int layer, const StagedStep& step);
   Status DecodeQueryAttention(int layer, const StagedStep& step);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
-  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y);
+  // `weights`: where a dense weight's skinny product issues its loads (kernels/cuda/ops/skinny_gemm.h).
+  Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,
+                kc::SkinnyWeights weights = kc::SkinnyWeights::kAfterWait);
   // The MLP of a layer from normed_ into delta_: one fused kernel where VT_DECODE_MLP=fused and the
   // step's shape lets it give the kernel-per-op bits, otherwise gate/up, SiLU·mul and down.
   Status Mlp(const DeviceLayer& w, int tokens);

@@ -37,8 +37,9 @@ bool AttentionLaunchedDependently(const StagedStep& step, const kc::DecodePlan& 
 
 }  // namespace
 
-Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y) {
-  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_);
+Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,
+                               kc::SkinnyWeights weights) {
+  if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, weights);
   if (DequantisesW4A16(m)) {
     if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
       return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
@@ -175,7 +176,12 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
     VT_RETURN_IF_ERROR(Attention(layer, step));
   }
 
-  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_));
+  // o_proj's weights stream before its wait: after a split attention the merge kernel lets it launch
+  // early, and the merge has few loads of its own to queue behind them. qwen3-1.7b 8k decode c = 1
+  // -1.4% ITL (two jobs), short prompts c = 1 -0.2% and c = 8 +0.5% (H100; docs/BENCHMARKS.md "The
+  // o_proj weights loaded before the wait"). After the RMSNorm (QKV, gate/up, lm_head) the same cost
+  // 1-2%: there the norm's own loads wait behind the weights.
+  VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, kc::SkinnyWeights::kBeforeWait));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));
   VT_RETURN_IF_ERROR(Mlp(w, tokens));

@@ -1,7 +1,6 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
 #include "kernels/cuda/ops/batch_decode_gemm.h"
-#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
@@ -43,9 +42,9 @@ DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int 
 }
 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, SkinnyWeights weights) {
   switch (KernelFor(x, weight, m, n, k, y)) {
-    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream);
+    case DenseKernel::kSkinny: return SkinnyLinear(x, weight, m, n, k, y, stream, weights);
     case DenseKernel::kBatch: return BatchLinear(x, weight, m, n, k, y, stream);
     case DenseKernel::kCublas: break;
   }

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "kernels/cuda/ops/skinny_gemm.h"
 
 namespace vt::kernels::cuda {
 
@@ -27,7 +28,9 @@ class DenseGemm {
   DenseGemm(const DenseGemm&) = delete;
   DenseGemm& operator=(const DenseGemm&) = delete;
 
-  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream);
+  // `weights`: where the skinny kernel, if it runs the product, issues its weight loads (skinny_gemm.h).
+  Status Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, cudaStream_t stream,
+                SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
   // The kernel Linear runs this product on.
   DenseKernel KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) const;

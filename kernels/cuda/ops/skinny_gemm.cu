@@ -14,18 +14,26 @@ namespace {
 
 using skinny::kTileCols;
 
-// One CTA per 8 output columns (skinny_tile.cuh has the lanes' layout).
-template <int Warps>
+// One CTA per 8 output columns (skinny_tile.cuh has the lanes' layout). With WeightsBeforeWait (the
+// launcher's choice only where one group of loads is each warp's whole share) the weights are in
+// flight before the wait and the inputs after it, all of them before the first MMA.
+template <int Warps, bool WeightsBeforeWait = false>
 __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* __restrict__ x,
                                                                 const uint16_t* __restrict__ weight, int m, int n,
                                                                 int k, uint16_t* __restrict__ y) {
-  AwaitPrecedingGrid();
+  if constexpr (!WeightsBeforeWait) AwaitPrecedingGrid();
   __shared__ skinny::Partials<Warps> partial;
   const int col0 = blockIdx.x * kTileCols;
   const skinny::LaneShare share = skinny::ShareOf(x, weight, m, n, k, col0, Warps);
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   skinny::Bf16x8 b[skinny::kUnroll];
-  skinny::AccumulateShare(acc, share, b, false);
+  if constexpr (WeightsBeforeWait) {
+    skinny::LoadWeights(b, share, share.first);
+    AwaitPrecedingGrid();
+    skinny::AccumulateOneGroupShare(acc, share, b);
+  } else {
+    skinny::AccumulateShare(acc, share, b, false);
+  }
   skinny::FinishTile<Warps>(partial, acc, m, Warps, [&](int row, int col, float sum) {
     if (col0 + col < n) y[static_cast<int64_t>(row) * n + col0 + col] = FloatToBf16Bits(sum);
   });
@@ -33,13 +41,14 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
 
 }  // namespace
 
-int SkinnyCtasPerSm(int warps) {
+int SkinnyCtasPerSm(int warps, SkinnyWeights weights) {
   auto held = [](auto kernel, int threads) {
     int per_sm = 0;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
   };
-  if (warps == 8) return held(SkinnyGemmKernel<8>, 8 * 32);
-  if (warps == 6) return held(SkinnyGemmKernel<6>, 6 * 32);
+  const bool before = weights == SkinnyWeights::kBeforeWait;
+  if (warps == 8) return before ? held(SkinnyGemmKernel<8, true>, 8 * 32) : held(SkinnyGemmKernel<8>, 8 * 32);
+  if (warps == 6) return before ? held(SkinnyGemmKernel<6, true>, 6 * 32) : held(SkinnyGemmKernel<6>, 6 * 32);
   return 0;
 }
 
@@ -88,25 +97,33 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 }
 
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, SkinnyWeights weights) {
   if (!SkinnyLinearSupports(x, weight, m, k, y) || n <= 0) {
     return InvalidArgument("skinny linear: " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
+  // Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
+  // behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
+  const int chunks_per_warp = (k / skinny::kChunk + warps - 1) / warps;
+  const bool before = weights == SkinnyWeights::kBeforeWait && DependentLaunchOn() && chunks_per_warp <= skinny::kUnroll;
   cudaError_t err = cudaSuccess;
-  switch (warps) {
-    case 8: err = LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y); break;
-    case 6: err = LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y); break;
-    default: return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
+  if (warps == 8) {
+    err = before ? LaunchDependent(SkinnyGemmKernel<8, true>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y)
+                 : LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y);
+  } else if (warps == 6) {
+    err = before ? LaunchDependent(SkinnyGemmKernel<6, true>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y)
+                 : LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y);
+  } else {
+    return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
   }
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
   return Status::Ok();
 }
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream) {
-  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream);
+                    cudaStream_t stream, SkinnyWeights weights) {
+  return SkinnyLinearWithWarps(x, weight, m, n, k, y, SkinnyLinearWarps(n), stream, weights);
 }
 
 }  // namespace vt::kernels::cuda

@@ -24,11 +24,20 @@ namespace vt::kernels::cuda {
 
 inline constexpr int kSkinnyMaxRows = 8;
 
+// Where a dependently launched call issues its weight loads. kBeforeWait: where one group of loads
+// (skinny_tile.cuh's kUnroll chunks) is a warp's whole share of K, it issues them before it waits for
+// the kernel before it (no kernel of a step writes weights), so they stream while that kernel ends; any
+// other shape, or a plain launch, runs as kAfterWait. The same loads and sums, so the same bits. Worth it
+// only after a kernel that lets its successor launch early and has few loads of its own: after the
+// RMSNorm, whose own loads then wait behind the weights on their SMs, the step was 1-2% slower
+// (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait").
+enum class SkinnyWeights { kAfterWait, kBeforeWait };
+
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y);
 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
-                    cudaStream_t stream);
+                    cudaStream_t stream, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
@@ -37,10 +46,11 @@ int SkinnyLinearWarps(int n);
 // built for 3 and 4 (24 warps an SM at 80 registers a thread): a change that lets ptxas take fewer
 // registers shows here as one CTA more, and costs loads in flight (an 8-warp form at 64 registers ran
 // llama3-8b c = 1 at 180 tok/s on an H200 against 230; docs/BENCHMARKS.md "The next layer's weights").
-int SkinnyCtasPerSm(int warps);
+// The kBeforeWait forms hold the same (72 registers: a group's weights and inputs all in flight).
+int SkinnyCtasPerSm(int warps, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.
 Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y, int warps,
-                             cudaStream_t stream);
+                             cudaStream_t stream, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
 }  // namespace vt::kernels::cuda

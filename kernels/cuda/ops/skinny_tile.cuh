@@ -36,6 +36,16 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
   return Bf16x8{{v.x, v.y, v.z, v.w}};
 }
 
+// An input load kept in program order among the MMAs' asm, so that all of a group's are in flight
+// before its first MMA (with Load, ptxas gave the preloading kernel 64 registers and two round trips).
+__device__ __forceinline__ Bf16x8 LoadInOrder(const uint16_t* p) {
+  Bf16x8 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.pair[0]), "=r"(v.pair[1]), "=r"(v.pair[2]), "=r"(v.pair[3])
+               : "l"(p));
+  return v;
+}
+
 // The calling lane's share of the tile starting at column col0: its weight and input rows and the
 // K chunks [first, last) of its warp, the CTA's K split over `warps` warps (warps past them get none).
 struct LaneShare {
@@ -68,6 +78,19 @@ __device__ __forceinline__ void LoadWeights(Bf16x8 (&b)[kUnroll], const LaneShar
   }
 }
 
+// acc += the products of chunks [base, base + kUnroll) of the share, as far as it reaches, from
+// their inputs `a` and weights `b`, in chunk order.
+__device__ __forceinline__ void MultiplyGroup(float (&acc)[4], const LaneShare& s, const Bf16x8 (&a)[kUnroll],
+                                              const Bf16x8 (&b)[kUnroll], int base) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (base + u < s.last) {
+      attention::MmaBf16(acc, a[u].pair[0], 0u, a[u].pair[1], 0u, b[u].pair[0], b[u].pair[1]);
+      attention::MmaBf16(acc, a[u].pair[2], 0u, a[u].pair[3], 0u, b[u].pair[2], b[u].pair[3]);
+    }
+  }
+}
+
 // acc += the share's products. With `preloaded`, `b` already holds the first group's weights
 // (LoadWeights(b, s, s.first)), issued before something the inputs had to wait for.
 __device__ __forceinline__ void AccumulateShare(float (&acc)[4], const LaneShare& s, Bf16x8 (&b)[kUnroll],
@@ -80,14 +103,21 @@ __device__ __forceinline__ void AccumulateShare(float (&acc)[4], const LaneShare
       a[u] = Bf16x8{};
       if (base + u < s.last && s.has_row) a[u] = Load(s.x_row + (base + u) * kChunk);
     }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (base + u < s.last) {
-        attention::MmaBf16(acc, a[u].pair[0], 0u, a[u].pair[1], 0u, b[u].pair[0], b[u].pair[1]);
-        attention::MmaBf16(acc, a[u].pair[2], 0u, a[u].pair[3], 0u, b[u].pair[2], b[u].pair[3]);
-      }
-    }
+    MultiplyGroup(acc, s, a, b, base);
   }
+}
+
+// acc += the products of a share that is one group, whose weights `b` already holds: the same sums
+// as AccumulateShare's, with every input load issued before the first MMA.
+__device__ __forceinline__ void AccumulateOneGroupShare(float (&acc)[4], const LaneShare& s,
+                                                        const Bf16x8 (&b)[kUnroll]) {
+  Bf16x8 a[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    a[u] = Bf16x8{};
+    if (s.first + u < s.last && s.has_row) a[u] = LoadInOrder(s.x_row + (s.first + u) * kChunk);
+  }
+  MultiplyGroup(acc, s, a, b, s.first);
 }
 
 template <int Warps>

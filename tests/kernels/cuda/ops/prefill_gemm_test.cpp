@@ -150,13 +150,17 @@ TEST(SkinnyGemm, EachFormHoldsTheCtasAnSmItWasBuiltFor) {
   EXPECT_EQ(SkinnyCtasPerSm(8), 3);
   EXPECT_EQ(SkinnyCtasPerSm(6), 4);
   EXPECT_EQ(SkinnyCtasPerSm(4), 0);
+  EXPECT_EQ(SkinnyCtasPerSm(8, SkinnyWeights::kBeforeWait), 3);
+  EXPECT_EQ(SkinnyCtasPerSm(6, SkinnyWeights::kBeforeWait), 4);
 }
 
 // Programmatic dependent launch: a chain of kernels on one stream where each reads what the one
 // before wrote (RMSNorm -> GEMM -> SiLU·mul -> GEMM, as a decode layer's MLP) gives the same bits
 // with dependent launches on as off; on, each kernel may be launched before the one before it ends
-// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel.
-void ExpectDependentChainGivesThePlainBits(int m) {
+// and must wait inside for its writes. The GEMMs go through DenseGemm, so M picks the kernel, and
+// issue their weight loads as `weights` says (kBeforeWait: gate/up, K = 2048, a group a warp, loads
+// before its wait; down, K = 6144, after it).
+void ExpectDependentChainGivesThePlainBits(int m, SkinnyWeights weights = SkinnyWeights::kAfterWait) {
   const int hidden = 2048, inter = 6144;
   Result<DenseGemm*> gemm = DenseGemm::Create();
   ASSERT_TRUE(gemm.ok()) << gemm.status().message();
@@ -184,9 +188,9 @@ void ExpectDependentChainGivesThePlainBits(int m) {
     CheckCuda(cudaMemcpyAsync(dres, dx, size_t(m) * hidden * 2, cudaMemcpyDeviceToDevice, stream), "copy");
     for (int layer = 0; layer < 4; ++layer) {  // the output feeds the next round's residual add
       EXPECT_TRUE(AddRmsNorm(layer == 0 ? nullptr : dout, dres, dnorm, m, hidden, 1e-6f, dnormed, stream).ok());
-      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream).ok());
+      EXPECT_TRUE(linear->Linear(dnormed, dgu_w, m, 2 * inter, hidden, dgu, stream, weights).ok());
       EXPECT_TRUE(SiluMul(dgu, m, inter, dact, stream).ok());
-      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream).ok());
+      EXPECT_TRUE(linear->Linear(dact, ddown_w, m, hidden, inter, dout, stream, weights).ok());
     }
     CheckCuda(cudaStreamSynchronize(stream), "sync");
     SetDependentLaunch(false);
@@ -203,6 +207,16 @@ TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   ExpectDependentChainGivesThePlainBits(4);
+}
+
+// The weights loaded before the wait: the same bits as plain launches, at one row and at eight.
+TEST(SkinnyGemm, WeightsLoadedBeforeTheWaitGiveThePlainBits) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (int m : {1, kSkinnyMaxRows}) {
+    SCOPED_TRACE("m " + std::to_string(m));
+    ExpectDependentChainGivesThePlainBits(m, SkinnyWeights::kBeforeWait);
+  }
 }
 
 // M = 24 takes the batch-decode kernel, its down projection split over a cluster of 8 (132 SMs).
