@@ -26,6 +26,16 @@
 #   l32k     qwen3-1.7b 32k decode-only c = 1 with bin/vt_head and bin/vt, three rounds, and the
 #            persist arm at batch 1 on 4-32k keys (`7-h100-32k/`, run as two inline commands with
 #            these calls, the first holding round 1)
+# From `early` on the pack is item 4's build: bin/vt and the gate binaries with the unsplit attention
+# letting a preloading o_proj launch early, bin/vt_head aa587f6's `vt`.
+#   egates   the engine and attention gates
+#   early    two rounds of qwen3-1.7b short c = 1, 2, 4, 8 and llama3-8b c = 1, 8 with bin/vt_head and
+#            bin/vt, then one round of both binaries' qwen3-1.7b 8k decode-only c = 1, 8
+# From `fgates2` on the pack is item 5's build (the session's last code commit): bin/vt and the gate
+# binaries, bin/vt_head aa587f6's `vt`.
+#   fgates2  the prefill + GEMM and engine gates
+#   final2   two rounds of qwen3-1.7b short c = 1, 2, 4, 8 and llama3-8b c = 1, 8 with bin/vt_head and
+#            bin/vt, then one round of both binaries' qwen3-1.7b 8k decode-only c = 1, 8
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s28
@@ -98,6 +108,26 @@ run_parts() {
         room final 8k || return 0
         echo "qwen3-1.7b 8k decode-only $bin round $t: $(decode_8k $bin qwen3-1.7b 1,8 final)" | tee -a $o/final.txt
       done
+    done
+  fi
+  if [[ $parts == *,egates,* ]]; then
+    gpu_gates engine attention
+  fi
+  if [[ $parts == *,early,* ]]; then
+    decode_rounds early "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
+    for bin in vt_head vt; do
+      room early 8k || return 0
+      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 early)" | tee -a $o/early.txt
+    done
+  fi
+  if [[ $parts == *,fgates2,* ]]; then
+    gpu_gates prefill_gemm engine
+  fi
+  if [[ $parts == *,final2,* ]]; then
+    decode_rounds final2 "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
+    for bin in vt_head vt; do
+      room final2 8k || return 0
+      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 final2)" | tee -a $o/final2.txt
     done
   fi
   if [[ $parts == *,l32k,* ]]; then

@@ -70,8 +70,10 @@ class CudaModelRunner final : public ModelRunner {
   Status Layer(int layer, const StagedStep& step);
   // The decode arms' plan for the step's decode-way rows: made once per step, used by every layer.
   Status PlanAttention(const StagedStep& step);
-  Status Attention(int layer, const StagedStep& step);
-  Status DecodeQueryAttention(int layer, const StagedStep& step);
+  // `o_proj_loads_early`: the o_proj after this attention issues its weights before its wait (see
+  // PagedDecodeParams::successor_loads_early).
+  Status Attention(int layer, const StagedStep& step, bool o_proj_loads_early);
+  Status DecodeQueryAttention(int layer, const StagedStep& step, bool o_proj_loads_early);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
   // `weights`: where a dense weight's skinny product issues its loads (kernels/cuda/ops/skinny_gemm.h).
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,

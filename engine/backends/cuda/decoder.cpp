@@ -20,6 +20,12 @@ namespace vt::cuda_backend {
 // largest whose decode attention is launched so too whether or not its call is split (see Layer).
 constexpr int kDependentLaunchMaxRows = 8;
 constexpr int kDependentAttentionMaxRows = 4;
+// The largest step whose unsplit decode attention lets a preloading o_proj launch once it has waited
+// (PagedDecodeParams::successor_loads_early). Measured on an H100 against a step that never does
+// (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait"): qwen3-1.7b c = 1 +1.8%, but c = 2
+// -0.8%, c = 4 -2.7%, c = 8 -4.4% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
+// too; the cause is not measured).
+constexpr int kEarlyOProjMaxRows = 1;
 
 namespace {
 
@@ -40,6 +46,7 @@ bool AttentionLaunchedDependently(const StagedStep& step, const kc::DecodePlan& 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,
                                kc::SkinnyWeights weights) {
   if (w.dense != nullptr) return gemm_->Linear(x, w.dense, m, w.n, w.k, y, stream_, weights);
+  // `weights` stops here: the dequantised scratch below is written by a kernel of the step.
   if (DequantisesW4A16(m)) {
     if (size_t(w.k) * w.n * 2 > w4a16_dequantised_bytes_) {
       return Internal("cuda forward: the dequantised int4 weight needs more scratch than was sized at start-up");
@@ -112,13 +119,13 @@ Status CudaModelRunner::PlanAttention(const StagedStep& step) {
 // its position, which is the same decode call over the tokens with their tables gathered; by
 // default (VT_ATTN_PREFILL unset or tc) the prefill tokens go to the tensor-core kernel instead,
 // after the step's leading one-token sequences (its decodes) have gone the decode way.
-Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
-  if (step.decode_only || !tensor_core_prefill_) return DecodeQueryAttention(layer, step);
+Status CudaModelRunner::Attention(int layer, const StagedStep& step, bool o_proj_loads_early) {
+  if (step.decode_only || !tensor_core_prefill_) return DecodeQueryAttention(layer, step, o_proj_loads_early);
   const int decodes = step.leading_single_tokens;
   if (decodes > 0) {
     StagedStep head = step;
     head.tokens = decodes;
-    VT_RETURN_IF_ERROR(DecodeQueryAttention(layer, head));
+    VT_RETURN_IF_ERROR(DecodeQueryAttention(layer, head, false));  // the prefill attention comes next
   }
   if (decodes == step.tokens) return Status::Ok();
   return kc::RunPrefillAttentionTensorCore(AttentionParams(layer, step, decodes), attention_ws_, attention_ws_bytes_,
@@ -128,11 +135,12 @@ Status CudaModelRunner::Attention(int layer, const StagedStep& step) {
 }
 
 // Tokens [0, step.tokens) as decode queries (see Attention).
-Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step) {
+Status CudaModelRunner::DecodeQueryAttention(int layer, const StagedStep& step, bool o_proj_loads_early) {
   const kc::PrefillAttentionParams att = AttentionParams(layer, step, 0);
   if (step.decode_only) {
     kc::PagedDecodeParams decode = kc::AsDecodeParams(att, block_tables_, context_lens_);
     decode.history_settled = true;  // the tables were uploaded; qkv_prepare wrote only each row's last key
+    decode.successor_loads_early = o_proj_loads_early;
     return kc::RunPagedDecode(decode, step_plan_, attention_ws_, stream_);
   }
   return kc::RunPrefillAttention(att, step_plan_, attention_ws_, stream_);
@@ -170,17 +178,23 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   // the attention made qwen3-1.7b's eight-row steps 1.4-1.5% faster and its 8k ones 0.7-0.8% (an H200
   // and an H100), llama3-8b's 0.2-0.5% slower; the attention too where it is unsplit, see
   // AttentionLaunchedDependently (docs/BENCHMARKS.md).
+  // o_proj launches dependently wherever the step does (the switch below is the attention's alone).
+  const bool o_proj_loads_early = tokens <= kEarlyOProjMaxRows && kc::DependentLaunchOn() &&
+                                  w.o_proj.dense != nullptr &&
+                                  gemm_->KernelFor(attn_, w.o_proj.dense, tokens, w.o_proj.n, w.o_proj.k, delta_) ==
+                                      kc::DenseKernel::kSkinny &&
+                                  kc::SkinnyLoadsWeightsBeforeWait(w.o_proj.n, w.o_proj.k);
   {
     const kc::ScopedDependentLaunch attention_launch(kc::DependentLaunchOn() &&
                                                      AttentionLaunchedDependently(step, step_plan_));
-    VT_RETURN_IF_ERROR(Attention(layer, step));
+    VT_RETURN_IF_ERROR(Attention(layer, step, o_proj_loads_early));
   }
 
-  // o_proj's weights stream before its wait: after a split attention the merge kernel lets it launch
-  // early, and the merge has few loads of its own to queue behind them. qwen3-1.7b 8k decode c = 1
-  // -1.4% ITL (two jobs), short prompts c = 1 -0.2% and c = 8 +0.5% (H100; docs/BENCHMARKS.md "The
-  // o_proj weights loaded before the wait"). After the RMSNorm (QKV, gate/up, lm_head) the same cost
-  // 1-2%: there the norm's own loads wait behind the weights.
+  // o_proj's weights stream before its wait, so that they overlap the attention's end where that lets
+  // o_proj launch early (a split call's merge kernel always does; an unsplit call in one-row steps,
+  // above). On an H100 against 8cbbdc1: qwen3-1.7b 8k decode c = 1 -0.9% ITL, short prompts c = 1
+  // +0.2% and c = 8 +0.7% (docs/BENCHMARKS.md "The o_proj weights loaded before the wait"). Asked of
+  // every GEMM the kernel takes it for (QKV, gate/up, lm_head too), the step was 1.4-1.7% slower.
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, kc::SkinnyWeights::kBeforeWait));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));

@@ -52,6 +52,11 @@ struct PagedDecodeParams {
   // dependent launch (dependent_launch.h) of the persist arm then plans its work and starts reading
   // the older keys before it waits on that kernel. False (the default) reads nothing before.
   bool history_settled = false;
+
+  // True when the kernel after this call issues loads before its wait (o_proj's weights: the skinny
+  // GEMM's kBeforeWait form): a dependently launched unsplit call then lets it launch once it has
+  // waited itself, as a split call lets its merge kernel, so those loads overlap this call.
+  bool successor_loads_early = false;
 };
 
 

@@ -53,7 +53,11 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int h, i
 // when it ends"). Consistent with the six-warp o_proj filling 97% of one wave, so that this arm's
 // resident CTAs push some of its tiles out (with five-warp CTAs the loss was 1.1%); qwen3-1.7b's 2.7%
 // at batch 4 is not explained ("The unsplit attention letting o_proj launch early, taken apart").
-__device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) { return p.num_chunks > 1; }
+// Unsplit calls let it launch early too where it has work to do before its own wait
+// (p.successor_loads_early: its weights, skinny_gemm.h's kBeforeWait).
+__device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) {
+  return p.num_chunks > 1 || p.successor_loads_early;
+}
 
 // The start of a persistent arm launched dependently (dependent_launch.h) on a decode step
 // (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before

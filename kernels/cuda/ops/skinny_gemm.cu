@@ -91,6 +91,19 @@ int SkinnyLinearWarps(int n) {
   return waves(o.per_sm6) < waves(o.per_sm8) ? 6 : 8;
 }
 
+namespace {
+
+// Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
+// behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
+bool OneGroupShares(int k, int warps) {
+  const int chunks_per_warp = (k / skinny::kChunk + warps - 1) / warps;
+  return chunks_per_warp <= skinny::kUnroll;
+}
+
+}  // namespace
+
+bool SkinnyLoadsWeightsBeforeWait(int n, int k) { return OneGroupShares(k, SkinnyLinearWarps(n)); }
+
 bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int k, const uint16_t* y) {
   return m >= 1 && m <= kSkinnyMaxRows && k > 0 && k % skinny::kChunk == 0 && VectorAligned(x) &&
          VectorAligned(weight) && VectorAligned(y);
@@ -103,10 +116,7 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
                            " needs 1 <= M <= 8, K % 32 == 0 and 16-byte aligned operands");
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
-  // Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
-  // behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
-  const int chunks_per_warp = (k / skinny::kChunk + warps - 1) / warps;
-  const bool before = weights == SkinnyWeights::kBeforeWait && DependentLaunchOn() && chunks_per_warp <= skinny::kUnroll;
+  const bool before = weights == SkinnyWeights::kBeforeWait && DependentLaunchOn() && OneGroupShares(k, warps);
   cudaError_t err = cudaSuccess;
   if (warps == 8) {
     err = before ? LaunchDependent(SkinnyGemmKernel<8, true>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y)

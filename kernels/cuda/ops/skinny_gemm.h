@@ -26,11 +26,12 @@ inline constexpr int kSkinnyMaxRows = 8;
 
 // Where a dependently launched call issues its weight loads. kBeforeWait: where one group of loads
 // (skinny_tile.cuh's kUnroll chunks) is a warp's whole share of K, it issues them before it waits for
-// the kernel before it (no kernel of a step writes weights), so they stream while that kernel ends; any
-// other shape, or a plain launch, runs as kAfterWait. The same loads and sums, so the same bits. Worth it
-// only after a kernel that lets its successor launch early and has few loads of its own: after the
-// RMSNorm, whose own loads then wait behind the weights on their SMs, the step was 1-2% slower
-// (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait").
+// the kernel before it, so they stream while that kernel ends; any other shape, or a plain launch, runs
+// as kAfterWait. The same loads and sums, so the same bits. Only for weights no kernel of the step
+// writes (a model's dense weights, not the dequantised W4A16 scratch). Worth it only after a kernel
+// that lets its successor launch early and has few loads of its own: after the RMSNorm the step was
+// 1.4-1.7% slower (a reading, not measured: the norm's own loads wait behind the weights on their SMs;
+// docs/BENCHMARKS.md, "The o_proj weights loaded before the wait").
 enum class SkinnyWeights { kAfterWait, kBeforeWait };
 
 // Whether SkinnyLinear takes this shape: 1 <= m <= 8, k a multiple of 32, x, W and y 16-byte aligned.
@@ -39,6 +40,10 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
+// Whether a dependently launched SkinnyLinear of a K x N weight asked for kBeforeWait issues its
+// weights before its wait (one group of loads a warp's whole share).
+bool SkinnyLoadsWeightsBeforeWait(int n, int k);
+
 // The warps a CTA SkinnyLinear runs for an N-column output on the current device (8 or 6).
 int SkinnyLinearWarps(int n);
 
@@ -46,7 +51,7 @@ int SkinnyLinearWarps(int n);
 // built for 3 and 4 (24 warps an SM at 80 registers a thread): a change that lets ptxas take fewer
 // registers shows here as one CTA more, and costs loads in flight (an 8-warp form at 64 registers ran
 // llama3-8b c = 1 at 180 tok/s on an H200 against 230; docs/BENCHMARKS.md "The next layer's weights").
-// The kBeforeWait forms hold the same (72 registers: a group's weights and inputs all in flight).
+// The kBeforeWait forms hold the same (ptxas: 72 registers, a group's weights and inputs all in flight).
 int SkinnyCtasPerSm(int warps, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
 // SkinnyLinear with `warps` (8 or 6) warps a CTA: each form's own bits; for tests and A/B runs.

@@ -209,13 +209,38 @@ TEST(SkinnyGemm, DependentLaunchesGiveTheSameBitsAsPlainOnes) {
   ExpectDependentChainGivesThePlainBits(4);
 }
 
-// The weights loaded before the wait: the same bits as plain launches, at one row and at eight.
+// The weights loaded before the wait: the same bits as plain launches, at one row and at eight, in the
+// chain (whose gate/up takes the form and whose down does not) and alone on both forms' K: whole groups,
+// a last warp with one chunk (K = 1600 on 8 warps), and past one group a warp (K = 2304: the plain form).
 TEST(SkinnyGemm, WeightsLoadedBeforeTheWaitGiveThePlainBits) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
+  ASSERT_TRUE(SkinnyLoadsWeightsBeforeWait(12288, 2048));  // the chain's gate/up (8 warps a CTA)
+  ASSERT_FALSE(SkinnyLoadsWeightsBeforeWait(2048, 6144));  // its down: three groups a warp
   for (int m : {1, kSkinnyMaxRows}) {
     SCOPED_TRACE("m " + std::to_string(m));
     ExpectDependentChainGivesThePlainBits(m, SkinnyWeights::kBeforeWait);
+  }
+  const int n = 520;  // 65 tiles: the last one past N
+  for (const auto& [warps, k] : {std::pair{8, 2048}, {8, 1600}, {8, 2304}, {6, 1536}, {6, 1024}}) {
+    SCOPED_TRACE(std::to_string(warps) + " warps, k " + std::to_string(k));
+    const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 11), w = RandomBf16(size_t(n) * k, 0.1f, 12);
+    uint16_t *dx = Upload(x.bits), *dw = Upload(w.bits), *dy = nullptr;
+    CheckCuda(cudaMalloc(&dy, size_t(kSkinnyMaxRows) * n * 2), "alloc");
+    auto run = [&](bool dependent, SkinnyWeights weights) {
+      SetDependentLaunch(dependent);
+      CheckCuda(cudaMemset(dy, 0xff, size_t(kSkinnyMaxRows) * n * 2), "poison");
+      EXPECT_TRUE(SkinnyLinearWithWarps(dx, dw, kSkinnyMaxRows, n, k, dy, warps, nullptr, weights).ok());
+      CheckCuda(cudaDeviceSynchronize(), "sync");
+      SetDependentLaunch(false);
+      return Download(dy, size_t(kSkinnyMaxRows) * n);
+    };
+    const std::vector<uint16_t> plain = run(false, SkinnyWeights::kAfterWait);
+    EXPECT_LT(GemmError(plain, x.values, w.values, kSkinnyMaxRows, n, k), 5e-3);
+    EXPECT_EQ(run(true, SkinnyWeights::kBeforeWait), plain);
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
   }
 }
 
