@@ -1,6 +1,6 @@
 # Twenty-eighth session's GPU jobs. Usage: bash docs/bench/session28-2026-12-07/gpu.sh [PARTS]
-# The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt and the vt_gpu_*_tests built at this session's
-# probe commit (PREDICTIONS.md item 1), whose `VT_SKINNY_PRELOAD=1` loads the skinny GEMM's weights
+# The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt and the vt_gpu_*_tests built from the probe
+# build (8cbbdc1 with skinny-preload-late-trigger.patch's first form, PREDICTIONS.md item 1), whose `VT_SKINNY_PRELOAD=1` loads the skinny GEMM's weights
 # before the dependent-launch wait; bin/vt_pre (written here) is bin/vt with the switch set.
 #   steps    (with the twenty-seventh session's pack, bin/vt = edff2bf) one decode step kernel by kernel
 #            under ncu: qwen3-1.7b and llama3-8b at c = 1, qwen3-1.7b at c = 64 with cuBLAS's kernels

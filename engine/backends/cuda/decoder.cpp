@@ -23,7 +23,7 @@ constexpr int kDependentAttentionMaxRows = 4;
 // The largest step whose unsplit decode attention lets a preloading o_proj launch once it has waited
 // (PagedDecodeParams::successor_loads_early). Measured on an H100 against a step that never does
 // (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait"): qwen3-1.7b c = 1 +1.8%, but c = 2
-// -0.8%, c = 4 -2.7%, c = 8 -4.4% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
+// -0.8%, c = 4 -2.7%, c = 8 -4.2% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
 // too; the cause is not measured).
 constexpr int kEarlyOProjMaxRows = 1;
 
