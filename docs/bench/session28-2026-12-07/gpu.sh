@@ -70,11 +70,7 @@ run_parts() {
     done
   fi
   if [[ $parts == *,preload,* ]]; then
-    decode_rounds preload "vt vt_pre" "qwen3-1.7b 1,8" || return 0
-    for bin in vt vt_pre; do
-      room preload 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 preload)" | tee -a $o/preload.txt
-    done
+    short_and_8k preload "vt vt_pre" "vt vt_pre" "qwen3-1.7b 1,8" || return 0
   fi
   if [[ $parts == *,lgates,* ]]; then
     for t in forward_ops engine; do
@@ -83,18 +79,10 @@ run_parts() {
     done
   fi
   if [[ $parts == *,late,* ]]; then
-    decode_rounds late "vt vt_pre vt_late vt_prelate vt_preo" "qwen3-1.7b 1,8" || return 0
-    for bin in vt vt_prelate vt_preo; do
-      room late 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 late)" | tee -a $o/late.txt
-    done
+    short_and_8k late "vt vt_pre vt_late vt_prelate vt_preo" "vt vt_prelate vt_preo" "qwen3-1.7b 1,8" || return 0
   fi
   if [[ $parts == *,late2,* ]]; then
-    decode_rounds late2 "vt vt_late vt_lateo" "qwen3-1.7b 1,8" "llama3-8b 1,8" || return 0
-    for bin in vt vt_late vt_lateo; do
-      room late2 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 late2)" | tee -a $o/late2.txt
-    done
+    short_and_8k late2 "vt vt_late vt_lateo" "vt vt_late vt_lateo" "qwen3-1.7b 1,8" "llama3-8b 1,8" || return 0
   fi
   if [[ $parts == *,fgates,* ]]; then
     gpu_gates prefill_gemm forward_ops engine smoke
@@ -114,21 +102,13 @@ run_parts() {
     gpu_gates engine attention
   fi
   if [[ $parts == *,early,* ]]; then
-    decode_rounds early "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
-    for bin in vt_head vt; do
-      room early 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 early)" | tee -a $o/early.txt
-    done
+    short_and_8k early "vt_head vt" "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
   fi
   if [[ $parts == *,fgates2,* ]]; then
     gpu_gates prefill_gemm engine
   fi
   if [[ $parts == *,final2,* ]]; then
-    decode_rounds final2 "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
-    for bin in vt_head vt; do
-      room final2 8k || return 0
-      echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 final2)" | tee -a $o/final2.txt
-    done
+    short_and_8k final2 "vt_head vt" "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
   fi
   if [[ $parts == *,l32k,* ]]; then
     for t in 1 2 3; do
@@ -141,6 +121,17 @@ run_parts() {
       --contexts 4100 8200 16400 32800 --dependent-launch > $o/att-b1.txt 2>&1
     cat $o/att-b1.txt
   fi
+}
+# short_and_8k LOG "BIN..." "BIN8K..." "MODEL CONCURRENCY"...: decode_rounds of each BIN, then one
+# qwen3-1.7b 8k decode-only (c = 1, 8) of each BIN8K, lines into $o/LOG.txt; returns 1 where `room` stops it.
+short_and_8k() {
+  local log=$1 bins=$2 long_bins=$3 bin
+  shift 3
+  decode_rounds $log "$bins" "$@" || return 1
+  for bin in $long_bins; do
+    room $log 8k || return 1
+    echo "qwen3-1.7b 8k decode-only $bin: $(decode_8k $bin qwen3-1.7b 1,8 $log)" | tee -a $o/$log.txt
+  done
 }
 # decode_32k BIN: qwen3-1.7b's 32k decode-only c = 1 with bin/BIN; prints the ITL and TPOT medians.
 decode_32k() {

@@ -39,17 +39,24 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
   });
 }
 
+using SkinnyKernel = void (*)(const uint16_t*, const uint16_t*, int, int, int, uint16_t*);
+
+// The kernel of a form: 8 or 6 warps a CTA, weights before or after the wait; null for other counts.
+SkinnyKernel KernelOf(int warps, bool weights_before_wait) {
+  if (warps == 8) return weights_before_wait ? SkinnyGemmKernel<8, true> : SkinnyGemmKernel<8>;
+  if (warps == 6) return weights_before_wait ? SkinnyGemmKernel<6, true> : SkinnyGemmKernel<6>;
+  return nullptr;
+}
+
 }  // namespace
 
 int SkinnyCtasPerSm(int warps, SkinnyWeights weights) {
-  auto held = [](auto kernel, int threads) {
-    int per_sm = 0;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess ? per_sm : 0;
-  };
-  const bool before = weights == SkinnyWeights::kBeforeWait;
-  if (warps == 8) return before ? held(SkinnyGemmKernel<8, true>, 8 * 32) : held(SkinnyGemmKernel<8>, 8 * 32);
-  if (warps == 6) return before ? held(SkinnyGemmKernel<6, true>, 6 * 32) : held(SkinnyGemmKernel<6>, 6 * 32);
-  return 0;
+  const SkinnyKernel kernel = KernelOf(warps, weights == SkinnyWeights::kBeforeWait);
+  int per_sm = 0;
+  return kernel != nullptr &&
+                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, 0) == cudaSuccess
+             ? per_sm
+             : 0;
 }
 
 namespace {
@@ -95,10 +102,7 @@ namespace {
 
 // Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
 // behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
-bool OneGroupShares(int k, int warps) {
-  const int chunks_per_warp = (k / skinny::kChunk + warps - 1) / warps;
-  return chunks_per_warp <= skinny::kUnroll;
-}
+bool OneGroupShares(int k, int warps) { return skinny::ChunksPerWarp(k, warps) <= skinny::kUnroll; }
 
 }  // namespace
 
@@ -117,16 +121,9 @@ Status SkinnyLinearWithWarps(const uint16_t* x, const uint16_t* weight, int m, i
   }
   const dim3 grid((n + kTileCols - 1) / kTileCols);
   const bool before = weights == SkinnyWeights::kBeforeWait && DependentLaunchOn() && OneGroupShares(k, warps);
-  cudaError_t err = cudaSuccess;
-  if (warps == 8) {
-    err = before ? LaunchDependent(SkinnyGemmKernel<8, true>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y)
-                 : LaunchDependent(SkinnyGemmKernel<8>, grid, 8 * 32, 0, stream, x, weight, m, n, k, y);
-  } else if (warps == 6) {
-    err = before ? LaunchDependent(SkinnyGemmKernel<6, true>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y)
-                 : LaunchDependent(SkinnyGemmKernel<6>, grid, 6 * 32, 0, stream, x, weight, m, n, k, y);
-  } else {
-    return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
-  }
+  const SkinnyKernel kernel = KernelOf(warps, before);
+  if (kernel == nullptr) return InvalidArgument("skinny linear: " + std::to_string(warps) + " warps a CTA (8 or 6)");
+  const cudaError_t err = LaunchDependent(kernel, grid, warps * 32, 0, stream, x, weight, m, n, k, y);
   if (err != cudaSuccess) return Internal(std::string("skinny linear: ") + cudaGetErrorString(err));
   return Status::Ok();
 }

@@ -46,6 +46,9 @@ __device__ __forceinline__ Bf16x8 LoadInOrder(const uint16_t* p) {
   return v;
 }
 
+// K chunks each of `warps` warps sums (the last ones may have fewer, or none).
+__host__ __device__ constexpr int ChunksPerWarp(int k, int warps) { return (k / kChunk + warps - 1) / warps; }
+
 // The calling lane's share of the tile starting at column col0: its weight and input rows and the
 // K chunks [first, last) of its warp, the CTA's K split over `warps` warps (warps past them get none).
 struct LaneShare {
@@ -63,10 +66,9 @@ __device__ __forceinline__ LaneShare ShareOf(const uint16_t* x, const uint16_t* 
   s.w_row = weight + static_cast<int64_t>(min(col0 + q, n - 1)) * k + 8 * c;
   s.has_row = q < m;
   s.x_row = x + static_cast<int64_t>(s.has_row ? q : 0) * k + 8 * c;
-  const int chunks = k / kChunk;
-  const int per_warp = (chunks + warps - 1) / warps;
+  const int per_warp = ChunksPerWarp(k, warps);
   s.first = warp * per_warp;
-  s.last = min(s.first + per_warp, chunks);
+  s.last = min(s.first + per_warp, k / kChunk);
   return s;
 }
 
