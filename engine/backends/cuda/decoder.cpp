@@ -22,8 +22,8 @@ constexpr int kDependentLaunchMaxRows = 8;
 constexpr int kDependentAttentionMaxRows = 4;
 // The largest step whose unsplit decode attention lets a preloading o_proj launch once it has waited
 // (PagedDecodeParams::successor_loads_early). Measured on an H100 against a step that never does
-// (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait"): qwen3-1.7b c = 1 +1.8%, but c = 2
-// -0.8%, c = 4 -2.7%, c = 8 -4.2% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
+// (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait"): qwen3-1.7b c = 1 +1.9%, but c = 2
+// -0.9%, c = 4 -2.7%, c = 8 -4.2% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
 // too; the cause is not measured).
 constexpr int kEarlyOProjMaxRows = 1;
 
@@ -194,7 +194,7 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   // o_proj launch early (a split call's merge kernel always does; an unsplit call in one-row steps,
   // above). On an H100 against 8cbbdc1: qwen3-1.7b 8k decode c = 1 -0.9% ITL, short prompts c = 1
   // +0.2% and c = 8 +0.7% (docs/BENCHMARKS.md "The o_proj weights loaded before the wait"). Asked of
-  // every GEMM the kernel takes it for (QKV, gate/up, lm_head too), the step was 1.4-1.7% slower.
+  // every GEMM the kernel takes it for (gate/up and lm_head too), the step was 1.4-1.7% slower.
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, kc::SkinnyWeights::kBeforeWait));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));

@@ -55,7 +55,7 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int h, i
 // at batch 4 is not explained ("The unsplit attention letting o_proj launch early, taken apart").
 // Unsplit calls let it launch early too where it has work to do before its own wait
 // (p.successor_loads_early: its weights, skinny_gemm.h's kBeforeWait).
-__device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p) {
+__device__ __forceinline__ bool DependentsLaunchEarly(const PagedDecodeParams& p) {
   return p.num_chunks > 1 || p.successor_loads_early;
 }
 
@@ -63,8 +63,9 @@ __device__ __forceinline__ bool SplitDependentsEarly(const PagedDecodeParams& p)
 // (p.history_settled): the worker's first subtile, keys from key_base (`issue_first`), is copied before
 // the wait on the kernel before unless it holds the request's last key (the one that kernel may write;
 // a subtile past key_end holds none and only zero-fills), in a copy group of its own (the loops' waits count only the newest groups, so one older group changes
-// nothing); then the wait, after which the kernel after this one may launch at once in a split call
-// (SplitDependentsEarly), else when this one ends. Returns whether the subtile was issued.
+// nothing); then the wait, after which the kernel after this one may launch at once where
+// DependentsLaunchEarly says so (a split call, or a successor with loads before its wait), else when
+// this one ends. Returns whether the subtile was issued.
 template <typename IssueFirst>
 __device__ __forceinline__ bool IssueOlderKeysThenWait(const PagedDecodeParams& p, bool live, int key_base,
                                                        int key_end, int context, IssueFirst issue_first) {
@@ -74,7 +75,7 @@ __device__ __forceinline__ bool IssueOlderKeysThenWait(const PagedDecodeParams& 
     issued = true;
   }
   CpAsyncCommit();
-  if (SplitDependentsEarly(p)) {
+  if (DependentsLaunchEarly(p)) {
     AwaitPrecedingGrid();
   } else {
     AwaitPrecedingGridOnly();

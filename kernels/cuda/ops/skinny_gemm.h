@@ -40,7 +40,7 @@ bool SkinnyLinearSupports(const uint16_t* x, const uint16_t* weight, int m, int 
 Status SkinnyLinear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,
                     cudaStream_t stream, SkinnyWeights weights = SkinnyWeights::kAfterWait);
 
-// Whether a dependently launched SkinnyLinear of a K x N weight asked for kBeforeWait issues its
+// Whether a dependently launched SkinnyLinear of a weight W[N, K] asked for kBeforeWait issues its
 // weights before its wait (one group of loads a warp's whole share).
 bool SkinnyLoadsWeightsBeforeWait(int n, int k);
 

@@ -221,7 +221,7 @@ TEST(SkinnyGemm, WeightsLoadedBeforeTheWaitGiveThePlainBits) {
     SCOPED_TRACE("m " + std::to_string(m));
     ExpectDependentChainGivesThePlainBits(m, SkinnyWeights::kBeforeWait);
   }
-  const int n = 520;  // 65 tiles: the last one past N
+  const int n = 520;  // 65 whole tiles (a tile past N takes ShareOf's clamp and FinishTile's check, as the plain form)
   for (const auto& [warps, k] : {std::pair{8, 2048}, {8, 1600}, {8, 2304}, {6, 1536}, {6, 1024}}) {
     SCOPED_TRACE(std::to_string(warps) + " warps, k " + std::to_string(k));
     const Bf16Data x = RandomBf16(size_t(kSkinnyMaxRows) * k, 1.f, 11), w = RandomBf16(size_t(n) * k, 0.1f, 12);
