@@ -37,7 +37,8 @@ __device__ __forceinline__ Bf16x8 Load(const uint16_t* p) {
 }
 
 // An input load kept in program order among the MMAs' asm, so that all of a group's are in flight
-// before its first MMA (with Load, ptxas gave the preloading kernel 64 registers and two round trips).
+// before its first MMA (with Load, ptxas gave the preloading kernel 64 registers: too few to hold a
+// group's weights and inputs at once).
 __device__ __forceinline__ Bf16x8 LoadInOrder(const uint16_t* p) {
   Bf16x8 v;
   asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n"
