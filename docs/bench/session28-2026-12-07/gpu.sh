@@ -36,6 +36,12 @@
 #   fgates2  the prefill + GEMM and engine gates
 #   final2   two rounds of qwen3-1.7b short c = 1, 2, 4, 8 and llama3-8b c = 1, 8 with bin/vt_head and
 #            bin/vt, then one round of both binaries' qwen3-1.7b 8k decode-only c = 1, 8
+# For the next session (not run here): bin/vt and every vt_gpu_*_tests at this session's last commit,
+# bin/vt_head 8cbbdc1's `vt` (the session's start):
+#   ngates   every GPU gate suite, then compute-sanitizer on the SkinnyGemm tests
+#   next     issue #17's end-to-end table (two rounds, c = 1 / 8 / 64, W4A16) and issue #16's 8k
+#            decode-only of bin/vt_head and bin/vt: on an H200, the goals' own numbers (a call of its own:
+#            with the gates it would pass one call's 600 s)
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s28
@@ -109,6 +115,18 @@ run_parts() {
   fi
   if [[ $parts == *,final2,* ]]; then
     short_and_8k final2 "vt_head vt" "vt_head vt" "qwen3-1.7b 1,2,4,8" "llama3-8b 1,8" || return 0
+  fi
+  if [[ $parts == *,ngates,* ]]; then
+    gpu_gates
+    room sanitizer || return 0
+    sanitize 90 vt_gpu_prefill_gemm_tests 'SkinnyGemm.*'
+  fi
+  if [[ $parts == *,next,* ]]; then
+    e2e_table vt_head vt || return 0
+    for bin in vt_head vt; do
+      room next 8k || return 0
+      long_decode $bin
+    done
   fi
   if [[ $parts == *,l32k,* ]]; then
     for t in 1 2 3; do
