@@ -31,7 +31,7 @@
 #   egates   the engine and attention gates
 #   early    two rounds of qwen3-1.7b short c = 1, 2, 4, 8 and llama3-8b c = 1, 8 with bin/vt_head and
 #            bin/vt, then one round of both binaries' qwen3-1.7b 8k decode-only c = 1, 8
-# From `fgates2` on the pack is item 5's build (fabb512, the session's last code commit run on a GPU): bin/vt and the gate
+# From `fgates2` on the pack is item 5's build (cce8f31, the session's last code commit run on a GPU): bin/vt and the gate
 # binaries, bin/vt_head aa587f6's `vt`.
 #   fgates2  the prefill + GEMM and engine gates
 #   final2   two rounds of qwen3-1.7b short c = 1, 2, 4, 8 and llama3-8b c = 1, 8 with bin/vt_head and
