@@ -116,6 +116,18 @@ decode_8k() {
     python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))"
 }
 
+# table_and_long_decode LABEL BIN...: e2e_table of the BINs, then long_decode of each; returns 1 where
+# `room` stops it (LABEL names the 8k runs there).
+table_and_long_decode() {
+  local label=$1 bin
+  shift
+  e2e_table "$@" || return 1
+  for bin in "$@"; do
+    room $label 8k || return 1
+    long_decode $bin
+  done
+}
+
 # long_decode [BIN]: issue #16's qwen3-1.7b 8k decode-only steps (c = 1 and 8) with bin/BIN (vt by
 # default), a line naming BIN into $o/e2e.txt.
 long_decode() {

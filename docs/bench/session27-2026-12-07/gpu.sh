@@ -32,11 +32,7 @@ run_parts() {
     sanitize 90 vt_gpu_forward_ops_tests 'Argmax.*:QkvPrepare.*'
   fi
   if [[ $parts == *,table,* ]]; then
-    e2e_table vt_head vt || return 0
-    for bin in vt_head vt; do
-      room table 8k || return 0
-      long_decode $bin
-    done
+    table_and_long_decode table vt_head vt || return 0
   fi
   if [[ $parts == *,ab,* ]]; then
     decode_ab ab "vt_prev vt_head vt_argmax vt" 1 serve || return 0

@@ -122,11 +122,7 @@ run_parts() {
     sanitize 90 vt_gpu_prefill_gemm_tests 'SkinnyGemm.*'
   fi
   if [[ $parts == *,next,* ]]; then
-    e2e_table vt_head vt || return 0
-    for bin in vt_head vt; do
-      room next 8k || return 0
-      long_decode $bin
-    done
+    table_and_long_decode next vt_head vt || return 0
   fi
   if [[ $parts == *,l32k,* ]]; then
     for t in 1 2 3; do
