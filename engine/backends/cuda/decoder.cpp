@@ -179,11 +179,9 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
   // and an H100), llama3-8b's 0.2-0.5% slower; the attention too where it is unsplit, see
   // AttentionLaunchedDependently (docs/BENCHMARKS.md).
   // o_proj launches dependently wherever the step does (the switch below is the attention's alone).
-  const bool o_proj_loads_early = tokens <= kEarlyOProjMaxRows && kc::DependentLaunchOn() &&
-                                  w.o_proj.dense != nullptr &&
-                                  gemm_->KernelFor(attn_, w.o_proj.dense, tokens, w.o_proj.n, w.o_proj.k, delta_) ==
-                                      kc::DenseKernel::kSkinny &&
-                                  kc::SkinnyLoadsWeightsBeforeWait(w.o_proj.n, w.o_proj.k);
+  const bool o_proj_loads_early =
+      tokens <= kEarlyOProjMaxRows && w.o_proj.dense != nullptr &&
+      gemm_->LoadsWeightsBeforeWait(attn_, w.o_proj.dense, tokens, w.o_proj.n, w.o_proj.k, delta_);
   {
     const kc::ScopedDependentLaunch attention_launch(kc::DependentLaunchOn() &&
                                                      AttentionLaunchedDependently(step, step_plan_));

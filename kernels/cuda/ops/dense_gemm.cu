@@ -1,5 +1,6 @@
 #include "kernels/cuda/ops/dense_gemm.h"
 
+#include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/batch_decode_gemm.h"
 
 namespace vt::kernels::cuda {
@@ -39,6 +40,12 @@ DenseKernel DenseGemm::KernelFor(const uint16_t* x, const uint16_t* weight, int 
   if (skinny_ && SkinnyLinearSupports(x, weight, m, k, y)) return DenseKernel::kSkinny;
   if (batch_ && BatchLinearSupports(x, weight, m, n, k, y)) return DenseKernel::kBatch;
   return DenseKernel::kCublas;
+}
+
+bool DenseGemm::LoadsWeightsBeforeWait(const uint16_t* x, const uint16_t* weight, int m, int n, int k,
+                                       const uint16_t* y) const {
+  return DependentLaunchOn() && KernelFor(x, weight, m, n, k, y) == DenseKernel::kSkinny &&
+         SkinnyLoadsWeightsBeforeWait(n, k);
 }
 
 Status DenseGemm::Linear(const uint16_t* x, const uint16_t* weight, int m, int n, int k, uint16_t* y,

@@ -35,6 +35,11 @@ class DenseGemm {
   // The kernel Linear runs this product on.
   DenseKernel KernelFor(const uint16_t* x, const uint16_t* weight, int m, int n, int k, const uint16_t* y) const;
 
+  // Whether Linear, asked for SkinnyWeights::kBeforeWait, issues this product's weights before its wait
+  // on the calling thread's dependent-launch switch.
+  bool LoadsWeightsBeforeWait(const uint16_t* x, const uint16_t* weight, int m, int n, int k,
+                              const uint16_t* y) const;
+
  private:
   DenseGemm() = default;
   cublasHandle_t handle_ = nullptr;

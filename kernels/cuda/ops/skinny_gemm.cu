@@ -39,6 +39,10 @@ __global__ void __launch_bounds__(Warps * 32) SkinnyGemmKernel(const uint16_t* _
   });
 }
 
+// Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
+// behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
+bool OneGroupShares(int k, int warps) { return skinny::ChunksPerWarp(k, warps) <= skinny::kUnroll; }
+
 using SkinnyKernel = void (*)(const uint16_t*, const uint16_t*, int, int, int, uint16_t*);
 
 // The kernel of a form: 8 or 6 warps a CTA, weights before or after the wait; null for other counts.
@@ -97,14 +101,6 @@ int SkinnyLinearWarps(int n) {
   if (waves(o.per_sm8) > 2) return 8;
   return waves(o.per_sm6) < waves(o.per_sm8) ? 6 : 8;
 }
-
-namespace {
-
-// Only a warp whose whole share is one group has nothing to stream after the wait (a streaming loop
-// behind a preloaded group compiled to 64 registers, the eleventh session's staged build).
-bool OneGroupShares(int k, int warps) { return skinny::ChunksPerWarp(k, warps) <= skinny::kUnroll; }
-
-}  // namespace
 
 bool SkinnyLoadsWeightsBeforeWait(int n, int k) { return OneGroupShares(k, SkinnyLinearWarps(n)); }
 
