@@ -1,0 +1,44 @@
+# Twenty-ninth session's GPU jobs. Usage: bash docs/bench/session29-2026-12-07/gpu.sh [PARTS]
+# The first two jobs ran the twenty-eighth session's script (`gpu.sh ngates`, `gpu.sh next`; raw output
+# in 1-h100-ngates/ and 2-h100-next/). From `c64` on the pack (.gpu/pack.tar.xz, carried as .gpu) holds
+# bin/vt (13d3787), bin/vt_head (8cbbdc1, the twenty-eighth session's start), bin/vt_aa (aa587f6, the
+# o_proj weights before the wait) and bin/vt_cc (cce8f31, the early o_proj launch in one-row steps).
+#   c64   qwen3-1.7b short prompts at c = 16 and 64 with the four binaries, three rounds, the order
+#         turned each round (PREDICTIONS.md item 3: where `next`'s c = 64 -1.4% comes from)
+# From `w4` on the pack is item 4's build: bin/vt and bin/vt_gpu_engine_tests with the int4 o_proj
+# counted as preloading (its unsplit attention lets it launch early in one-row steps), bin/vt_head
+# 13d3787's `vt`.
+#   w4    the engine gates; then llama3-8b-gptq c = 1, 2 and, as controls (no path changed),
+#         llama3-8b bf16 and qwen3-1.7b c = 1, each with bin/vt_head and bin/vt, three rounds in turned
+#         orders
+# Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s29
+parts=,${1:-c64},
+run_parts() {
+  if [[ $parts == *,c64,* ]]; then
+    decode_orders c64 "qwen3-1.7b 16,64" "vt_head vt_aa vt_cc vt" "vt vt_cc vt_aa vt_head" "vt_aa vt_head vt vt_cc" || return 0
+  fi
+  if [[ $parts == *,w4,* ]]; then
+    gpu_gates engine
+    decode_orders w4 "llama3-8b-gptq 1,2" "vt_head vt" "vt vt_head" "vt_head vt" || return 0
+    decode_orders w4 "llama3-8b 1" "vt_head vt" "vt vt_head" || return 0
+    decode_orders w4 "qwen3-1.7b 1" "vt_head vt" "vt vt_head" || return 0
+  fi
+}
+# decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
+# list's bins in its own order, lines into $o/LOG.txt; returns 1 where `room` stops it.
+decode_orders() {
+  local log=$1 mc=$2 round=0 order bin r
+  shift 2
+  for order in "$@"; do
+    round=$((round + 1))
+    for bin in $order; do
+      room $log $bin || return 1
+      set -- $mc
+      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/$log.err | tok_s)
+      echo "$1 $bin round $round: $r" | tee -a $o/$log.txt
+    done
+  done
+}
+gpu_job_run s29
