@@ -75,8 +75,8 @@ class CudaModelRunner final : public ModelRunner {
   Status Attention(int layer, const StagedStep& step, bool o_proj_loads_early);
   Status DecodeQueryAttention(int layer, const StagedStep& step, bool o_proj_loads_early);
   kc::PrefillAttentionParams AttentionParams(int layer, const StagedStep& step, int first) const;
-  // Whether Linear of m rows by `w` (with kBeforeWait) issues weight loads before its dependent-launch
-  // wait.
+  // Whether the first kernel of Linear(x, w, m, y, kBeforeWait) issues weight loads before its
+  // dependent-launch wait.
   bool LoadsWeightsBeforeWait(const uint16_t* x, const DeviceMatrix& w, int m, const uint16_t* y) const;
   // `weights`: where a dense weight's skinny product issues its loads (kernels/cuda/ops/skinny_gemm.h).
   Status Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,

@@ -24,8 +24,9 @@ constexpr int kDependentAttentionMaxRows = 4;
 // (PagedDecodeParams::successor_loads_early). Measured on an H100 against a step that never does
 // (docs/BENCHMARKS.md, "The o_proj weights loaded before the wait"): qwen3-1.7b c = 1 +1.9%, but c = 2
 // -0.9%, c = 4 -2.7%, c = 8 -4.2% (the twenty-second session lost 2.7% at c = 4 with a plain o_proj
-// too; the cause is not measured). The twenty-second session's early trigger in every call gave
-// llama3-8b W4A16, whose int4 o_proj preloads in every form, +0.84% at c = 1 and -0.4% at c = 2.
+// too; the cause is not measured). An int4 o_proj preloads in every form: llama3-8b W4A16 c = 1
+// +0.76% ("The int4 o_proj launched early in one-row steps"); the twenty-second session's trigger in
+// every call had given it -0.4% at c = 2.
 constexpr int kEarlyOProjMaxRows = 1;
 
 namespace {
@@ -44,13 +45,13 @@ bool AttentionLaunchedDependently(const StagedStep& step, const kc::DecodePlan& 
 
 }  // namespace
 
-// A dense weight asks DenseGemm (the skinny GEMM's one-group form takes kBeforeWait); every form of the
-// int4 kernels starts its weight stream before the wait (no kernel of a step writes weights), unless
-// the weight is dequantised first, a step's kernel writing the scratch it reads.
+// A dense weight asks DenseGemm (the skinny GEMM's one-group form takes kBeforeWait), an int4 one its
+// form. A dequantised int4 weight's first kernel is the dequantisation, a plain launch.
 bool CudaModelRunner::LoadsWeightsBeforeWait(const uint16_t* x, const DeviceMatrix& w, int m,
                                              const uint16_t* y) const {
   if (w.dense != nullptr) return gemm_->LoadsWeightsBeforeWait(x, w.dense, m, w.n, w.k, y);
-  return kc::DependentLaunchOn() && !DequantisesW4A16(m);
+  return kc::DependentLaunchOn() && !DequantisesW4A16(m) &&
+         kc::W4A16LoadsWeightsBeforeWait(W4A16SplitFor(m, w.k, w.n).form);
 }
 
 Status CudaModelRunner::Linear(const uint16_t* x, const DeviceMatrix& w, int m, uint16_t* y,
@@ -199,9 +200,10 @@ Status CudaModelRunner::Layer(int layer, const StagedStep& step) {
 
   // o_proj's weights stream before its wait (an int4 o_proj's do in every form), so that they overlap
   // the attention's end where that lets o_proj launch early (a split call's merge kernel always does;
-  // an unsplit call in one-row steps, above). On an H100 against 8cbbdc1: qwen3-1.7b 8k decode c = 1 -0.9% ITL, short prompts c = 1
-  // +0.2% and c = 8 +0.7% (docs/BENCHMARKS.md "The o_proj weights loaded before the wait"). Asked of
-  // every GEMM the kernel takes it for (gate/up and lm_head too), the step was 1.4-1.7% slower.
+  // an unsplit call in one-row steps, above). On an H100 against 8cbbdc1: qwen3-1.7b 8k decode c = 1
+  // -0.9% ITL, short prompts c = 1 +0.2% and c = 8 +0.7% (docs/BENCHMARKS.md "The o_proj weights
+  // loaded before the wait"). Asked of every GEMM the kernel takes it for (gate/up and lm_head too),
+  // the step was 1.4-1.7% slower.
   VT_RETURN_IF_ERROR(Linear(attn_, w.o_proj, tokens, delta_, kc::SkinnyWeights::kBeforeWait));
   VT_RETURN_IF_ERROR(SumOverRanks(delta_, size_t(tokens) * h));
   VT_RETURN_IF_ERROR(kc::AddRmsNorm(delta_, residual_, w.post_attention_norm, tokens, h, eps, normed_, stream_));

@@ -54,8 +54,8 @@ struct PagedDecodeParams {
   bool history_settled = false;
 
   // True when the kernel after this call issues loads before its wait (o_proj's weights: the skinny
-  // GEMM's kBeforeWait form): a dependently launched unsplit call then lets it launch once it has
-  // waited itself, as a split call lets its merge kernel, so those loads overlap this call.
+  // GEMM's kBeforeWait form, or any int4 form): a dependently launched unsplit call then lets it launch
+  // once it has waited itself, as a split call lets its merge kernel, so those loads overlap this call.
   bool successor_loads_early = false;
 };
 

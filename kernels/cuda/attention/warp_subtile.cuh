@@ -54,7 +54,7 @@ __device__ __forceinline__ void CopySubtile(const PagedDecodeParams& p, int h, i
 // resident CTAs push some of its tiles out (with five-warp CTAs the loss was 1.1%); qwen3-1.7b's 2.7%
 // at batch 4 is not explained ("The unsplit attention letting o_proj launch early, taken apart").
 // Unsplit calls let it launch early too where it has work to do before its own wait
-// (p.successor_loads_early: its weights, skinny_gemm.h's kBeforeWait).
+// (p.successor_loads_early: its weights, skinny_gemm.h's kBeforeWait or an int4 form).
 __device__ __forceinline__ bool DependentsLaunchEarly(const PagedDecodeParams& p) {
   return p.num_chunks > 1 || p.successor_loads_early;
 }

@@ -42,6 +42,11 @@ W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms);
 // A given form (kStack only at M <= 8), for A/B runs of the forms.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form);
 
+// Whether the form's GEMM kernel issues its first weight loads before its dependent-launch wait
+// (dependent_launch.h), so that a kernel before it may let it launch early. The split-K reduction
+// after it loads nothing before its wait.
+bool W4A16LoadsWeightsBeforeWait(W4A16Form form);
+
 // fp32 workspace bytes for the split-K partial sums (0 when unsplit).
 size_t W4A16WorkspaceBytes(int m, int n, const W4A16Split& split);
 
