@@ -11,6 +11,12 @@
 #   w4    the engine gates; then llama3-8b-gptq c = 1, 2 and, as controls (no path changed),
 #         llama3-8b bf16 and qwen3-1.7b c = 1, each with bin/vt_head and bin/vt, three rounds in turned
 #         orders
+# From `w4b` on the pack is the review's build (3521864): bin/vt, bin/vt_gpu_engine_tests and
+# bin/vt_gpu_w4a16_tests; bin/vt_head 13d3787's `vt`.
+#   w4b   the engine and W4A16 gates; then llama3-8b-gptq c = 1 with bin/vt_head and bin/vt, three
+#         rounds in turned orders
+# A last job: the twenty-eighth session's `gpu.sh next` again with this pack (bin/vt_head 13d3787):
+# the end-to-end table of this session's code (PREDICTIONS.md item 6, `6-*-next/`).
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s29
@@ -24,6 +30,10 @@ run_parts() {
     decode_orders w4 "llama3-8b-gptq 1,2" "vt_head vt" "vt vt_head" "vt_head vt" || return 0
     decode_orders w4 "llama3-8b 1" "vt_head vt" "vt vt_head" || return 0
     decode_orders w4 "qwen3-1.7b 1" "vt_head vt" "vt vt_head" || return 0
+  fi
+  if [[ $parts == *,w4b,* ]]; then
+    gpu_gates engine w4a16
+    decode_orders w4b "llama3-8b-gptq 1" "vt_head vt" "vt vt_head" "vt_head vt" || return 0
   fi
 }
 # decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
