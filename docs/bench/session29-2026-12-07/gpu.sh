@@ -15,12 +15,20 @@
 # bin/vt_gpu_w4a16_tests; bin/vt_head 13d3787's `vt`.
 #   w4b   the engine and W4A16 gates; then llama3-8b-gptq c = 1 with bin/vt_head and bin/vt, three
 #         rounds in turned orders
+# From `fg` on the pack is item 7's probe build (3521864 with skinny-first-group.patch, never
+# committed): bin/vt, bin/vt_gpu_prefill_gemm_tests and bin/vt_gpu_engine_tests, in which
+# VT_SKINNY_FIRST_GROUP=1 lets a skinny share of several groups (llama3-8b's o_proj) load its first
+# group before the wait, and so launch early after a one-row attention; bin/vt_fg is bin/vt with it.
+#   fg    the SkinnyGemm and engine gates with the switch set; then llama3-8b c = 1, 2 (three rounds)
+#         and qwen3-1.7b c = 1 (two) with bin/vt and bin/vt_fg in turned orders
 # A last job: the twenty-eighth session's `gpu.sh next` again with this pack (bin/vt_head 13d3787):
-# the end-to-end table of this session's code (PREDICTIONS.md item 6, `6-*-next/`).
+# the end-to-end table of this session's code (PREDICTIONS.md item 6, `7-h100-next/`).
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s29
 parts=,${1:-c64},
+# wrap NAME SETTINGS: bin/NAME runs bin/vt with the environment SETTINGS.
+wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/vt" "$@"\n' "$2" > $b/$1 && chmod +x $b/$1; }
 run_parts() {
   if [[ $parts == *,c64,* ]]; then
     decode_orders c64 "qwen3-1.7b 16,64" "vt_head vt_aa vt_cc vt" "vt vt_cc vt_aa vt_head" "vt_aa vt_head vt vt_cc" || return 0
@@ -34,6 +42,13 @@ run_parts() {
   if [[ $parts == *,w4b,* ]]; then
     gpu_gates engine w4a16
     decode_orders w4b "llama3-8b-gptq 1" "vt_head vt" "vt vt_head" "vt_head vt" || return 0
+  fi
+  if [[ $parts == *,fg,* ]]; then
+    wrap vt_fg VT_SKINNY_FIRST_GROUP=1
+    room fg gates && VT_SKINNY_FIRST_GROUP=1 gtest prefill_gemm-fg 100 $b/vt_gpu_prefill_gemm_tests --gtest_filter='SkinnyGemm.*'
+    room fg gates && VT_SKINNY_FIRST_GROUP=1 gtest engine-fg 200 $b/vt_gpu_engine_tests
+    decode_orders fg "llama3-8b 1,2" "vt vt_fg" "vt_fg vt" "vt vt_fg" || return 0
+    decode_orders fg "qwen3-1.7b 1" "vt vt_fg" "vt_fg vt" || return 0
   fi
 }
 # decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each

@@ -1,5 +1,5 @@
 # Registers ptxas gives each kernel of one .cu file: python3 ptxas_registers.py REPO_ROOT FILE (recompiles
-# that file from REPO_ROOT/build/compile_commands.json with -Xptxas -v into /tmp/ru.o; prints "REGS kernel").
+# that file from REPO_ROOT/build/compile_commands.json with -Xptxas -v into /tmp/ru.o; prints "REGS ARCH kernel").
 import json,subprocess,sys,re
 root=sys.argv[1]; f=sys.argv[2]
 cc=json.load(open(root+'/build/compile_commands.json'))
@@ -11,7 +11,7 @@ for c in cc:
         out=r.stderr
         fn=None
         for line in out.splitlines():
-            m=re.search(r"Compiling entry function '(\S+)'",line)
-            if m: fn=m.group(1)
+            m=re.search(r"Compiling entry function '(\S+)' for '(\S+)'",line)
+            if m: fn=m.group(1); arch=m.group(2)
             m=re.search(r"Used (\d+) registers",line)
-            if m and fn: print(m.group(1), fn); fn=None
+            if m and fn: print(m.group(1), arch, fn); fn=None
