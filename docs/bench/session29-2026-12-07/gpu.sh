@@ -21,6 +21,11 @@
 # group before the wait, and so launch early after a one-row attention; bin/vt_fg is bin/vt with it.
 #   fg    the SkinnyGemm and engine gates with the switch set; then llama3-8b c = 1, 2 (three rounds)
 #         and qwen3-1.7b c = 1 (two) with bin/vt and bin/vt_fg in turned orders
+# From `fg2` on the pack is item 8's probe build (skinny-first-group-80.patch: the same form with
+# __launch_bounds__ asking for its CTAs an SM, which ptxas answers with 80 registers): bin/vt and
+# bin/vt_gpu_prefill_gemm_tests.
+#   fg2   the SkinnyGemm gates with the switch set; llama3-8b c = 1, 2 with bin/vt and bin/vt_fg, two
+#         rounds in turned orders
 # A last job: the twenty-eighth session's `gpu.sh next` again with this pack (bin/vt_head 13d3787):
 # the end-to-end table of this session's code (PREDICTIONS.md item 6, `7-h100-next/`).
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
@@ -49,6 +54,11 @@ run_parts() {
     room fg gates && VT_SKINNY_FIRST_GROUP=1 gtest engine-fg 200 $b/vt_gpu_engine_tests
     decode_orders fg "llama3-8b 1,2" "vt vt_fg" "vt_fg vt" "vt vt_fg" || return 0
     decode_orders fg "qwen3-1.7b 1" "vt vt_fg" "vt_fg vt" || return 0
+  fi
+  if [[ $parts == *,fg2,* ]]; then
+    wrap vt_fg VT_SKINNY_FIRST_GROUP=1
+    room fg2 gates && VT_SKINNY_FIRST_GROUP=1 gtest prefill_gemm-fg2 100 $b/vt_gpu_prefill_gemm_tests --gtest_filter='SkinnyGemm.*'
+    decode_orders fg2 "llama3-8b 1,2" "vt vt_fg" "vt_fg vt" || return 0
   fi
 }
 # decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
