@@ -26,6 +26,13 @@
 # bin/vt_gpu_prefill_gemm_tests.
 #   fg2   the SkinnyGemm gates with the switch set; llama3-8b c = 1, 2 with bin/vt and bin/vt_fg, two
 #         rounds in turned orders
+# Also prepared for the next session, not run here (PREDICTIONS.md item 9): skinny-min-blocks.patch on
+# HEAD, every skinny form's __launch_bounds__ asking for its CTAs an SM (ptxas: the six-warp form 76 -> 80
+# registers, the one-group forms 72 -> 78, the eight-warp form 80 as before); bin/vt the patched build's
+# `vt` and vt_gpu_prefill_gemm_tests, bin/vt_head HEAD's `vt`.
+#   mb    the prefill + GEMM gates; `vt bench gemm --dependent-launch` of qwen3-1.7b's and llama3-8b's
+#         layer shapes with both binaries; two rounds of qwen3-1.7b and llama3-8b c = 1, 8 in turned
+#         orders
 # A last job: the twenty-eighth session's `gpu.sh next` again with this pack (bin/vt_head 13d3787):
 # the end-to-end table of this session's code (PREDICTIONS.md item 6, `7-h100-next/`).
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
@@ -59,6 +66,17 @@ run_parts() {
     wrap vt_fg VT_SKINNY_FIRST_GROUP=1
     room fg2 gates && VT_SKINNY_FIRST_GROUP=1 gtest prefill_gemm-fg2 100 $b/vt_gpu_prefill_gemm_tests --gtest_filter='SkinnyGemm.*'
     decode_orders fg2 "llama3-8b 1,2" "vt vt_fg" "vt_fg vt" || return 0
+  fi
+  if [[ $parts == *,mb,* ]]; then
+    gpu_gates prefill_gemm
+    for bin in vt_head vt; do
+      room mb gemm || return 0
+      timeout -k 5 100 $b/$bin bench gemm --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 \
+        --ms 1 8 --dependent-launch > $o/gemm-$bin.txt 2>&1
+      echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
+    done
+    decode_orders mb "qwen3-1.7b 1,8" "vt_head vt" "vt vt_head" || return 0
+    decode_orders mb "llama3-8b 1,8" "vt_head vt" "vt vt_head" || return 0
   fi
 }
 # decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
