@@ -33,7 +33,7 @@
 #   mb    the prefill + GEMM gates; `vt bench gemm --dependent-launch` of qwen3-1.7b's and llama3-8b's
 #         layer shapes with both binaries; two rounds of qwen3-1.7b and llama3-8b c = 1, 8 in turned
 #         orders
-# A last job: the twenty-eighth session's `gpu.sh next` again with this pack (bin/vt_head 13d3787):
+# A last job: the twenty-eighth session's `gpu.sh next` again with w4b's pack (bin/vt_head 13d3787):
 # the end-to-end table of this session's code (PREDICTIONS.md item 6, `7-h100-next/`).
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
@@ -72,7 +72,7 @@ run_parts() {
     for bin in vt_head vt; do
       room mb gemm || return 0
       timeout -k 5 100 $b/$bin bench gemm --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 \
-        --ms 1 8 --dependent-launch > $o/gemm-$bin.txt 2>&1
+        --ms 1,8 --dependent-launch > $o/gemm-$bin.txt 2>&1
       echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
     done
     decode_orders mb "qwen3-1.7b 1,8" "vt_head vt" "vt vt_head" || return 0

@@ -247,21 +247,21 @@ cudaError_t ReduceW4A16Slices(const float* partial, uint16_t* y, size_t elements
                          dim3(block), 0, stream, partial, y, elements, slices);
 }
 
-// The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on
-// that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2"). The tiled
-// form from M = 9: split by its cost model it is faster than the spread form on all six benchmark
-// shapes at M = 9, 12 and 16, and not at M = 8 (docs/BENCHMARKS.md, "W4A16 from M = 9").
 // No kernel of a step writes weights or scales, so every form starts its weight stream first.
 bool W4A16LoadsWeightsBeforeWait(W4A16Form form) {
   switch (form) {
     case W4A16Form::kSpread:  // W4A16GemmKernel: its first kUnroll steps
-    case W4A16Form::kStack:   // W4A16StackKernel: kStackUnroll steps and two blocks' scales
+    case W4A16Form::kStack:   // W4A16StackKernel: kStackUnroll steps, up to two blocks' scales
     case W4A16Form::kTile:    // W4A16TileKernel: kDepth steps
       return true;
   }
   return false;
 }
 
+// The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on
+// that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2"). The tiled
+// form from M = 9: split by its cost model it is faster than the spread form on all six benchmark
+// shapes at M = 9, 12 and 16, and not at M = 8 (docs/BENCHMARKS.md, "W4A16 from M = 9").
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms) {
   const W4A16Form form = m <= 2 ? W4A16Form::kStack : m <= 8 ? W4A16Form::kSpread : W4A16Form::kTile;
   return ChooseW4A16Split(m, k, n, num_sms, form);
