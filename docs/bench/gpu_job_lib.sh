@@ -50,17 +50,23 @@ gtest() {
   grep -E "Failure|FAILED|rror" $o/$name.log | head -10
 }
 
+# short_run LOG BIN ROUND MODEL CONCURRENCY: one short-prompt decode run of bin/BIN on MODEL's preset at
+# the CONCURRENCY list, its line (tok/s a level) appended to $o/LOG.txt; returns 1 where `room` stops it.
+short_run() {
+  local r
+  room $1 $2 || return 1
+  r=$(timeout -k 5 150 $b/$2 bench decode $short --model preset:$4 --concurrency $5 --json 2>>$o/$1.err | tok_s)
+  echo "$4 $2 round $3: $r" | tee -a $o/$1.txt
+}
+
 # e2e_table [BIN...]: issue #17's end-to-end table, two rounds, each model with each bin/BIN in turn
 # (vt by default), into $o/e2e.txt; returns 1 where `room` stops it.
 e2e_table() {
-  local bins=${*:-vt} round mc bin r
+  local bins=${*:-vt} round mc bin
   for round in 1 2; do
     for mc in "qwen3-1.7b 1,8,64" "llama3-8b 1,8,64" "llama3-8b-gptq 1,8"; do
-      set -- $mc
       for bin in $bins; do
-        room e2e $bin || return 1
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/e2e.err | tok_s)
-        echo "$1 $bin round $round: $r" | tee -a $o/e2e.txt
+        short_run e2e $bin $round $mc || return 1
       done
     done
   done
@@ -70,17 +76,27 @@ e2e_table() {
 # turn on each model preset at its concurrency list, appended to $o/LOG.txt; returns 1 where `room`
 # stops it.
 decode_rounds() {
-  local log=$1 bins=$2 round bin mc r
+  local log=$1 bins=$2 round bin mc
   shift 2
-  local models=("$@")
   for round in 1 2; do
     for bin in $bins; do
-      for mc in "${models[@]}"; do
-        set -- $mc
-        room $log $bin || return 1
-        r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/$log.err | tok_s)
-        echo "$1 $bin round $round: $r" | tee -a $o/$log.txt
+      for mc in "$@"; do
+        short_run $log $bin $round $mc || return 1
       done
+    done
+  done
+}
+
+# decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
+# list's bins in its own order (turned orders separate a binary from its place in the job), lines into
+# $o/LOG.txt; returns 1 where `room` stops it.
+decode_orders() {
+  local log=$1 mc=$2 round=0 order bin
+  shift 2
+  for order in "$@"; do
+    round=$((round + 1))
+    for bin in $order; do
+      short_run $log $bin $round $mc || return 1
     done
   done
 }

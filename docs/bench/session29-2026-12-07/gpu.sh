@@ -79,19 +79,4 @@ run_parts() {
     decode_orders mb "llama3-8b 1,8" "vt_head vt" "vt vt_head" || return 0
   fi
 }
-# decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
-# list's bins in its own order, lines into $o/LOG.txt; returns 1 where `room` stops it.
-decode_orders() {
-  local log=$1 mc=$2 round=0 order bin r
-  shift 2
-  for order in "$@"; do
-    round=$((round + 1))
-    for bin in $order; do
-      room $log $bin || return 1
-      set -- $mc
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:$1 --concurrency $2 --json 2>>$o/$log.err | tok_s)
-      echo "$1 $bin round $round: $r" | tee -a $o/$log.txt
-    done
-  done
-}
 gpu_job_run s29
