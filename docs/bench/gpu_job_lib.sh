@@ -232,6 +232,12 @@ persist_ab() {
   attention_ab $1 "" "$2" --arms persist --shapes qwen3-1.7b llama3-8b --batches 1 8 64 \
     --contexts 48 160 256 4100 16400 --dependent-launch
 }
+# long_run LOG BIN ROUND: qwen3-1.7b's 8k decode-only steps (c = 1 and 8) with bin/BIN, a line naming
+# BIN and ROUND appended to $o/LOG.txt (decode_8k).
+long_run() {
+  echo "qwen3-1.7b 8k decode-only $2 round $3: $(decode_8k $2 qwen3-1.7b 1,8 $1)" | tee -a $o/$1.txt
+}
+
 # decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
 # prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
 # returns 1 where `room` stops it.
@@ -242,7 +248,7 @@ decode_ab() {
       room $name e2e || return 1
       r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/$name.err | tok_s)
       echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$name.txt
-      echo "qwen3-1.7b 8k decode-only $bin round $round: $(decode_8k $bin qwen3-1.7b 1,8 $name)" | tee -a $o/$name.txt
+      long_run $name $bin $round
       [[ -z $serve ]] || serve_c64 $name $bin
     done
   done

@@ -100,7 +100,7 @@ run_parts() {
     for t in 1 2; do
       for bin in vt_head vt; do
         room final 8k || return 0
-        echo "qwen3-1.7b 8k decode-only $bin round $t: $(decode_8k $bin qwen3-1.7b 1,8 final)" | tee -a $o/final.txt
+        long_run final $bin $t
       done
     done
   fi
