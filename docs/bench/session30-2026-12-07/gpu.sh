@@ -1,0 +1,42 @@
+# Thirtieth session's GPU jobs. Usage: bash docs/bench/session30-2026-12-07/gpu.sh [PARTS]
+# The pack (.gpu/pack.tar.xz, carried as .gpu) holds bin/vt_head (dbbc896, this session's start) and the
+# twenty-ninth session's two prepared probes, each built on dbbc896 and never committed:
+#   bin/vt_mb, bin/vt_gpu_prefill_gemm_tests_mb    skinny-min-blocks.patch (every skinny form's
+#                                                   __launch_bounds__ asks for its CTAs an SM)
+#   bin/vt_fg2, bin/vt_gpu_prefill_gemm_tests_fg2  skinny-first-group-80.patch (llama3-8b's o_proj form
+#                                                   loads its first group before the wait, 80 registers,
+#                                                   with VT_SKINNY_FIRST_GROUP=1; bin/vt_fg sets it)
+# (patches in ../session29-2026-12-07/; PREDICTIONS.md items 1-3.)
+#   probes  each probe's GEMM gates (fg2's SkinnyGemm ones with the switch set); `vt bench gemm` of the
+#           layer shapes with vt_head and vt_mb; llama3-8b c = 1, 2 with vt_head, vt_mb, vt_fg in three
+#           turned orders; qwen3-1.7b c = 1, 8 with vt_head and vt_mb in two
+#           (job 1, on an H100: 1-h100-probes/)
+#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with vt_head
+#           (PREDICTIONS.md item 4)
+# Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s30
+parts=,${1:-probes},
+wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/%s" "$@"\n' "$2" "$3" > $b/$1 && chmod +x $b/$1; }
+run_parts() {
+  if [[ $parts == *,probes,* ]]; then
+    wrap vt_fg VT_SKINNY_FIRST_GROUP=1 vt_fg2
+    room probes gates && gtest prefill_gemm-mb 100 $b/vt_gpu_prefill_gemm_tests_mb
+    room probes gates && VT_SKINNY_FIRST_GROUP=1 gtest prefill_gemm-fg2 100 $b/vt_gpu_prefill_gemm_tests_fg2 --gtest_filter='SkinnyGemm.*'
+    for bin in vt_head vt_mb; do
+      room probes gemm || return 0
+      timeout -k 5 100 $b/$bin bench gemm --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 \
+        --ms 1,8 --dependent-launch > $o/gemm-$bin.txt 2>&1
+      echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
+    done
+    decode_orders probes "llama3-8b 1,2" "vt_head vt_mb vt_fg" "vt_fg vt_head vt_mb" "vt_mb vt_fg vt_head" || return 0
+    decode_orders probes "qwen3-1.7b 1,8" "vt_head vt_mb" "vt_mb vt_head" || return 0
+  fi
+  if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
+    room table || return 0
+    e2e_table vt_head || return 0
+    room long || return 0
+    long_decode vt_head
+  fi
+}
+gpu_job_run s30
