@@ -13,6 +13,7 @@
 #           (job 1, on an H100: 1-h100-probes/)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with vt_head
 #           (PREDICTIONS.md item 4)
+#   steps   one qwen3-1.7b c = 1 decode step of vt_head, node by node under ncu (PREDICTIONS.md item 5)
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s30
@@ -37,6 +38,11 @@ run_parts() {
     e2e_table vt_head || return 0
     room long || return 0
     long_decode vt_head
+  fi
+  if [[ $parts == *,steps,* ]]; then
+    room steps || return 0
+    cp $b/vt_head $b/vt  # ncu_steps profiles bin/vt
+    ncu_steps qwen3-1.7b
   fi
 }
 gpu_job_run s30
