@@ -101,6 +101,16 @@ decode_orders() {
   done
 }
 
+# The decode layers' GEMM shapes (K x N) of qwen3-1.7b and llama3-8b.
+layer_gemm_shapes=2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096
+
+# gemm_table BIN: `vt bench gemm --ms 1,8 --dependent-launch` of bin/BIN on the layer shapes, into
+# $o/gemm-BIN.txt, and printed.
+gemm_table() {
+  timeout -k 5 100 $b/$1 bench gemm --shapes $layer_gemm_shapes --ms 1,8 --dependent-launch > $o/gemm-$1.txt 2>&1
+  echo "gemm $1 rc $?"; cat $o/gemm-$1.txt
+}
+
 # The W4A16 benchmark's six shapes (llama3-8b's and llama3-70b's projections).
 w4a16_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
 

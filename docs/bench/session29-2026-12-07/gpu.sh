@@ -71,9 +71,7 @@ run_parts() {
     gpu_gates prefill_gemm
     for bin in vt_head vt; do
       room mb gemm || return 0
-      timeout -k 5 100 $b/$bin bench gemm --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 \
-        --ms 1,8 --dependent-launch > $o/gemm-$bin.txt 2>&1
-      echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
+      gemm_table $bin
     done
     decode_orders mb "qwen3-1.7b 1,8" "vt_head vt" "vt vt_head" || return 0
     decode_orders mb "llama3-8b 1,8" "vt_head vt" "vt vt_head" || return 0

@@ -26,9 +26,7 @@ run_parts() {
     room probes gates && VT_SKINNY_FIRST_GROUP=1 gtest prefill_gemm-fg2 100 $b/vt_gpu_prefill_gemm_tests_fg2 --gtest_filter='SkinnyGemm.*'
     for bin in vt_head vt_mb; do
       room probes gemm || return 0
-      timeout -k 5 100 $b/$bin bench gemm --shapes 2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096 \
-        --ms 1,8 --dependent-launch > $o/gemm-$bin.txt 2>&1
-      echo "gemm $bin rc $?"; cat $o/gemm-$bin.txt
+      gemm_table $bin
     done
     decode_orders probes "llama3-8b 1,2" "vt_head vt_mb vt_fg" "vt_fg vt_head vt_mb" "vt_mb vt_fg vt_head" || return 0
     decode_orders probes "qwen3-1.7b 1,8" "vt_head vt_mb" "vt_mb vt_head" || return 0
