@@ -26,7 +26,8 @@
 # bin/vt_gpu_prefill_gemm_tests.
 #   fg2   the SkinnyGemm gates with the switch set; llama3-8b c = 1, 2 with bin/vt and bin/vt_fg, two
 #         rounds in turned orders
-# Also prepared for the next session, not run here (PREDICTIONS.md item 9): skinny-min-blocks.patch on
+# Also prepared for the next session, not run here (PREDICTIONS.md item 9; fg2 and mb both ran in the
+# thirtieth session, from ../session30-2026-12-07/gpu.sh): skinny-min-blocks.patch on
 # HEAD, every skinny form's __launch_bounds__ asking for its CTAs an SM (ptxas: the six-warp form 76 -> 80
 # registers, the one-group forms 72 -> 78, the eight-warp form 80 as before); bin/vt the patched build's
 # `vt` and vt_gpu_prefill_gemm_tests, bin/vt_head HEAD's `vt`.

@@ -5,7 +5,8 @@
 #                                                   __launch_bounds__ asks for its CTAs an SM)
 #   bin/vt_fg2, bin/vt_gpu_prefill_gemm_tests_fg2  skinny-first-group-80.patch (llama3-8b's o_proj form
 #                                                   loads its first group before the wait, 80 registers,
-#                                                   with VT_SKINNY_FIRST_GROUP=1; bin/vt_fg sets it)
+#                                                   with VT_SKINNY_FIRST_GROUP=1)
+# The `probes` part writes bin/vt_fg, bin/vt_fg2 with that switch set.
 # (patches in ../session29-2026-12-07/; PREDICTIONS.md items 1-3.)
 #   probes  each probe's GEMM gates (fg2's SkinnyGemm ones with the switch set); `vt bench gemm` of the
 #           layer shapes with vt_head and vt_mb; llama3-8b c = 1, 2 with vt_head, vt_mb, vt_fg in three
@@ -14,7 +15,7 @@
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with vt_head
 #           (PREDICTIONS.md item 4)
 #   steps   one qwen3-1.7b c = 1 decode step of vt_head, node by node under ncu (PREDICTIONS.md item 5)
-# Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+# Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s30
 parts=,${1:-probes},
