@@ -14,8 +14,8 @@ gpu_job_setup() {
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
 }
 
-# room WHAT...: whether a run may start: only while the job has at least 60 s left of its JOB_LIMIT (560 s by
-# default), so that its output is always packed; otherwise says so in $o/gpu.txt.
+# room WHAT...: whether a run may start: only while the job has at least 60 s left of its JOB_LIMIT
+# (560 s by default), so that its output is always packed; otherwise says so in $o/gpu.txt.
 room() { (( SECONDS + 60 < ${JOB_LIMIT:-560} )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
 
 # gpu_job_run NAME: runs the session script's run_parts (its parts in $parts; with `h200only` among
