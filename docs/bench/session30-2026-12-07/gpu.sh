@@ -15,10 +15,10 @@
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with vt_head
 #           (PREDICTIONS.md item 4)
 #   steps   one c = 1 decode step of vt_head, node by node under ncu: qwen3-1.7b, then llama3-8b
-#           (PREDICTIONS.md item 5, written for qwen3-1.7b only). Job 2 (`table,steps`, on an H100, so
-#           no table) ran the qwen3-1.7b half into 2-h100-steps/; job 3, on the same machine, ran the
-#           llama3-8b half as one inline command (gpu_job_setup s30b, bin/vt from vt_head, ncu_steps
-#           llama3-8b) into 3-h100-steps-llama/
+#           (PREDICTIONS.md item 5, written for qwen3-1.7b only). Job 2 (`table,steps`, on an H100,
+#           so no table) ran the qwen3-1.7b half into 2-h100-steps/; job 3, the next call while that
+#           machine was still warm, ran the llama3-8b half as one inline command (gpu_job_setup s30b,
+#           bin/vt from vt_head, ncu_steps llama3-8b) into 3-h100-steps-llama/
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s30
@@ -43,7 +43,6 @@ run_parts() {
     long_decode vt_head
   fi
   if [[ $parts == *,steps,* ]]; then
-    room steps || return 0
     cp $b/vt_head $b/vt  # ncu_steps profiles bin/vt
     for model in qwen3-1.7b llama3-8b; do
       room steps $model || return 0
