@@ -14,6 +14,9 @@ gpu_job_setup() {
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64 VT_DEFAULT_MODEL=$PWD/assets/models/fortune-qwen3-7m VT_SOURCE_DIR=$PWD
 }
 
+# wrap NAME SETTINGS [TARGET]: bin/NAME runs bin/TARGET (vt by default) with the environment SETTINGS.
+wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/%s" "$@"\n' "$2" "${3:-vt}" > $b/$1 && chmod +x $b/$1; }
+
 # room WHAT...: whether a run may start: only while the job has at least 60 s left of its JOB_LIMIT
 # (560 s by default), so that its output is always packed; otherwise says so in $o/gpu.txt.
 room() { (( SECONDS + 60 < ${JOB_LIMIT:-560} )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
@@ -252,12 +255,10 @@ long_run() {
 # prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
 # returns 1 where `room` stops it.
 decode_ab() {
-  local name=$1 bins=$2 rounds=$3 serve=$4 round bin r
+  local name=$1 bins=$2 rounds=$3 serve=$4 round bin
   for round in $rounds; do
     for bin in $bins; do
-      room $name e2e || return 1
-      r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:qwen3-1.7b --concurrency 1,8 --json 2>>$o/$name.err | tok_s)
-      echo "qwen3-1.7b $bin round $round: $r" | tee -a $o/$name.txt
+      short_run $name $bin $round qwen3-1.7b 1,8 || return 1
       long_run $name $bin $round
       [[ -z $serve ]] || serve_c64 $name $bin
     done

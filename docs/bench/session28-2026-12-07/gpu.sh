@@ -45,8 +45,6 @@
 # Each part's runs start only while the job has 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s28
-# wrap NAME SETTINGS: bin/NAME runs bin/vt with the environment SETTINGS.
-wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/vt" "$@"\n' "$2" > $b/$1 && chmod +x $b/$1; }
 wrap vt_pre VT_SKINNY_PRELOAD=1
 wrap vt_late VT_NORM_LATE_TRIGGER=1
 wrap vt_prelate "VT_SKINNY_PRELOAD=1 VT_NORM_LATE_TRIGGER=1"

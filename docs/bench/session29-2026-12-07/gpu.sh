@@ -40,8 +40,6 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s29
 parts=,${1:-c64},
-# wrap NAME SETTINGS: bin/NAME runs bin/vt with the environment SETTINGS.
-wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/vt" "$@"\n' "$2" > $b/$1 && chmod +x $b/$1; }
 run_parts() {
   if [[ $parts == *,c64,* ]]; then
     decode_orders c64 "qwen3-1.7b 16,64" "vt_head vt_aa vt_cc vt" "vt vt_cc vt_aa vt_head" "vt_aa vt_head vt vt_cc" || return 0

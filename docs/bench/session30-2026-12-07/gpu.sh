@@ -23,7 +23,6 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s30
 parts=,${1:-probes},
-wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/%s" "$@"\n' "$2" "$3" > $b/$1 && chmod +x $b/$1; }
 run_parts() {
   if [[ $parts == *,probes,* ]]; then
     wrap vt_fg VT_SKINNY_FIRST_GROUP=1 vt_fg2

@@ -99,13 +99,10 @@ def ptxas_report(compile_commands: str, source: str) -> str:
     return run.stderr
 
 
-def main() -> int:
-    if len(sys.argv) != 3 or sys.argv[2] not in GUARDS:
-        sys.exit(__doc__)
-    source = sys.argv[2]
-    guards = GUARDS[source]
-    found, current, spill = {}, None, 0
-    for line in ptxas_report(sys.argv[1], source).splitlines():
+def kernel_resources(report: str) -> dict:
+    """Each kernel of a ptxas report (mangled name) -> (registers, spilled bytes), in report order."""
+    kernels, current, spill = {}, None, 0
+    for line in report.splitlines():
         m = re.search(r"Function properties for (\S+)", line)
         if m:
             current, spill = m.group(1), 0
@@ -115,10 +112,21 @@ def main() -> int:
             spill = int(m.group(1))
         m = re.search(r"Used (\d+) registers", line)
         if m and current:
-            for name in guards:
-                if name in current:
-                    found[name] = (int(m.group(1)), spill)
+            kernels[current] = (int(m.group(1)), spill)
             current = None
+    return kernels
+
+
+def main() -> int:
+    if len(sys.argv) != 3 or sys.argv[2] not in GUARDS:
+        sys.exit(__doc__)
+    source = sys.argv[2]
+    guards = GUARDS[source]
+    found = {}
+    for kernel, resources in kernel_resources(ptxas_report(sys.argv[1], source)).items():
+        for name in guards:
+            if name in kernel:
+                found[name] = resources
     failed = False
     for name, (warps, want_ctas, max_spill) in guards.items():
         if name not in found:
