@@ -1,0 +1,36 @@
+# Thirty-first session's GPU jobs. Usage: bash docs/bench/session31-2026-12-07/gpu.sh [PARTS]
+# The pack (.gpu/pack.tar.xz, carried as .gpu) holds bin/vt, bin/vt_gpu_w4a16_tests and
+# bin/vt_gpu_engine_tests built from this session's tree (the W4A16 tiled form on warpgroup MMAs);
+# bin/vt_warp is bin/vt with VT_W4A16_TILE_MMA=warp (the warp-MMA build of the tiled form).
+#   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
+#           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
+#           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)
+#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
+# Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s31
+parts=,${1:-wgmma},
+run_parts() {
+  if [[ $parts == *,wgmma,* ]]; then
+    wrap vt_warp VT_W4A16_TILE_MMA=warp
+    room gates && gtest w4a16 150 $b/vt_gpu_w4a16_tests
+    room gates && gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+    room bench || return 0
+    timeout -k 5 150 $b/vt bench w4a16 --forms tile,wgmma --ms 9,16,32,48,64,128 --shapes $w4a16_shapes \
+      > $o/w4-forms.txt 2>&1
+    echo "bench forms rc $?"; cat $o/w4-forms.txt
+    for order in "vt_warp vt" "vt vt_warp"; do
+      room e2e || return 0
+      gptq_decode e2e 16,32,64 $order
+    done
+    room sanitizer || return 0
+    sanitize 90 vt_gpu_w4a16_tests 'W4A16.WarpgroupTiledFormSplitAlongK:W4A16.DependentLaunchesWaitForTheActivations'
+  fi
+  if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
+    room table || return 0
+    e2e_table vt || return 0
+    room long || return 0
+    long_decode vt
+  fi
+}
+gpu_job_run s31
