@@ -18,19 +18,19 @@
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/ops/wgmma.cuh"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
+#include "kernels/cuda/w4a16/w4a16_tile_streams.cuh"
 
 namespace vt::kernels::cuda {
 namespace {
 
-using attention::CpAsync16;
 using attention::CpAsyncCommit;
 using attention::CpAsyncWait;
 
-constexpr int kWarps = 4;  // one warpgroup
-constexpr int kBlocksPerWarp = 2;
-constexpr int kTileCols = kWarps * kBlocksPerWarp * 16;
-constexpr int kStages = 4;
-constexpr int kStepK = 64;
+using w4a16_tile::kBlocksPerWarp;
+using w4a16_tile::kStages;
+using w4a16_tile::kStepK;
+using w4a16_tile::kTileCols;
+using w4a16_tile::kWarps;  // one warpgroup
 
 // The tiled form's CTAs per SM (w4a16_tile.cu), so that its split model holds, and the most weight
 // steps in flight a warp that ptxas fits in the registers that leaves without spilling (121 / 116 /
@@ -48,52 +48,25 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kRows)) W4A16WgmmaKerne
   uint16_t* a_s = SwizzleAlignedShared(smem_raw);  // [kStages][kRows][64], wgmma's 128-byte swizzle
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int q = lane / 4, c = lane % 4;
-  const int slice = blockIdx.y, row0 = blockIdx.z * kRows;
-  const int k_begin = slice * g.k_slice;
-  const int iters = min(g.k_slice, p.k - k_begin) / kStepK;
+  const int slice = blockIdx.y;
   const int nb0 = blockIdx.x * (kTileCols / 16) + warp * kBlocksPerWarp;  // this warp's first block
   // N is a multiple of 64, so a warp's two blocks are both in range or both past it. A warp past it
   // multiplies zeros: every warp of the warpgroup takes part in each wgmma.
   const bool active = nb0 < p.n / 16;
-  const bool grouped = p.group_size != p.k;
 
-  const uint4* wp[kBlocksPerWarp];
-  const uint16_t* sp[kBlocksPerWarp];
-#pragma unroll
-  for (int b = 0; b < kBlocksPerWarp; ++b) {
-    wp[b] = reinterpret_cast<const uint4*>(p.packed) +
-            (static_cast<size_t>(nb0 + b) * (p.k / kStepK) + k_begin / kStepK) * 32 + lane;
-    sp[b] = p.scales + (nb0 + b) * 16 + q;
-  }
-  auto load_step = [&](int step, uint4 (&w)[kBlocksPerWarp], uint32_t (&s)[kBlocksPerWarp]) {
-    const size_t scale_row = grouped ? static_cast<size_t>(k_begin + step * kStepK) / 128 * p.n : 0;
-#pragma unroll
-    for (int b = 0; b < kBlocksPerWarp; ++b) {
-      w[b] = LoadStreaming(wp[b] + step * 32);
-      s[b] = uint32_t(__ldg(sp[b] + scale_row)) | uint32_t(__ldg(sp[b] + scale_row + 8)) << 16;
-    }
-  };
-  auto stage_activations = [&](int step) {
-    uint16_t* stage = a_s + (step % kStages) * kStageElems;
-    const int k0 = k_begin + step * kStepK;
-    for (int i = threadIdx.x; i < kRows * 8; i += kWarps * 32) {
-      const int r = i / 8, chunk = i % 8;
-      const bool valid = row0 + r < p.m;
-      const uint16_t* src = p.x + static_cast<size_t>(valid ? row0 + r : 0) * p.k + k0 + chunk * 8;
-      CpAsync16(stage + r * kStepK + ((chunk ^ (r & 7)) * 8), src, valid);
-    }
-  };
+  const w4a16_tile::Streams<kRows> streams(g, nb0);
+  const int iters = min(g.k_slice, p.k - streams.k_begin) / kStepK;
 
   uint4 wbuf[kDepth][kBlocksPerWarp];
   uint32_t sbuf[kDepth][kBlocksPerWarp];
 #pragma unroll
   for (int u = 0; u < kDepth; ++u) {
-    if (active && u < iters) load_step(u, wbuf[u], sbuf[u]);
+    if (active && u < iters) streams.LoadStep(u, wbuf[u], sbuf[u]);
   }
   AwaitPrecedingGrid();  // the activations are the output of the kernel before
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
-    if (st < iters) stage_activations(st);
+    if (st < iters) streams.StageActivations(a_s, st);
     CpAsyncCommit();
   }
 
@@ -106,7 +79,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kRows)) W4A16WgmmaKerne
         CpAsyncWait<kStages - 2>();
         FenceProxyAsyncShared();  // this thread's copies of the stage, visible to the wgmma reads
         __syncthreads();          // stage it landed for all; stage it - 1 is free to refill
-        if (it + kStages - 1 < iters) stage_activations(it + kStages - 1);
+        if (it + kStages - 1 < iters) streams.StageActivations(a_s, it + kStages - 1);
         CpAsyncCommit();
         uint4 cur[kBlocksPerWarp] = {};
         uint32_t s_lo[kBlocksPerWarp] = {}, s_hi[kBlocksPerWarp] = {};
@@ -117,7 +90,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kRows)) W4A16WgmmaKerne
             s_lo[b] = __byte_perm(sbuf[u][b], 0, 0x1010);
             s_hi[b] = __byte_perm(sbuf[u][b], 0, 0x3232);
           }
-          if (it + kDepth < iters) load_step(it + kDepth, wbuf[u], sbuf[u]);
+          if (it + kDepth < iters) streams.LoadStep(it + kDepth, wbuf[u], sbuf[u]);
         }
         const uint64_t stage = SwizzledTileDescriptor(a_s + (it % kStages) * kStageElems);
         // a[s % 2][b]: block b's k16 step s as the A fragment of rows (W columns) q and q + 8. Two
@@ -166,7 +139,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kRows)) W4A16WgmmaKerne
     for (int j = 0; j < kRows / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int row = row0 + 8 * j + 2 * c + (e & 1), col = (nb0 + b) * 16 + q + (e >= 2 ? 8 : 0);
+        const int row = streams.row0 + 8 * j + 2 * c + (e & 1), col = (nb0 + b) * 16 + q + (e >= 2 ? 8 : 0);
         if (row >= p.m) continue;
         if (g.slices == 1) {
           p.y[static_cast<size_t>(row) * p.n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(acc[b][j][e]));
