@@ -59,7 +59,6 @@ Result<RunnerOptions> ParseRunnerOptions(const SettingLookup& lookup) {
                                          {"VT_DENSE_GEMM", &RunnerOptions::skinny_dense_gemm, "auto", "cublas"},
                                          {"VT_DENSE_GEMM_MID", &RunnerOptions::batch_dense_gemm, "batch", "cublas"},
                                          {"VT_W4A16_FORM", &RunnerOptions::chosen_w4a16_forms, "auto", "spread"},
-                                         {"VT_W4A16_TILE_MMA", &RunnerOptions::warpgroup_w4a16_tile, "auto", "warp"},
                                          {"VT_W4A16_LARGE", &RunnerOptions::dequantised_large_w4a16, "dequant", "kernel"},
                                          {"VT_PDL", &RunnerOptions::dependent_launch, "1", "0"},
                                          {"VT_DECODE_MLP", &RunnerOptions::fused_decode_mlp, "fused", "ops"}};

@@ -27,9 +27,6 @@ struct RunnerOptions {
   // VT_W4A16_FORM=auto|spread: the int4 GEMM's forms by M (stacked at M <= 2, tiled from 9), or the
   // spread form of issue #9 at every M the int4 kernels run (see VT_W4A16_LARGE).
   bool chosen_w4a16_forms = true;
-  // VT_W4A16_TILE_MMA=auto|warp: the tiled form on Hopper's warpgroup MMAs where they run (sm_90),
-  // or on warp MMAs everywhere.
-  bool warpgroup_w4a16_tile = true;
   // VT_W4A16_LARGE=dequant|kernel: int4 layers of steps with kW4A16DequantMinRows rows or more
   // (prefill chunks, and decode batches that large) dequantise their weights into a bf16 scratch and
   // run the bf16 GEMM, or stay on the int4 kernels.

@@ -169,10 +169,9 @@ Command AddBenchCommand(CLI::App& parent) {
   w4a16->add_option("--ms", w4->ms, "Batch rows M")->delimiter(',');
   w4a16
       ->add_option("--forms", w4->forms,
-                   "W4A16 forms to time: auto (vt's choice), spread, stack (M <= 8), tile, wgmma (the tiled form on "
-                   "warpgroup MMAs, sm_90), dequant (bf16 weights, cuBLAS)")
+                   "W4A16 forms to time: auto (vt's choice), spread, stack (M <= 8), tile, dequant (bf16 weights, cuBLAS)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"auto", "spread", "stack", "tile", "wgmma", "dequant"}));
+      ->check(CLI::IsMember({"auto", "spread", "stack", "tile", "dequant"}));
   w4a16->add_option("--tile-slices", w4->tile_slices, "Also time the tiled form split into these many K slices")
       ->delimiter(',')
       ->check(CLI::Range(1, 64));

@@ -1,7 +1,11 @@
 # Thirty-first session's GPU jobs. Usage: bash docs/bench/session31-2026-12-07/gpu.sh [PARTS]
-# The pack (.gpu/pack.tar.xz, carried as .gpu) holds bin/vt, bin/vt_gpu_w4a16_tests and
-# bin/vt_gpu_engine_tests built from this session's tree (the W4A16 tiled form on warpgroup MMAs);
-# bin/vt_warp is bin/vt with VT_W4A16_TILE_MMA=warp (the warp-MMA build of the tiled form).
+# Job 1 (1-h100-wgmma/): the pack (.gpu/pack.tar.xz, carried as .gpu) held bin/vt, bin/vt_gpu_w4a16_tests
+# and bin/vt_gpu_engine_tests built at f8baf2b (the W4A16 tiled form on warpgroup MMAs, reverted after
+# this job; tile-wgmma.patch applies it to bb61691); bin/vt_warp is bin/vt with VT_W4A16_TILE_MMA=warp
+# (the warp-MMA build of the tiled form). Job 2 (2-h100-ncu/) was one inline command on the same warm
+# machine: gpu_job_setup s31b, then ncu (SpeedOfLight, Occupancy, WarpStateStats, MemoryWorkloadAnalysis,
+# SchedulerStats) of one call of each build, `vt bench w4a16 --forms tile|wgmma --shapes 8192x28672
+# --ms 16,64 --launches 2 --reps 2 --launch-skip 3 --launch-count 1` (the M = 16 call).
 #   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
 #           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
 #           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)

@@ -211,11 +211,7 @@ size_t CudaModelRunner::W4A16DequantisedBytes() const {
 
 kc::W4A16Split CudaModelRunner::W4A16SplitFor(int m, int k, int n) const {
   if (!options_.tuning.chosen_w4a16_forms) return kc::ChooseW4A16Split(m, k, n, num_sms_, kc::W4A16Form::kSpread);
-  kc::W4A16Split split = kc::ChooseW4A16Split(m, k, n, num_sms_);
-  if (!options_.tuning.warpgroup_w4a16_tile && split.form == kc::W4A16Form::kTileWgmma) {
-    split.form = kc::W4A16Form::kTile;  // the same split: both builds share the tiled form's model
-  }
-  return split;
+  return kc::ChooseW4A16Split(m, k, n, num_sms_);
 }
 
 // The block tables come last in the inputs: only the rows this step uses are copied.

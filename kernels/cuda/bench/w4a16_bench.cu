@@ -32,13 +32,7 @@ struct Row {
 };
 
 const char* FormName(W4A16Form form) {
-  switch (form) {
-    case W4A16Form::kStack: return "stack";
-    case W4A16Form::kTile: return "tile";
-    case W4A16Form::kTileWgmma: return "wgmma";
-    case W4A16Form::kSpread: break;
-  }
-  return "spread";
+  return form == W4A16Form::kStack ? "stack" : form == W4A16Form::kTile ? "tile" : "spread";
 }
 
 // One way to run the product: an int4 form with its split, or the weights dequantised to bf16
@@ -62,8 +56,7 @@ W4A16Split ForcedSplit(int k, int slices, W4A16Form form) {
 }
 
 // The variants to time for M: "auto" is vt's choice (the dequantised GEMM from kW4A16DequantMinRows);
-// "spread", "stack", "tile" and "wgmma" force a form (stack only at M <= 8, wgmma only where the device
-// runs sm_90a), "dequant" the dequantised GEMM;
+// "spread", "stack" and "tile" force a form (stack only at M <= 8), "dequant" the dequantised GEMM;
 // each of `tile_slices` (`stack_slices`) the tiled (stacked) form split into that many K slices.
 std::vector<Variant> VariantsToTime(const W4A16BenchOptions& o, int m, int k, int n, int sms) {
   std::vector<Variant> variants;
@@ -76,9 +69,6 @@ std::vector<Variant> VariantsToTime(const W4A16BenchOptions& o, int m, int k, in
     if (form == "spread") variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kSpread)));
     if (form == "stack" && m <= 8) variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kStack)));
     if (form == "tile") variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kTile)));
-    if (form == "wgmma" && CurrentDeviceRunsSm90a()) {
-      variants.push_back(FormVariant("", ChooseW4A16Split(m, k, n, sms, W4A16Form::kTileWgmma)));
-    }
     if (form == "dequant") variants.push_back(Variant{dequant, W4A16Split{}, true});
   }
   for (int slices : o.tile_slices) variants.push_back(FormVariant("forced ", ForcedSplit(k, slices, W4A16Form::kTile)));

@@ -151,61 +151,6 @@ __device__ __forceinline__ void WgmmaBf16RegA64(float (&d)[8][4], const uint32_t
       : "memory");
 }
 
-// d[64 x N] (+)= A[64 x 16] . B[16 x N] for N = 16, 32, 48 and 64 (the W4A16 tiled form's activation
-// rows), B K-major from shared memory.
-template <int N>
-__device__ void WgmmaBf16RegA(float (&d)[N / 8][4], const uint32_t (&a)[4], uint64_t b, bool accumulate);
-
-template <>
-__device__ __forceinline__ void WgmmaBf16RegA<16>(float (&d)[2][4], const uint32_t (&a)[4], uint64_t b,
-                                                  bool accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, "
-      "{%8, %9, %10, %11}, %12, p, 1, 1, 0;\n}\n"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
-      : "memory");
-}
-
-template <>
-__device__ __forceinline__ void WgmmaBf16RegA<32>(float (&d)[4][4], const uint32_t (&a)[4], uint64_t b,
-                                                  bool accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, "
-      "%11, %12, %13, %14, %15}, "
-      "{%16, %17, %18, %19}, %20, p, 1, 1, 0;\n}\n"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
-      : "memory");
-}
-
-template <>
-__device__ __forceinline__ void WgmmaBf16RegA<48>(float (&d)[6][4], const uint32_t (&a)[4], uint64_t b,
-                                                  bool accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, "
-      "%11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, "
-      "{%24, %25, %26, %27}, %28, p, 1, 1, 0;\n}\n"
-      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),
-        "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),
-        "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),
-        "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
-      : "memory");
-}
-
-template <>
-__device__ __forceinline__ void WgmmaBf16RegA<64>(float (&d)[8][4], const uint32_t (&a)[4], uint64_t b,
-                                                  bool accumulate) {
-  WgmmaBf16RegA64(d, a, b, accumulate);
-}
-
 // d[64 x 128] (+)= A[64 x 16] . B[16 x 128], B N-major (imm-trans-b): rows of B along K, each a run
 // of N contiguous elements, as SwizzledNMajorDescriptor describes.
 __device__ __forceinline__ void WgmmaBf16RegA128TransB(float (&d)[16][4], const uint32_t (&a)[4], uint64_t b,

@@ -83,7 +83,4 @@ W4A16Split ChooseW4A16TileSplit(int m, int k, int n, int num_sms);
 size_t W4A16TileSmemBytes(int m);
 cudaError_t LaunchW4A16Tile(const W4A16LaunchParams& g, cudaStream_t stream);
 
-// The tiled form on warpgroup MMAs (w4a16_wgmma.cu, sm_90a): the tiled form's split and launch shape.
-cudaError_t LaunchW4A16TileWgmma(const W4A16LaunchParams& g, cudaStream_t stream);
-
 }  // namespace vt::kernels::cuda

@@ -24,7 +24,6 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/per_device.h"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
 #include "kernels/device_alignment.h"
@@ -253,8 +252,7 @@ bool W4A16LoadsWeightsBeforeWait(W4A16Form form) {
   switch (form) {
     case W4A16Form::kSpread:  // W4A16GemmKernel: its first kUnroll steps
     case W4A16Form::kStack:   // W4A16StackKernel: kStackUnroll steps, up to two blocks' scales
-    case W4A16Form::kTile:        // W4A16TileKernel: kDepth steps
-    case W4A16Form::kTileWgmma:   // W4A16WgmmaKernel: the same
+    case W4A16Form::kTile:    // W4A16TileKernel: kDepth steps
       return true;
   }
   return false;
@@ -263,22 +261,15 @@ bool W4A16LoadsWeightsBeforeWait(W4A16Form form) {
 // The stacked form at M <= 2: each CTA stages the activations for only 16 columns, so from M = 4 on
 // that staging costs more than the form saves (docs/BENCHMARKS.md, "W4A16 at M = 1 and 2"). The tiled
 // form from M = 9: split by its cost model it is faster than the spread form on all six benchmark
-// shapes at M = 9, 12 and 16, and not at M = 8 (docs/BENCHMARKS.md, "W4A16 from M = 9"). On sm_90a
-// its warpgroup-MMA build (docs/BENCHMARKS.md, "The W4A16 tiled form on warpgroup MMAs").
+// shapes at M = 9, 12 and 16, and not at M = 8 (docs/BENCHMARKS.md, "W4A16 from M = 9").
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms) {
-  const W4A16Form tile = CurrentDeviceRunsSm90a() ? W4A16Form::kTileWgmma : W4A16Form::kTile;
-  const W4A16Form form = m <= 2 ? W4A16Form::kStack : m <= 8 ? W4A16Form::kSpread : tile;
+  const W4A16Form form = m <= 2 ? W4A16Form::kStack : m <= 8 ? W4A16Form::kSpread : W4A16Form::kTile;
   return ChooseW4A16Split(m, k, n, num_sms, form);
 }
 
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form) {
   if (form == W4A16Form::kStack) return ChooseW4A16StackSplit(std::clamp(m, 1, 8), k, n, num_sms);
   if (form == W4A16Form::kTile) return ChooseW4A16TileSplit(m, k, n, num_sms);
-  if (form == W4A16Form::kTileWgmma) {
-    W4A16Split split = ChooseW4A16TileSplit(m, k, n, num_sms);
-    split.form = form;
-    return split;
-  }
   const int rows = StagedRows(m);
   // The activation slice must fit the shared-memory budget ...
   int max_slice = static_cast<int>(kActivationSmemBudget / (2 * rows)) - 8;
@@ -312,9 +303,6 @@ Status CheckW4A16Split(const W4A16Problem& p, const W4A16Split& split) {
     return InvalidArgument("W4A16: the stacked form takes M <= 8 and K slices whose rows and scales fit " +
                            std::to_string(kW4A16StackSmemLimit / 1024) + " KB");
   }
-  if (split.form == W4A16Form::kTileWgmma && !CurrentDeviceRunsSm90a()) {
-    return InvalidArgument("W4A16: the tiled form on warpgroup MMAs runs on sm_90a (H100, H200) only");
-  }
   return Status::Ok();
 }
 
@@ -328,8 +316,6 @@ Status RunW4A16Gemm(const W4A16Problem& p, const W4A16Split& split, float* works
     err = LaunchW4A16Stack(g, stream);
   } else if (split.form == W4A16Form::kTile) {
     err = LaunchW4A16Tile(g, stream);
-  } else if (split.form == W4A16Form::kTileWgmma) {
-    err = LaunchW4A16TileWgmma(g, stream);
   } else if (p.m <= 8) {
     err = Launch<1, true>(g, stream);
   } else {

@@ -26,10 +26,8 @@ struct W4A16Problem {
 // 4 KB of contiguous weights and the warps' sums meet in shared memory. kTile (any M; vt runs it from M = 9
 // up to kW4A16DequantMinRows): four warps of 32 columns each share up to 64 activation rows staged
 // through shared memory and read with ldmatrix, the weights scaled in bf16 before the MMAs
-// (w4a16_tile.cu). kTileWgmma (sm_90a only; vt runs it in kTile's place on an H100 or H200): the
-// same CTAs, split and streams, the weights as the A operand of Hopper's warpgroup MMAs and the
-// activations read by the tensor cores from shared memory (w4a16_wgmma.cu).
-enum class W4A16Form { kSpread, kStack, kTile, kTileWgmma };
+// (w4a16_tile.cu).
+enum class W4A16Form { kSpread, kStack, kTile };
 
 // How the K dimension is split across CTAs for a shape. A function of (m, k, n), the form and the
 // device only, so a shape always reduces in the same order: results are bitwise reproducible run
@@ -39,10 +37,9 @@ struct W4A16Split {
   int slices = 1;
   W4A16Form form = W4A16Form::kSpread;
 };
-// The form vt runs for M (kStack at M <= 2, kSpread to 8, kTile from 9: kTileWgmma where the current
-// device runs sm_90a), split for the shape.
+// The form vt runs for M (kStack at M <= 2, kSpread to 8, kTile from 9), split for the shape.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms);
-// A given form (kStack only at M <= 8, kTileWgmma only on sm_90a), for A/B runs of the forms.
+// A given form (kStack only at M <= 8), for A/B runs of the forms.
 W4A16Split ChooseW4A16Split(int m, int k, int n, int num_sms, W4A16Form form);
 
 // Whether the form's GEMM kernel issues its first weight loads before its dependent-launch wait

@@ -18,21 +18,21 @@
 #include "kernels/cuda/attention/mma_bf16.cuh"
 #include "kernels/cuda/dependent_launch.h"
 #include "kernels/cuda/w4a16/w4a16_common.cuh"
-#include "kernels/cuda/w4a16/w4a16_tile_streams.cuh"
 
 namespace vt::kernels::cuda {
 namespace {
 
+using attention::CpAsync16;
 using attention::CpAsyncCommit;
 using attention::CpAsyncWait;
 using attention::LdMatrixX4;
 using attention::MmaBf16;
 
-using w4a16_tile::kBlocksPerWarp;
-using w4a16_tile::kStages;
-using w4a16_tile::kStepK;
-using w4a16_tile::kTileCols;
-using w4a16_tile::kWarps;
+constexpr int kWarps = 4;
+constexpr int kBlocksPerWarp = 2;                          // 16-column blocks of the tile layout
+constexpr int kTileCols = kWarps * kBlocksPerWarp * 16;    // 128
+constexpr int kStages = 4;                                 // activation stages of 64 k in shared memory
+constexpr int kStepK = 64;                                 // one 16-byte weight load per lane and block
 
 // CTAs per SM the kernel is built for, and the weight steps each warp keeps in flight. With one or
 // two row tiles the registers allow four CTAs at 6 / 4 steps: 3-11% faster at M = 16 and 32 than
@@ -56,26 +56,54 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
   extern __shared__ __align__(128) uint16_t a_s[];  // [kStages][kRows][64], chunks swizzled by row
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int q = lane / 4, c = lane % 4;
-  const int slice = blockIdx.y;
+  const int slice = blockIdx.y, row0 = blockIdx.z * kRows;
+  const int k_begin = slice * g.k_slice;
+  const int iters = min(g.k_slice, p.k - k_begin) / kStepK;
   const int nb0 = blockIdx.x * (kTileCols / 16) + warp * kBlocksPerWarp;  // this warp's first block
   // N is a multiple of 64, so a warp's two blocks are both in range or both past it; a warp past
   // it still stages activations for the others.
   const bool active = nb0 < p.n / 16;
+  const bool grouped = p.group_size != p.k;
 
-  const w4a16_tile::Streams<kRows> streams(g, nb0);
-  const int iters = min(g.k_slice, p.k - streams.k_begin) / kStepK;
+  const uint4* wp[kBlocksPerWarp];
+  const uint16_t* sp[kBlocksPerWarp];
+#pragma unroll
+  for (int b = 0; b < kBlocksPerWarp; ++b) {
+    wp[b] = reinterpret_cast<const uint4*>(p.packed) +
+            (static_cast<size_t>(nb0 + b) * (p.k / kStepK) + k_begin / kStepK) * 32 + lane;
+    sp[b] = p.scales + (nb0 + b) * 16 + q;
+  }
+  // A step's weights and the scales of its columns q and q + 8 (low and high half).
+  auto load_step = [&](int step, uint4 (&w)[kBlocksPerWarp], uint32_t (&s)[kBlocksPerWarp]) {
+    const size_t scale_row = grouped ? static_cast<size_t>(k_begin + step * kStepK) / 128 * p.n : 0;
+#pragma unroll
+    for (int b = 0; b < kBlocksPerWarp; ++b) {
+      w[b] = LoadStreaming(wp[b] + step * 32);
+      s[b] = uint32_t(__ldg(sp[b] + scale_row)) | uint32_t(__ldg(sp[b] + scale_row + 8)) << 16;
+    }
+  };
+  auto stage_activations = [&](int step) {
+    uint16_t* stage = a_s + (step % kStages) * kStageElems;
+    const int k0 = k_begin + step * kStepK;
+    for (int i = threadIdx.x; i < kRows * 8; i += kWarps * 32) {
+      const int r = i / 8, chunk = i % 8;
+      const bool valid = row0 + r < p.m;
+      const uint16_t* src = p.x + static_cast<size_t>(valid ? row0 + r : 0) * p.k + k0 + chunk * 8;
+      CpAsync16(stage + r * kStepK + ((chunk ^ (r & 7)) * 8), src, valid);
+    }
+  };
 
   // The weight stream depends on nothing: it starts first.
   uint4 wbuf[kDepth][kBlocksPerWarp];
   uint32_t sbuf[kDepth][kBlocksPerWarp];
 #pragma unroll
   for (int u = 0; u < kDepth; ++u) {
-    if (active && u < iters) streams.LoadStep(u, wbuf[u], sbuf[u]);
+    if (active && u < iters) load_step(u, wbuf[u], sbuf[u]);
   }
   AwaitPrecedingGrid();  // the activations are the output of the kernel before
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
-    if (st < iters) streams.StageActivations(a_s, st);
+    if (st < iters) stage_activations(st);
     CpAsyncCommit();
   }
 
@@ -91,12 +119,12 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
       if (it < iters) {
         CpAsyncWait<kStages - 2>();
         __syncthreads();  // stage it landed for all; stage it - 1 is free to refill
-        if (it + kStages - 1 < iters) streams.StageActivations(a_s, it + kStages - 1);
+        if (it + kStages - 1 < iters) stage_activations(it + kStages - 1);
         CpAsyncCommit();
         if (active) {
           const uint4 cur[kBlocksPerWarp] = {wbuf[u][0], wbuf[u][1]};
           const uint32_t cs[kBlocksPerWarp] = {sbuf[u][0], sbuf[u][1]};
-          if (it + kDepth < iters) streams.LoadStep(it + kDepth, wbuf[u], sbuf[u]);
+          if (it + kDepth < iters) load_step(it + kDepth, wbuf[u], sbuf[u]);
           const uint16_t* stage = a_s + (it % kStages) * kStageElems;
 #pragma unroll
           for (int s = 0; s < 4; ++s) {
@@ -138,7 +166,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
       const int col = nb0 * 16 + j * 8 + 2 * c;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = streams.row0 + mt * 16 + q + half * 8;
+        const int row = row0 + mt * 16 + q + half * 8;
         if (row >= p.m) continue;
         StoreW4A16Pair(g, slice, row, col, acc[mt][j][2 * half], acc[mt][j][2 * half + 1]);
       }

@@ -28,7 +28,6 @@ TEST(RunnerOptions, UnsetMeansTheDefaultsUsersGet) {
   EXPECT_TRUE(o->skinny_dense_gemm);
   EXPECT_FALSE(o->batch_dense_gemm);
   EXPECT_TRUE(o->chosen_w4a16_forms);
-  EXPECT_TRUE(o->warpgroup_w4a16_tile);
   EXPECT_TRUE(o->dequantised_large_w4a16);
   EXPECT_TRUE(o->dependent_launch);
   EXPECT_TRUE(o->warpgroup_prefill);
@@ -48,7 +47,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
                                    {"VT_DENSE_GEMM", "cublas"},
                                    {"VT_DENSE_GEMM_MID", "batch"},
                                    {"VT_W4A16_FORM", "spread"},
-                                   {"VT_W4A16_TILE_MMA", "warp"},
                                    {"VT_W4A16_LARGE", "kernel"},
                                    {"VT_PDL", "0"},
                                    {"VT_DECODE_MLP", "fused"}});
@@ -62,7 +60,6 @@ TEST(RunnerOptions, EachSettingReachesItsField) {
   EXPECT_FALSE(o->skinny_dense_gemm);
   EXPECT_TRUE(o->batch_dense_gemm);
   EXPECT_FALSE(o->chosen_w4a16_forms);
-  EXPECT_FALSE(o->warpgroup_w4a16_tile);
   EXPECT_FALSE(o->dequantised_large_w4a16);
   EXPECT_FALSE(o->dependent_launch);
   EXPECT_TRUE(o->fused_decode_mlp);

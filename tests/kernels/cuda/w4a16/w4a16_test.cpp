@@ -17,7 +17,6 @@
 #include "kernels/bf16.h"
 #include "kernels/cpu/w4a16_reference.h"
 #include "kernels/cuda/dependent_launch.h"
-#include "kernels/cuda/device_probe.h"
 #include "kernels/cuda/ops/dense_gemm.h"
 #include "kernels/cuda/testing/late_writer.h"
 #include "kernels/cuda/w4a16/w4a16_gemm.h"
@@ -106,13 +105,11 @@ std::vector<uint16_t> RunGemm(const Case& c, int m, const W4A16Split& split, boo
 }
 
 // Every form at every M it takes: the stacked one at M <= 8 (vt runs it at M <= 2), the spread and
-// tiled ones at any M (vt runs the tiled one from M = 9), the tiled one on warpgroup MMAs where the
-// device runs sm_90a.
+// tiled ones at any M (vt runs the tiled one from M = 9).
 std::vector<W4A16Split> SplitsFor(const Case& c, int m) {
   std::vector<W4A16Split> splits = {ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kSpread),
                                     ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kTile)};
   if (m <= 8) splits.push_back(ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kStack));
-  if (CurrentDeviceRunsSm90a()) splits.push_back(ChooseW4A16Split(m, c.k, c.n, Sms(), W4A16Form::kTileWgmma));
   return splits;
 }
 
@@ -208,16 +205,6 @@ TEST(W4A16, TiledFormSplitAlongK) {
   ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kTile, 15u, {9, 16, 17, 33, 48, 64, 65}, {128, 384, 1024, 2048});
 }
 
-// The same cases for the tiled form's warpgroup-MMA build: its 16/32/48/64-row wgmmas, a second row
-// block, and the warps past N that multiply zeros so that every wgmma has its whole warpgroup.
-TEST(W4A16, WarpgroupTiledFormSplitAlongK) {
-  SkipWithoutGpu();
-  if (IsSkipped()) return;
-  if (!CurrentDeviceRunsSm90a()) GTEST_SKIP() << "the warpgroup-MMA build runs on sm_90a (H100, H200) only";
-  ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kTileWgmma, 15u, {9, 16, 17, 33, 48, 64, 65},
-                                      {128, 384, 1024, 2048});
-}
-
 // The dequantised weights hold exactly (q - 8) * scale rounded to bf16 once, the tiled form's
 // values, in nn.Linear's [n, k] layout, per group and per channel; the scratch is poisoned first.
 TEST(W4A16, DequantisedWeightsAreTheTiledFormsValues) {
@@ -286,14 +273,11 @@ TEST(W4A16, DependentLaunchesWaitForTheActivations) {
   SkipWithoutGpu();
   if (IsSkipped()) return;
   const Case c = MakeCase(2048, 320, 128, 41u);
-  const W4A16Split cases[] = {{2048, 1, W4A16Form::kStack},     {512, 4, W4A16Form::kStack},
-                              {2048, 1, W4A16Form::kSpread},    {512, 4, W4A16Form::kSpread},
-                              {2048, 1, W4A16Form::kTile},      {512, 4, W4A16Form::kTile},
-                              {2048, 1, W4A16Form::kTileWgmma}, {512, 4, W4A16Form::kTileWgmma}};
+  const W4A16Split cases[] = {{2048, 1, W4A16Form::kStack}, {512, 4, W4A16Form::kStack}, {2048, 1, W4A16Form::kSpread},
+                              {512, 4, W4A16Form::kSpread}, {2048, 1, W4A16Form::kTile}, {512, 4, W4A16Form::kTile}};
   for (int m : {1, 3, 9}) {
     for (const W4A16Split& split : cases) {
       if (split.form == W4A16Form::kStack && m > 8) continue;
-      if (split.form == W4A16Form::kTileWgmma && !CurrentDeviceRunsSm90a()) continue;
       const std::vector<uint16_t> late = RunGemm(c, m, split, true);
       ExpectClose(c, m, late);
       EXPECT_EQ(late, RunGemm(c, m, split)) << "M " << m << " slices " << split.slices;
