@@ -9,6 +9,10 @@
 #   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
 #           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
 #           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)
+#   probe   (job 3, 3-probe/) bin/vt (bb61691's code) and bin/vt_nodq (tile-no-dequant.patch on it):
+#           `vt bench w4a16 --forms tile --ms 16,64` of both, ncu's stall reasons, instruction
+#           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
+#           the form's SASS (PREDICTIONS.md item 3)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
@@ -29,6 +33,26 @@ run_parts() {
     done
     room sanitizer || return 0
     sanitize 90 vt_gpu_w4a16_tests 'W4A16.WarpgroupTiledFormSplitAlongK:W4A16.DependentLaunchesWaitForTheActivations'
+  fi
+  if [[ $parts == *,probe,* ]]; then
+    for bin in vt vt_nodq; do
+      room probe || return 0
+      timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 16,64 --shapes $w4a16_shapes > $o/w4-$bin.txt 2>&1
+      echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+    done
+    for m in 16 64; do
+      room probe ncu || return 0
+      timeout -k 5 120 ncu --clock-control none --kernel-name regex:W4A16Tile --launch-skip 3 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats \
+        --section SourceCounters --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        $b/vt bench w4a16 --forms tile --shapes 4096x28672 --ms $m --launches 2 --reps 2 > $o/ncu-tile-m$m.txt 2>&1
+      echo "ncu m$m rc $?"
+      grep -E "Duration|DRAM Throughput|Eligible Warps|Issued Warp|Executed Instructions  |issue_stalled" $o/ncu-tile-m$m.txt |
+        sort -k3 -g | tail -14
+    done
+    local dump=/usr/local/cuda/bin/cuobjdump
+    [ -x $dump ] && $dump -sass $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
+      > $o/tile-sass.txt; echo "sass lines $(wc -l < $o/tile-sass.txt)"
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     room table || return 0
