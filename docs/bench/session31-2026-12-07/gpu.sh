@@ -9,8 +9,9 @@
 #   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
 #           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
 #           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)
-#   probe   (job 3, 3-probe/) bin/vt (bb61691's code) and bin/vt_nodq (tile-no-dequant.patch on it):
-#           `vt bench w4a16 --forms tile --ms 16,64` of both, ncu's stall reasons, instruction
+#   probe   (job 3, 3-probe/) bin/vt (bb61691's code), bin/vt_nodq and bin/vt_nosync
+#           (tile-no-dequant.patch, tile-no-barrier.patch on it): `vt bench w4a16 --forms tile
+#           --ms 16,64` of the three, ncu's stall reasons, instruction
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
 #           the form's SASS (PREDICTIONS.md item 3)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
@@ -35,7 +36,7 @@ run_parts() {
     sanitize 90 vt_gpu_w4a16_tests 'W4A16.WarpgroupTiledFormSplitAlongK:W4A16.DependentLaunchesWaitForTheActivations'
   fi
   if [[ $parts == *,probe,* ]]; then
-    for bin in vt vt_nodq; do
+    for bin in vt vt_nodq vt_nosync; do
       room probe || return 0
       timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 16,64 --shapes $w4a16_shapes > $o/w4-$bin.txt 2>&1
       echo "bench $bin rc $?"; cat $o/w4-$bin.txt
