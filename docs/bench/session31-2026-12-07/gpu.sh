@@ -3,13 +3,15 @@
 # and bin/vt_gpu_engine_tests built at f8baf2b (the W4A16 tiled form on warpgroup MMAs, reverted after
 # this job; tile-wgmma.patch applies it to bb61691); bin/vt_warp is bin/vt with VT_W4A16_TILE_MMA=warp
 # (the warp-MMA build of the tiled form). Job 2 (2-h100-ncu/) was one inline command on the same warm
-# machine: gpu_job_setup s31b, then ncu (SpeedOfLight, Occupancy, WarpStateStats, MemoryWorkloadAnalysis,
-# SchedulerStats) of one call of each build, `vt bench w4a16 --forms tile|wgmma --shapes 8192x28672
-# --ms 16,64 --launches 2 --reps 2 --launch-skip 3 --launch-count 1` (the M = 16 call).
+# machine: gpu_job_setup s31b, then for each form (the M = 16 call):
+#   ncu --clock-control none --kernel-name regex:'W4A16(Tile|Wgmma)' --launch-skip 3 --launch-count 1 \
+#     --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+#     --section SchedulerStats bin/vt bench w4a16 --forms tile|wgmma --shapes 8192x28672 --ms 16,64 \
+#     --launches 2 --reps 2
 #   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
 #           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
 #           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)
-#   probe   (job 3, 3-probe/) bin/vt (bb61691's code), bin/vt_nodq and bin/vt_nosync
+#   probe   (job 3; its $OUT/s31 kept as 3-probe/) bin/vt (bb61691's code), bin/vt_nodq and bin/vt_nosync
 #           (tile-no-dequant.patch, tile-no-barrier.patch on it): `vt bench w4a16 --forms tile
 #           --ms 16,64` of the three, ncu's stall reasons, instruction
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
@@ -48,11 +50,10 @@ run_parts() {
         --section SourceCounters --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
         $b/vt bench w4a16 --forms tile --shapes 4096x28672 --ms $m --launches 2 --reps 2 > $o/ncu-tile-m$m.txt 2>&1
       echo "ncu m$m rc $?"
-      grep -E "Duration|DRAM Throughput|Eligible Warps|Issued Warp|Executed Instructions  |issue_stalled" $o/ncu-tile-m$m.txt |
-        sort -k3 -g | tail -14
+      grep -E "Duration|DRAM Throughput|Eligible Warps|Issued Warp|Executed Instructions  |issue_stalled" $o/ncu-tile-m$m.txt
     done
     local dump=/usr/local/cuda/bin/cuobjdump
-    [ -x $dump ] && $dump -sass $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
+    [ -x $dump ] && $dump -sass -arch sm_90 $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
       > $o/tile-sass.txt; echo "sass lines $(wc -l < $o/tile-sass.txt)"
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
