@@ -11,9 +11,11 @@
 #   wgmma   the W4A16 gates, the GPTQ engine gates, `vt bench w4a16 --forms tile,wgmma` with cuBLAS
 #           beside, llama3-8b W4A16 decode at c = 16, 32, 64 in two turned orders, then
 #           compute-sanitizer on the new kernel's gates (PREDICTIONS.md items 1-2)
-#   probe   (job 3; its $OUT/s31 kept as 3-probe/) bin/vt (bb61691's code), bin/vt_nodq and bin/vt_nosync
-#           (tile-no-dequant.patch, tile-no-barrier.patch on it): `vt bench w4a16 --forms tile
-#           --ms 16,64` of the three, ncu's stall reasons, instruction
+#   probe   (job 3; its $OUT/s31 kept as 3-probe/) bin/vt (bb61691's code), bin/vt_nodq, bin/vt_nosync
+#           and bin/vt_cluster (tile-no-dequant.patch, tile-no-barrier.patch, tile-cluster-reduce.patch
+#           on it; the last with its bin/vt_gpu_w4a16_tests_cluster): the cluster build's W4A16 gates,
+#           `vt bench w4a16 --forms tile --ms 16,64` of the four, llama3-8b W4A16 c = 16, 32 with vt
+#           and vt_cluster in two turned orders, ncu's stall reasons, instruction
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
 #           the form's SASS (PREDICTIONS.md item 3)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
@@ -38,7 +40,8 @@ run_parts() {
     sanitize 90 vt_gpu_w4a16_tests 'W4A16.WarpgroupTiledFormSplitAlongK:W4A16.DependentLaunchesWaitForTheActivations'
   fi
   if [[ $parts == *,probe,* ]]; then
-    for bin in vt vt_nodq vt_nosync; do
+    room gates && gtest w4a16-cluster 120 $b/vt_gpu_w4a16_tests_cluster
+    for bin in vt vt_nodq vt_nosync vt_cluster; do
       room probe || return 0
       timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 16,64 --shapes $w4a16_shapes > $o/w4-$bin.txt 2>&1
       echo "bench $bin rc $?"; cat $o/w4-$bin.txt
@@ -51,6 +54,10 @@ run_parts() {
         $b/vt bench w4a16 --forms tile --shapes 4096x28672 --ms $m --launches 2 --reps 2 > $o/ncu-tile-m$m.txt 2>&1
       echo "ncu m$m rc $?"
       grep -E "Duration|DRAM Throughput|Eligible Warps|Issued Warp|Executed Instructions  |issue_stalled" $o/ncu-tile-m$m.txt
+    done
+    for order in "vt vt_cluster" "vt_cluster vt"; do
+      room e2e || return 0
+      gptq_decode e2e 16,32 $order
     done
     local dump=/usr/local/cuda/bin/cuobjdump
     [ -x $dump ] && $dump -sass -arch sm_90 $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
