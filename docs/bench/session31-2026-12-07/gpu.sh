@@ -18,6 +18,11 @@
 #           and vt_cluster in two turned orders, ncu's stall reasons, instruction
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
 #           the form's SASS (PREDICTIONS.md item 3)
+#   smem    prepared for the next session, not run (this session's device time was spent): a pack of
+#           bin/vt (HEAD) and bin/vt_smem with bin/vt_gpu_w4a16_tests_smem (tile-smem-weights.patch on
+#           HEAD: the tiled form's weights through shared memory by cp.async, 5-8 stages); the smem
+#           build's W4A16 gates, `vt bench w4a16 --forms tile --ms 9,16,32,64` of both in two turned
+#           orders, llama3-8b W4A16 c = 16, 32, 64 in two (PREDICTIONS.md item 5)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
@@ -62,6 +67,20 @@ run_parts() {
     local dump=/usr/local/cuda/bin/cuobjdump
     [ -x $dump ] && $dump -sass -arch sm_90 $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
       > $o/tile-sass.txt; echo "sass lines $(wc -l < $o/tile-sass.txt)"
+  fi
+  if [[ $parts == *,smem,* ]]; then
+    room gates && gtest w4a16-smem 150 $b/vt_gpu_w4a16_tests_smem
+    for order in "vt vt_smem" "vt_smem vt"; do
+      for bin in $order; do
+        room smem bench || return 0
+        timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 9,16,32,64 --shapes $w4a16_shapes >> $o/w4-smem-$bin.txt 2>&1
+        echo "bench $bin rc $?"; tail -25 $o/w4-smem-$bin.txt
+      done
+    done
+    for order in "vt vt_smem" "vt_smem vt"; do
+      room e2e || return 0
+      gptq_decode e2e-smem 16,32,64 $order
+    done
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     room table || return 0
