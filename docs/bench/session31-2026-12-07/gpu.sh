@@ -17,12 +17,15 @@
 #           `vt bench w4a16 --forms tile --ms 16,64` of the four, llama3-8b W4A16 c = 16, 32 with vt
 #           and vt_cluster in two turned orders, ncu's stall reasons, instruction
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
-#           the form's SASS (PREDICTIONS.md item 3)
+#           the form's SASS (PREDICTIONS.md items 3-4; 3-probe/ keeps only the 16-row kernel's SASS,
+#           without the encodings, as tile-sass-16rows.txt)
 #   smem    prepared for the next session, not run (this session's device time was spent): a pack of
 #           bin/vt (HEAD) and bin/vt_smem with bin/vt_gpu_w4a16_tests_smem (tile-smem-weights.patch on
 #           HEAD: the tiled form's weights through shared memory by cp.async, 5-8 stages); the smem
 #           build's W4A16 gates, `vt bench w4a16 --forms tile --ms 9,16,32,64` of both in two turned
-#           orders, llama3-8b W4A16 c = 16, 32, 64 in two (PREDICTIONS.md item 5)
+#           orders, llama3-8b W4A16 c = 16, 32, 64 in two (PREDICTIONS.md item 5). To build the pack:
+#           git apply tile-smem-weights.patch, build vt and vt_gpu_w4a16_tests, keep them as vt_smem and
+#           vt_gpu_w4a16_tests_smem, git checkout kernels/, build vt again, pack the three as bin/
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
