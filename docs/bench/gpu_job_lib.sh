@@ -117,13 +117,16 @@ gemm_table() {
 # The W4A16 benchmark's six shapes (llama3-8b's and llama3-70b's projections).
 w4a16_shapes=4096x4096,4096x6144,4096x28672,14336x4096,8192x8192,8192x28672
 
-# w4a16_table NAME BIN [ARGS...]: `vt bench w4a16 --forms auto` of bin/BIN on the six shapes with ARGS
-# (--ms, --dependent-launch), into $o/w4-NAME.txt, and printed.
-w4a16_table() {
-  local name=$1 bin=$2; shift 2
-  timeout -k 5 120 $b/$bin bench w4a16 --forms auto --shapes $w4a16_shapes "$@" > $o/w4-$name.txt 2>&1
+# w4a16_forms NAME BIN FORMS [ARGS...]: `vt bench w4a16 --forms FORMS` of bin/BIN on the six shapes
+# with ARGS (--ms, --dependent-launch), into $o/w4-NAME.txt, and printed.
+w4a16_forms() {
+  local name=$1 bin=$2 forms=$3; shift 3
+  timeout -k 5 150 $b/$bin bench w4a16 --forms $forms --shapes $w4a16_shapes "$@" > $o/w4-$name.txt 2>&1
   echo "bench $name rc $?"; cat $o/w4-$name.txt
 }
+
+# w4a16_table NAME BIN [ARGS...]: w4a16_forms with vt's own choice of form (auto).
+w4a16_table() { w4a16_forms $1 $2 auto "${@:3}"; }
 
 # gptq_decode LOG CONCURRENCY BIN...: llama3-8b W4A16 decode (short prompts) with each bin/BIN in turn,
 # appended to $o/LOG.txt.
@@ -132,6 +135,17 @@ gptq_decode() {
   for bin in "$@"; do
     r=$(timeout -k 5 150 $b/$bin bench decode $short --model preset:llama3-8b-gptq --concurrency $conc --json 2>>$o/$log.err | tok_s)
     echo "llama3-8b-gptq $bin: $r" | tee -a $o/$log.txt
+  done
+}
+
+# gptq_orders LOG CONCURRENCY ORDER...: gptq_decode of each ORDER (a list of bins, turned orders
+# separate a binary from its place in the job); returns 1 where `room` stops it.
+gptq_orders() {
+  local log=$1 conc=$2 order
+  shift 2
+  for order in "$@"; do
+    room $log || return 1
+    gptq_decode $log $conc $order
   done
 }
 

@@ -37,13 +37,8 @@ run_parts() {
     room gates && gtest w4a16 150 $b/vt_gpu_w4a16_tests
     room gates && gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
     room bench || return 0
-    timeout -k 5 150 $b/vt bench w4a16 --forms tile,wgmma --ms 9,16,32,48,64,128 --shapes $w4a16_shapes \
-      > $o/w4-forms.txt 2>&1
-    echo "bench forms rc $?"; cat $o/w4-forms.txt
-    for order in "vt_warp vt" "vt vt_warp"; do
-      room e2e || return 0
-      gptq_decode e2e 16,32,64 $order
-    done
+    w4a16_forms forms vt tile,wgmma --ms 9,16,32,48,64,128
+    gptq_orders e2e 16,32,64 "vt_warp vt" "vt vt_warp" || return 0
     room sanitizer || return 0
     sanitize 90 vt_gpu_w4a16_tests 'W4A16.WarpgroupTiledFormSplitAlongK:W4A16.DependentLaunchesWaitForTheActivations'
   fi
@@ -51,8 +46,7 @@ run_parts() {
     room gates && gtest w4a16-cluster 120 $b/vt_gpu_w4a16_tests_cluster
     for bin in vt vt_nodq vt_nosync vt_cluster; do
       room probe || return 0
-      timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 16,64 --shapes $w4a16_shapes > $o/w4-$bin.txt 2>&1
-      echo "bench $bin rc $?"; cat $o/w4-$bin.txt
+      w4a16_forms $bin $bin tile --ms 16,64
     done
     for m in 16 64; do
       room probe ncu || return 0
@@ -63,27 +57,22 @@ run_parts() {
       echo "ncu m$m rc $?"
       grep -E "Duration|DRAM Throughput|Eligible Warps|Issued Warp|Executed Instructions  |issue_stalled" $o/ncu-tile-m$m.txt
     done
-    for order in "vt vt_cluster" "vt_cluster vt"; do
-      room e2e || return 0
-      gptq_decode e2e 16,32 $order
-    done
+    gptq_orders e2e 16,32 "vt vt_cluster" "vt_cluster vt" || return 0
     local dump=/usr/local/cuda/bin/cuobjdump
     [ -x $dump ] && $dump -sass -arch sm_90 $b/vt | awk '/Function : .*W4A16TileKernel/{p=1} /Function : /&&!/W4A16TileKernel/{p=0} p' \
       > $o/tile-sass.txt; echo "sass lines $(wc -l < $o/tile-sass.txt)"
   fi
   if [[ $parts == *,smem,* ]]; then
     room gates && gtest w4a16-smem 150 $b/vt_gpu_w4a16_tests_smem
+    local round=0 order bin
     for order in "vt vt_smem" "vt_smem vt"; do
+      round=$((round + 1))
       for bin in $order; do
         room smem bench || return 0
-        timeout -k 5 120 $b/$bin bench w4a16 --forms tile --ms 9,16,32,64 --shapes $w4a16_shapes >> $o/w4-smem-$bin.txt 2>&1
-        echo "bench $bin rc $?"; tail -25 $o/w4-smem-$bin.txt
+        w4a16_forms smem-$bin-$round $bin tile --ms 9,16,32,64
       done
     done
-    for order in "vt vt_smem" "vt_smem vt"; do
-      room e2e || return 0
-      gptq_decode e2e-smem 16,32,64 $order
-    done
+    gptq_orders e2e-smem 16,32,64 "vt vt_smem" "vt_smem vt" || return 0
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     room table || return 0
