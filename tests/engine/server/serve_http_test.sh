@@ -14,8 +14,10 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"; }
 trap cleanup EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../../shell_check.sh"  # check NAME COMMAND...
-json() {  # json FILE PYTHON-EXPRESSION-ON-d  -> exit status of the assertion
-  python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
+json() {  # json FILE PYTHON-EXPRESSION-ON-d  -> exit status of the assertion; on failure, FILE's head
+  python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)" && return
+  echo "     $1: $(head -c 600 "$1")"
+  return 1
 }
 
 start() {  # start NAME ARGS... -> sets port_NAME
@@ -310,13 +312,14 @@ done
 check "the default pace gave the decodes steps of their own" \
   test "$(metric vt:paced_steps_total "http://127.0.0.1:$port_paced" | cut -d. -f1)" -gt 0
 
-# The step budget reaches the scheduler: a ~630-token prompt in steps of 16 tokens takes at least 40
-# steps (1 in the default 8192). A budget below --max-num-seqs could not carry every decode.
+# The step budget reaches the scheduler: an ~810-token prompt in steps of 16 tokens takes at least 40
+# steps (1 in the default 8192). A budget below --max-num-seqs could not carry every decode. EOS is
+# ignored: at the default temperature (1) the model may sample it first, ending with one token.
 timeout -k 5 60 "$vt" serve --port 0 --max-num-seqs 16 --max-num-batched-tokens 8 >/dev/null 2>"$work/badbudget.err"
 check "--max-num-batched-tokens below --max-num-seqs is refused" test $? = 1
 check "the refusal names both flags" grep -q -- '--max-num-batched-tokens 8 is below --max-num-seqs 16' "$work/badbudget.err"
 start budget --max-num-seqs 4 --max-num-batched-tokens 16 --max-prefill-beside-decodes 8
-python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': 2}))" "$long_prompt" >"$work/budget_body.json"
+python3 -c "import json,sys; print(json.dumps({'prompt': sys.argv[1], 'max_tokens': 2, 'ignore_eos': True}))" "$long_prompt" >"$work/budget_body.json"
 curl -s -o "$work/budget.json" "http://127.0.0.1:$port_budget/v1/completions" -d @"$work/budget_body.json"
 check "a prompt in 16-token steps completes" json "$work/budget.json" "d['usage']['completion_tokens'] == 2 and d['usage']['prompt_tokens'] > 600"
 check "... in at least 40 steps" test "$(metric vt:engine_steps_total "http://127.0.0.1:$port_budget")" -ge 40
