@@ -19,7 +19,8 @@
 #           statistics and source counters of bin/vt's tiled form at M = 16 and 64 (4096 x 28672), and
 #           the form's SASS (PREDICTIONS.md items 3-4; 3-probe/ keeps only the 16-row kernel's SASS,
 #           without the encodings, as tile-sass-16rows.txt)
-#   smem    prepared for the next session, not run (this session's device time was spent): a pack of
+#   smem    prepared for the next session (this session's device time was spent; the thirty-second ran
+#           it, its $OUT/s31 kept as ../session32-2026-12-07/1-h100-smem/): a pack of
 #           bin/vt (HEAD) and bin/vt_smem with bin/vt_gpu_w4a16_tests_smem (tile-smem-weights.patch on
 #           HEAD: the tiled form's weights through shared memory by cp.async, 5-8 stages); the smem
 #           build's W4A16 gates, `vt bench w4a16 --forms tile --ms 9,16,32,64` of both in two turned
