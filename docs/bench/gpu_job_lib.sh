@@ -125,6 +125,21 @@ w4a16_forms() {
   echo "bench $name rc $?"; cat $o/w4-$name.txt
 }
 
+# w4a16_orders NAME MS ORDER...: w4a16_forms of the tiled form at --ms MS for each ORDER's bins in
+# turn (turned orders separate a binary from its place in the job), into $o/w4-NAME-BIN-ROUND.txt;
+# returns 1 where `room` stops it.
+w4a16_orders() {
+  local name=$1 ms=$2 round=0 order bin
+  shift 2
+  for order in "$@"; do
+    round=$((round + 1))
+    for bin in $order; do
+      room $name bench || return 1
+      w4a16_forms $name-$bin-$round $bin tile --ms $ms
+    done
+  done
+}
+
 # w4a16_table NAME BIN [ARGS...]: w4a16_forms with vt's own choice of form (auto).
 w4a16_table() { w4a16_forms $1 $2 auto "${@:3}"; }
 

@@ -65,14 +65,7 @@ run_parts() {
   fi
   if [[ $parts == *,smem,* ]]; then
     room gates && gtest w4a16-smem 150 $b/vt_gpu_w4a16_tests_smem
-    local round=0 order bin
-    for order in "vt vt_smem" "vt_smem vt"; do
-      round=$((round + 1))
-      for bin in $order; do
-        room smem bench || return 0
-        w4a16_forms smem-$bin-$round $bin tile --ms 9,16,32,64
-      done
-    done
+    w4a16_orders smem 9,16,32,64 "vt vt_smem" "vt_smem vt" || return 0
     gptq_orders e2e-smem 16,32,64 "vt vt_smem" "vt_smem vt" || return 0
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then

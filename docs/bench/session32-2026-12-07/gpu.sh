@@ -1,0 +1,28 @@
+# Thirty-second session's GPU jobs. Usage: bash docs/bench/session32-2026-12-07/gpu.sh [PARTS]
+# Job 1 (1-h100-smem/) ran ../session31-2026-12-07/gpu.sh smem,table (no H200 came: the table part
+# skipped). This script's pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt_head (51194f1's vt; its
+# kernels are HEAD's but for w4a16_tile.cu), and bin/vt, bin/vt_gpu_w4a16_tests and
+# bin/vt_gpu_engine_tests built with the tiled form's activation staging at fixed addresses.
+#   stage   the W4A16 gates and the GPTQ engine gates of the new build, `vt bench w4a16 --forms tile
+#           --ms 9,16,32,48,64` of vt_head and vt in two turned orders, llama3-8b W4A16 c = 16, 32, 64
+#           in two (PREDICTIONS.md item 3)
+#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
+# Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s32
+parts=,${1:-stage},
+run_parts() {
+  if [[ $parts == *,stage,* ]]; then
+    room gates && gtest w4a16 150 $b/vt_gpu_w4a16_tests
+    room gates && gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+    w4a16_orders stage 9,16,32,48,64 "vt_head vt" "vt vt_head" || return 0
+    gptq_orders e2e-stage 16,32,64 "vt_head vt" "vt vt_head" || return 0
+  fi
+  if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
+    room table || return 0
+    e2e_table vt || return 0
+    room long || return 0
+    long_decode vt
+  fi
+}
+gpu_job_run s32
