@@ -33,6 +33,7 @@ constexpr int kBlocksPerWarp = 2;                          // 16-column blocks o
 constexpr int kTileCols = kWarps * kBlocksPerWarp * 16;    // 128
 constexpr int kStages = 4;                                 // activation stages of 64 k in shared memory
 constexpr int kStepK = 64;                                 // one 16-byte weight load per lane and block
+static_assert(kWarps * 32 == 16 * kStepK / 8, "a thread stages one 16-byte chunk of each 16-row tile");
 
 // CTAs per SM the kernel is built for, and the weight steps each warp keeps in flight. With one or
 // two row tiles the registers allow four CTAs at 6 / 4 steps: 3-11% faster at M = 16 and 32 than
@@ -82,14 +83,21 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
       s[b] = uint32_t(__ldg(sp[b] + scale_row)) | uint32_t(__ldg(sp[b] + scale_row + 8)) << 16;
     }
   };
+  // A stage is kRows x 8 chunks of 16 bytes, one chunk a thread in each 16-row tile: the thread's
+  // chunk column, its rows' sources and its places in a stage are fixed, so a step adds only offsets.
+  // A loop over i = threadIdx.x, i + 128, ... (trip count unknown to the compiler) dividing and
+  // multiplying every step was 2-14% slower (docs/BENCHMARKS.md, "The tiled form's activations
+  // staged at fixed addresses").
+  const int chunk = threadIdx.x % 8, r0 = threadIdx.x / 8;
+  const int a_dst = r0 * kStepK + ((chunk ^ (r0 & 7)) * 8);  // rows r0 + 16 mt share r0's swizzle
+  const uint16_t* a_src = p.x + static_cast<size_t>(row0 + r0) * p.k + k_begin + chunk * 8;
   auto stage_activations = [&](int step) {
-    uint16_t* stage = a_s + (step % kStages) * kStageElems;
-    const int k0 = k_begin + step * kStepK;
-    for (int i = threadIdx.x; i < kRows * 8; i += kWarps * 32) {
-      const int r = i / 8, chunk = i % 8;
-      const bool valid = row0 + r < p.m;
-      const uint16_t* src = p.x + static_cast<size_t>(valid ? row0 + r : 0) * p.k + k0 + chunk * 8;
-      CpAsync16(stage + r * kStepK + ((chunk ^ (r & 7)) * 8), src, valid);
+    uint16_t* stage = a_s + (step % kStages) * kStageElems + a_dst;
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+      const bool valid = row0 + r0 + mt * 16 < p.m;
+      const uint16_t* src = valid ? a_src + static_cast<size_t>(mt * 16) * p.k + step * kStepK : p.x;
+      CpAsync16(stage + mt * 16 * kStepK, src, valid);
     }
   };
 
