@@ -6,6 +6,9 @@
 #   stage   the W4A16 gates and the GPTQ engine gates of the new build, `vt bench w4a16 --forms tile
 #           --ms 9,16,32,48,64` of vt_head and vt in two turned orders, llama3-8b W4A16 c = 16, 32, 64
 #           in two (PREDICTIONS.md item 3)
+#   final   (job 4, with bin/vt and bin/vt_gpu_w4a16_tests built at 12f6d40) on an H200, llama3-8b
+#           c = 1 in two rounds (issue #17's nearest goal, PREDICTIONS.md item 2); on another card,
+#           racecheck on the W4A16 shape test at 8192 x 8192 (job 3's run stopped there)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
@@ -17,6 +20,15 @@ run_parts() {
     room gates && gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
     w4a16_orders stage 9,16,32,48,64 "vt_head vt" "vt vt_head" || return 0
     gptq_orders e2e-stage 16,32,64 "vt_head vt" "vt vt_head" || return 0
+  fi
+  if [[ $parts == *,final,* ]]; then  # the last 300 s of the session's device time
+    if grep -q H200 $o/gpu.txt; then
+      decode_orders final "llama3-8b 1" vt vt || return 0
+    else
+      timeout -k 5 150 compute-sanitizer --tool racecheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
+        --gtest_filter='*k8192_n8192' > $o/racecheck-k8192-n8192.txt 2>&1
+      echo "racecheck rc $? $(grep -E 'ERROR SUMMARY|PASSED' $o/racecheck-k8192-n8192.txt | tr '\n' ' ')"
+    fi
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     room table || return 0
