@@ -1,15 +1,20 @@
 # Thirty-second session's GPU jobs. Usage: bash docs/bench/session32-2026-12-07/gpu.sh [PARTS]
 # Job 1 (1-h100-smem/) ran ../session31-2026-12-07/gpu.sh smem,table (no H200 came: the table part
-# skipped). This script's pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt_head (51194f1's vt; its
-# kernels are HEAD's but for w4a16_tile.cu), and bin/vt, bin/vt_gpu_w4a16_tests and
-# bin/vt_gpu_engine_tests built with the tiled form's activation staging at fixed addresses.
-#   stage   the W4A16 gates and the GPTQ engine gates of the new build, `vt bench w4a16 --forms tile
-#           --ms 9,16,32,48,64` of vt_head and vt in two turned orders, llama3-8b W4A16 c = 16, 32, 64
-#           in two (PREDICTIONS.md item 3)
-#   final   (job 4, with bin/vt and bin/vt_gpu_w4a16_tests built at 12f6d40) on an H200, llama3-8b
-#           c = 1 in two rounds (issue #17's nearest goal, PREDICTIONS.md item 2); on another card,
-#           racecheck on the W4A16 shape test at 8192 x 8192 (job 3's run stopped there)
+# skipped). This script's pack for job 2 (.gpu/pack.tar.xz, carried as .gpu): bin/vt_head (51194f1's
+# vt; its kernels are HEAD's but for w4a16_tile.cu), and bin/vt, bin/vt_gpu_w4a16_tests and
+# bin/vt_gpu_engine_tests built with the tiled form's activation staging at fixed addresses (12f6d40).
+#   stage   (job 2, 2-h100-stage/) the W4A16 gates and the GPTQ engine gates of the new build, `vt bench
+#           w4a16 --forms tile --ms 9,16,32,48,64` of vt_head and vt in two turned orders, llama3-8b
+#           W4A16 c = 16, 32, 64 in two (PREDICTIONS.md item 3)
+#   final   (job 4, bin/vt and bin/vt_gpu_w4a16_tests at 12f6d40) on an H200, llama3-8b c = 1 in two
+#           rounds (issue #17's nearest goal, PREDICTIONS.md item 2); on another card, racecheck on
+#           the W4A16 shape test at 8192 x 8192 (job 3's run stopped there)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
+# Job 3 (3-h100-sanitizer/) was two inline commands on job 2's warm machine, after gpu_job_setup:
+# `sanitize 110 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Shape*'` (../gpu_job_lib.sh; its racecheck stopped
+# at the limit in the fourth shape test), then compute-sanitizer --tool racecheck alone on
+# W4A16.DependentLaunchesWaitForTheActivations, W4A16.TiledFormSplitAlongK and
+# W4A16.DequantisedGemmMatchesTheReference (racecheck-tiled-gates.txt).
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s32
@@ -25,9 +30,10 @@ run_parts() {
     if grep -q H200 $o/gpu.txt; then
       decode_orders final "llama3-8b 1" vt vt || return 0
     else
+      room final racecheck || return 0
       timeout -k 5 150 compute-sanitizer --tool racecheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
         --gtest_filter='*k8192_n8192' > $o/racecheck-k8192-n8192.txt 2>&1
-      echo "racecheck rc $? $(grep -E 'ERROR SUMMARY|PASSED' $o/racecheck-k8192-n8192.txt | tr '\n' ' ')"
+      echo "racecheck rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASSED' $o/racecheck-k8192-n8192.txt | tr '\n' ' ')"
     fi
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then

@@ -33,7 +33,7 @@ constexpr int kBlocksPerWarp = 2;                          // 16-column blocks o
 constexpr int kTileCols = kWarps * kBlocksPerWarp * 16;    // 128
 constexpr int kStages = 4;                                 // activation stages of 64 k in shared memory
 constexpr int kStepK = 64;                                 // one 16-byte weight load per lane and block
-static_assert(kWarps * 32 == 16 * kStepK / 8, "a thread stages one 16-byte chunk of each 16-row tile");
+static_assert(kStepK == 64 && kWarps * 32 == 16 * 8, "a thread stages one 16-byte chunk of each 16-row tile");
 
 // CTAs per SM the kernel is built for, and the weight steps each warp keeps in flight. With one or
 // two row tiles the registers allow four CTAs at 6 / 4 steps: 3-11% faster at M = 16 and 32 than
