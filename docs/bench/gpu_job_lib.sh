@@ -90,19 +90,23 @@ decode_rounds() {
   done
 }
 
-# decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
-# list's bins in its own order (turned orders separate a binary from its place in the job), lines into
-# $o/LOG.txt; returns 1 where `room` stops it.
-decode_orders() {
-  local log=$1 mc=$2 round=0 order bin
+# in_orders "CMD ARGS" "TAIL" ORDER...: CMD ARGS BIN ROUND TAIL for each ORDER's bins in turn, ROUND
+# the order's number (turned orders separate a binary from its place in the job); returns 1 where a
+# run does.
+in_orders() {
+  local cmd=$1 tail=$2 round=0 order bin
   shift 2
   for order in "$@"; do
     round=$((round + 1))
     for bin in $order; do
-      short_run $log $bin $round $mc || return 1
+      $cmd $bin $round $tail || return 1
     done
   done
 }
+
+# decode_orders LOG "MODEL CONCURRENCY" "BIN..."...: one round of short-prompt decode a BIN list, each
+# list's bins in its own order, lines into $o/LOG.txt; returns 1 where `room` stops it.
+decode_orders() { in_orders "short_run $1" "$2" "${@:3}"; }
 
 # The decode layers' GEMM shapes (K x N) of qwen3-1.7b and llama3-8b.
 layer_gemm_shapes=2048x4096,2048x2048,2048x12288,6144x2048,4096x6144,4096x4096,4096x28672,14336x4096
@@ -126,18 +130,11 @@ w4a16_forms() {
 }
 
 # w4a16_orders NAME MS ORDER...: w4a16_forms of the tiled form at --ms MS for each ORDER's bins in
-# turn (turned orders separate a binary from its place in the job), into $o/w4-NAME-BIN-ROUND.txt;
-# returns 1 where `room` stops it.
-w4a16_orders() {
-  local name=$1 ms=$2 round=0 order bin
-  shift 2
-  for order in "$@"; do
-    round=$((round + 1))
-    for bin in $order; do
-      room $name bench || return 1
-      w4a16_forms $name-$bin-$round $bin tile --ms $ms
-    done
-  done
+# turn, into $o/w4-NAME-BIN-ROUND.txt; returns 1 where `room` stops it.
+w4a16_orders() { in_orders "w4a16_tile_run $1 $2" "" "${@:3}"; }
+w4a16_tile_run() {  # NAME MS BIN ROUND
+  room $1 bench || return 1
+  w4a16_forms $1-$3-$4 $3 tile --ms $2
 }
 
 # w4a16_table NAME BIN [ARGS...]: w4a16_forms with vt's own choice of form (auto).
