@@ -137,6 +137,15 @@ w4a16_tile_run() {  # NAME MS BIN ROUND
   w4a16_forms $1-$3-$4 $3 tile --ms $2
 }
 
+# tile_probe NAME MS: a W4A16 tiled-form probe, bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, beside
+# bin/vt: its gates, then w4a16_orders at --ms MS and llama3-8b W4A16 c = 16, 32, 64, each in two
+# turned orders; returns 1 where `room` stops it.
+tile_probe() {
+  room gates && gtest w4a16-$1 150 $b/vt_gpu_w4a16_tests_$1
+  w4a16_orders $1 $2 "vt vt_$1" "vt_$1 vt" || return 1
+  gptq_orders e2e-$1 16,32,64 "vt vt_$1" "vt_$1 vt"
+}
+
 # w4a16_table NAME BIN [ARGS...]: w4a16_forms with vt's own choice of form (auto).
 w4a16_table() { w4a16_forms $1 $2 auto "${@:3}"; }
 

@@ -64,15 +64,10 @@ run_parts() {
       > $o/tile-sass.txt; echo "sass lines $(wc -l < $o/tile-sass.txt)"
   fi
   if [[ $parts == *,smem,* ]]; then
-    room gates && gtest w4a16-smem 150 $b/vt_gpu_w4a16_tests_smem
-    w4a16_orders smem 9,16,32,64 "vt vt_smem" "vt_smem vt" || return 0
-    gptq_orders e2e-smem 16,32,64 "vt vt_smem" "vt_smem vt" || return 0
+    tile_probe smem 9,16,32,64 || return 0
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
-    room table || return 0
-    e2e_table vt || return 0
-    room long || return 0
-    long_decode vt
+    gpu_final
   fi
 }
 gpu_job_run s31

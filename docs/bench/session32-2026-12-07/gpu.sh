@@ -10,6 +10,13 @@
 #           rounds (issue #17's nearest goal, PREDICTIONS.md item 2); on another card, racecheck on
 #           the W4A16 shape test at 8192 x 8192 (job 3's run stopped there)
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
+#   scales  prepared for the next session, not run (this session's device time was spent): a pack of
+#           bin/vt (HEAD) and bin/vt_scales with bin/vt_gpu_w4a16_tests_scales (tile-group-scales.patch
+#           on HEAD: a 128-row group's scales loaded once, with its first step); the W4A16 gates of
+#           that build, `vt bench w4a16 --forms tile --ms 9,16,32,48,64` of both in two turned orders,
+#           llama3-8b W4A16 c = 16, 32, 64 in two (PREDICTIONS.md item 4). To build the pack: git
+#           apply the patch, build vt and vt_gpu_w4a16_tests, keep them as vt_scales and
+#           vt_gpu_w4a16_tests_scales, git checkout kernels/, build vt again, pack the three as bin/
 # Job 3 (3-h100-sanitizer/) was two inline commands on job 2's warm machine, after gpu_job_setup:
 # `sanitize 110 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Shape*'` (../gpu_job_lib.sh; its racecheck stopped
 # at the limit in the fourth shape test), then compute-sanitizer --tool racecheck alone on
@@ -36,11 +43,11 @@ run_parts() {
       echo "racecheck rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASSED' $o/racecheck-k8192-n8192.txt | tr '\n' ' ')"
     fi
   fi
+  if [[ $parts == *,scales,* ]]; then
+    tile_probe scales 9,16,32,48,64 || return 0
+  fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
-    room table || return 0
-    e2e_table vt || return 0
-    room long || return 0
-    long_decode vt
+    gpu_final
   fi
 }
 gpu_job_run s32
