@@ -198,11 +198,11 @@ long_decode() {
   echo "qwen3-1.7b 8k decode-only ${1:-vt}: $(decode_8k ${1:-vt} qwen3-1.7b 1,8 e2e)" | tee -a $o/e2e.txt
 }
 
-# sanitize LIMIT TESTS FILTER: compute-sanitizer racecheck and memcheck on bin/TESTS's gtest FILTER,
-# each within LIMIT seconds, into $o/sanitizer-TOOL.txt.
+# sanitize LIMIT TESTS FILTER [TOOLS]: compute-sanitizer's TOOLS (racecheck and memcheck by default)
+# on bin/TESTS's gtest FILTER, each within LIMIT seconds, into $o/sanitizer-TOOL.txt.
 sanitize() {
   local tool
-  for tool in racecheck memcheck; do
+  for tool in ${4:-racecheck memcheck}; do
     timeout -k 5 "$1" compute-sanitizer --tool $tool --error-exitcode 9 $b/$2 --gtest_filter="$3" \
       > $o/sanitizer-$tool.txt 2>&1
     echo "sanitizer $tool rc $? $(tail -1 $o/sanitizer-$tool.txt)"

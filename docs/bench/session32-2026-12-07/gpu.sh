@@ -39,9 +39,7 @@ run_parts() {
       decode_orders final "llama3-8b 1" vt vt || return 0
     else
       room final racecheck || return 0
-      timeout -k 5 150 compute-sanitizer --tool racecheck --error-exitcode 9 $b/vt_gpu_w4a16_tests \
-        --gtest_filter='*k8192_n8192' > $o/racecheck-k8192-n8192.txt 2>&1
-      echo "racecheck rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASSED' $o/racecheck-k8192-n8192.txt | tr '\n' ' ')"
+      sanitize 150 vt_gpu_w4a16_tests '*k8192_n8192' racecheck
     fi
   fi
   if [[ $parts == *,scales,* ]]; then
