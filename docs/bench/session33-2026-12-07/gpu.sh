@@ -1,0 +1,32 @@
+# Thirty-third session's GPU jobs. Usage: bash docs/bench/session33-2026-12-07/gpu.sh [PARTS]
+# The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt (c94936a, the session's start), and for each
+# probe NAME bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, built with the probe's patch on c94936a
+# (git apply the patch, build vt and vt_gpu_w4a16_tests, keep them under the probe's names, git
+# checkout kernels/).
+#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
+#           (PREDICTIONS.md item 1)
+#   final   on an H200 only: llama3-8b c = 1 in two more rounds (issue #17's nearest goal)
+#   scales  ../session32-2026-12-07/tile-group-scales.patch: a 128-row group's scales loaded once
+#           (PREDICTIONS.md item 2)
+#   reduce  reduce-dependent.patch: the K-slice reduction always a dependent launch (item 3)
+# Each probe part runs the probe's W4A16 gates, `vt bench w4a16 --forms tile --ms 9,16,32,48,64` of
+# bin/vt and the probe in two turned orders, and llama3-8b W4A16 c = 16, 32, 64 in two (tile_probe).
+# Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s33
+parts=,${1:-reduce},
+run_parts() {
+  if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
+    gpu_final
+  fi
+  if [[ $parts == *,final,* ]] && grep -q H200 $o/gpu.txt; then
+    decode_orders final "llama3-8b 1" vt vt || return 0
+  fi
+  local probe
+  for probe in reduce scales; do
+    if [[ $parts == *,$probe,* ]]; then
+      tile_probe $probe 9,16,32,48,64 || return 0
+    fi
+  done
+}
+gpu_job_run s33
