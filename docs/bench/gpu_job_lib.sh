@@ -170,12 +170,12 @@ gptq_orders() {
   done
 }
 
-# decode_8k BIN MODEL CONCURRENCY LOG: MODEL's 8k decode-only steps with bin/BIN (dummy weights, every
-# prompt prefilled first, 64 output tokens), stderr appended to $o/LOG.err; prints each concurrency's
-# decode ITL and TPOT medians.
+# decode_8k BIN MODEL CONCURRENCY LOG [INPUT_LEN]: MODEL's 8k (or INPUT_LEN-token) decode-only steps
+# with bin/BIN (dummy weights, every prompt prefilled first, 64 output tokens), stderr appended to
+# $o/LOG.err; prints each concurrency's decode ITL and TPOT medians.
 decode_8k() {
   timeout -k 5 150 $b/$1 bench decode --backend cuda --load-format dummy --model preset:$2 \
-    --input-len 8192 --output-len 64 --concurrency $3 --max-num-batched-tokens 65536 \
+    --input-len ${5:-8192} --output-len 64 --concurrency $3 --max-num-batched-tokens 65536 \
     --max-prefill-beside-decodes 65536 --json 2>>$o/$4.err |
     python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))"
 }

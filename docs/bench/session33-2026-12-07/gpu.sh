@@ -3,8 +3,8 @@
 # probe NAME bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, built with the probe's patch on c94936a
 # (git apply the patch, build vt and vt_gpu_w4a16_tests, keep them under the probe's names, git
 # checkout kernels/).
-#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k decode with bin/vt
-#           (PREDICTIONS.md item 1)
+#   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k and 32k decode with
+#           bin/vt (PREDICTIONS.md item 1)
 #   final   on an H200 only: llama3-8b c = 1 in two more rounds (issue #17's nearest goal)
 #   scales  ../session32-2026-12-07/tile-group-scales.patch: a 128-row group's scales loaded once
 #           (PREDICTIONS.md item 2)
@@ -18,6 +18,7 @@ parts=,${1:-reduce},
 run_parts() {
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     gpu_final
+    room 32k && echo "qwen3-1.7b 32k decode-only vt: $(decode_8k vt qwen3-1.7b 1 e2e 32768)" | tee -a $o/e2e.txt
   fi
   if [[ $parts == *,final,* ]] && grep -q H200 $o/gpu.txt; then
     decode_orders final "llama3-8b 1" vt vt || return 0
