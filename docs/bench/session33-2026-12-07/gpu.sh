@@ -4,7 +4,8 @@
 # (git apply the patch, build vt and vt_gpu_w4a16_tests, keep them under the probe's names, git
 # checkout kernels/).
 #   table   on an H200 only: issue #17's end-to-end table and issue #16's 8k and 32k decode with
-#           bin/vt (PREDICTIONS.md item 1)
+#           bin/vt, then its W4A16 table (vt's forms against cuBLAS; M <= 8 launched dependently, as
+#           decode steps of up to eight rows run) (PREDICTIONS.md item 1)
 #   final   on an H200 only: llama3-8b c = 1 in two more rounds (issue #17's nearest goal)
 #   scales  ../session32-2026-12-07/tile-group-scales.patch: a 128-row group's scales loaded once
 #           (PREDICTIONS.md item 2)
@@ -19,6 +20,8 @@ run_parts() {
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     gpu_final
     room 32k && echo "qwen3-1.7b 32k decode-only vt: $(decode_8k vt qwen3-1.7b 1 e2e 32768)" | tee -a $o/e2e.txt
+    room w4a16 && w4a16_table h200-m1-8 vt --ms 1,2,8 --dependent-launch
+    room w4a16 && w4a16_table h200-m9-128 vt --ms 9,16,32,64,128
   fi
   if [[ $parts == *,final,* ]] && grep -q H200 $o/gpu.txt; then
     decode_orders final "llama3-8b 1" vt vt || return 0
