@@ -10,6 +10,9 @@
 #   scales  ../session32-2026-12-07/tile-group-scales.patch: a 128-row group's scales loaded once
 #           (PREDICTIONS.md item 2)
 #   reduce  reduce-dependent.patch: the K-slice reduction always a dependent launch (item 3)
+#   gates   the kept build (the group-scales change committed; bin/vt, bin/vt_gpu_w4a16_tests and
+#           bin/vt_gpu_engine_tests): the W4A16 and GPTQ engine gates, compute-sanitizer memcheck on
+#           the tiled-form, dependent-launch and shape tests, racecheck on them but 8192 x 28672
 # Each probe part runs the probe's W4A16 gates, `vt bench w4a16 --forms tile --ms 9,16,32,48,64` of
 # bin/vt and the probe in two turned orders, and llama3-8b W4A16 c = 16, 32, 64 in two (tile_probe).
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
@@ -17,6 +20,12 @@ source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s33
 parts=,${1:-reduce},
 run_parts() {
+  if [[ $parts == *,gates,* ]]; then
+    gtest w4a16 150 $b/vt_gpu_w4a16_tests
+    gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+    sanitize 150 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Dependent*:*Shape*' memcheck
+    room racecheck && sanitize 280 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Dependent*:*Shape*-*k8192_n28672' racecheck
+  fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     gpu_final
     room 32k && echo "qwen3-1.7b 32k decode-only vt: $(decode_8k vt qwen3-1.7b 1 e2e 32768)" | tee -a $o/e2e.txt

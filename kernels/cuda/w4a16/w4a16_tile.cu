@@ -74,13 +74,17 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
             (static_cast<size_t>(nb0 + b) * (p.k / kStepK) + k_begin / kStepK) * 32 + lane;
     sp[b] = p.scales + (nb0 + b) * 16 + q;
   }
-  // A step's weights and the scales of its columns q and q + 8 (low and high half).
-  auto load_step = [&](int step, uint4 (&w)[kBlocksPerWarp], uint32_t (&s)[kBlocksPerWarp]) {
+  // A step's weights and, for the first step of a 128-row group (`group_start`: slices start on a
+  // group, and the steps of a group are an even and the odd one after it), the scales of its
+  // columns q and q + 8 (low and high half), which the group's second step uses too. Loaded every
+  // step, the form was 1-7% slower at M = 9-48 on an H200 (docs/BENCHMARKS.md, "A W4A16 group's
+  // scales loaded once").
+  auto load_step = [&](int step, bool group_start, uint4 (&w)[kBlocksPerWarp], uint32_t (&s)[kBlocksPerWarp]) {
     const size_t scale_row = grouped ? static_cast<size_t>(k_begin + step * kStepK) / 128 * p.n : 0;
 #pragma unroll
     for (int b = 0; b < kBlocksPerWarp; ++b) {
       w[b] = LoadStreaming(wp[b] + step * 32);
-      s[b] = uint32_t(__ldg(sp[b] + scale_row)) | uint32_t(__ldg(sp[b] + scale_row + 8)) << 16;
+      if (group_start) s[b] = uint32_t(__ldg(sp[b] + scale_row)) | uint32_t(__ldg(sp[b] + scale_row + 8)) << 16;
     }
   };
   // A stage is kRows x 8 chunks of 16 bytes, one chunk a thread in each 16-row tile: the thread's
@@ -106,7 +110,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
   uint32_t sbuf[kDepth][kBlocksPerWarp];
 #pragma unroll
   for (int u = 0; u < kDepth; ++u) {
-    if (active && u < iters) load_step(u, wbuf[u], sbuf[u]);
+    if (active && u < iters) load_step(u, u % 2 == 0, wbuf[u], sbuf[u]);
   }
   AwaitPrecedingGrid();  // the activations are the output of the kernel before
 #pragma unroll
@@ -120,6 +124,8 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
   // 0-7 / 8-15 at k 0-7, then rows 0-7 / 8-15 at k 8-15: the A fragment a0..a3.
   const int lm_row = (lane % 8) + ((lane / 8) % 2) * 8, lm_chunk = lane / 16;
 
+  static_assert(kDepth % 2 == 0, "a step's place in its group is its place in the unrolled ring");
+  uint32_t cs[kBlocksPerWarp];  // the scales of the group being added
   for (int base = 0; base < iters; base += kDepth) {
 #pragma unroll
     for (int u = 0; u < kDepth; ++u) {
@@ -131,8 +137,11 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
         CpAsyncCommit();
         if (active) {
           const uint4 cur[kBlocksPerWarp] = {wbuf[u][0], wbuf[u][1]};
-          const uint32_t cs[kBlocksPerWarp] = {sbuf[u][0], sbuf[u][1]};
-          if (it + kDepth < iters) load_step(it + kDepth, wbuf[u], sbuf[u]);
+          if (u % 2 == 0) {
+            cs[0] = sbuf[u][0];
+            cs[1] = sbuf[u][1];
+          }
+          if (it + kDepth < iters) load_step(it + kDepth, u % 2 == 0, wbuf[u], sbuf[u]);
           const uint16_t* stage = a_s + (it % kStages) * kStageElems;
 #pragma unroll
           for (int s = 0; s < 4; ++s) {
