@@ -1,4 +1,6 @@
 # Thirty-third session's GPU jobs. Usage: bash docs/bench/session33-2026-12-07/gpu.sh [PARTS]
+# Job 1 (1-h200-table-probes/, an H200): `gpu.sh table,final,reduce,scales` with the pack below.
+# Job 2's pack: the kept build (51a1155) as bin/vt, bin/vt_gpu_w4a16_tests, bin/vt_gpu_engine_tests.
 # The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt (c94936a, the session's start), and for each
 # probe NAME bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, built with the probe's patch on c94936a
 # (git apply the patch, build vt and vt_gpu_w4a16_tests, keep them under the probe's names, git
