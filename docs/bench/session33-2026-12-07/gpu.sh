@@ -1,6 +1,7 @@
 # Thirty-third session's GPU jobs. Usage: bash docs/bench/session33-2026-12-07/gpu.sh [PARTS]
 # Job 1 (1-h200-table-probes/, an H200): `gpu.sh table,final,reduce,scales` with the pack below.
-# Job 2's pack: the kept build (51a1155) as bin/vt, bin/vt_gpu_w4a16_tests, bin/vt_gpu_engine_tests.
+# Job 2 (`gpu.sh gates`, not run: no machine was lent after job 1): the kept build (HEAD's kernels) as
+# bin/vt, bin/vt_gpu_w4a16_tests and bin/vt_gpu_engine_tests.
 # The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt (c94936a, the session's start), and for each
 # probe NAME bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, built with the probe's patch on c94936a
 # (git apply the patch, build vt and vt_gpu_w4a16_tests, keep them under the probe's names, git
@@ -21,12 +22,15 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s33
 parts=,${1:-reduce},
+# capped SECONDS: SECONDS, or less where the job has less left before its last 60 s (a run's limit,
+# so that no run outlasts the job and its output is always packed).
+capped() { local left=$(( ${JOB_LIMIT:-560} - 60 - SECONDS )); echo $(( left < $1 ? left : $1 )); }
 run_parts() {
   if [[ $parts == *,gates,* ]]; then
-    gtest w4a16 150 $b/vt_gpu_w4a16_tests
-    gtest engine-gptq 150 $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
-    sanitize 150 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Dependent*:*Shape*' memcheck
-    room racecheck && sanitize 280 vt_gpu_w4a16_tests '*Tile*:*Tiled*:*Dependent*:*Shape*-*k8192_n28672' racecheck
+    room gates && gtest w4a16 $(capped 150) $b/vt_gpu_w4a16_tests
+    room gates && gtest engine-gptq $(capped 150) $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+    room memcheck && sanitize $(capped 150) vt_gpu_w4a16_tests '*Tile*:*Dependent*:*Shape*' memcheck
+    room racecheck && sanitize $(capped 280) vt_gpu_w4a16_tests '*Tile*:*Dependent*:*Shape*-*k8192_n28672' racecheck
   fi
   if [[ $parts == *,table,* ]] && grep -q H200 $o/gpu.txt; then
     gpu_final

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kWarps * 32, CtasPerSm(kMTiles)) W4A16TileKern
   // A step's weights and, for the first step of a 128-row group (`group_start`: slices start on a
   // group, and the steps of a group are an even and the odd one after it), the scales of its
   // columns q and q + 8 (low and high half), which the group's second step uses too. Loaded every
-  // step, the form was 1-7% slower at M = 9-48 on an H200 (docs/BENCHMARKS.md, "A W4A16 group's
+  // step, the form was up to 7% slower at M = 9-64 on an H200 (docs/BENCHMARKS.md, "A W4A16 group's
   // scales loaded once").
   auto load_step = [&](int step, bool group_start, uint4 (&w)[kBlocksPerWarp], uint32_t (&s)[kBlocksPerWarp]) {
     const size_t scale_row = grouped ? static_cast<size_t>(k_begin + step * kStepK) / 128 * p.n : 0;
