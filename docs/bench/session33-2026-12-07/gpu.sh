@@ -13,6 +13,9 @@
 #   scales  ../session32-2026-12-07/tile-group-scales.patch: a 128-row group's scales loaded once
 #           (PREDICTIONS.md item 2)
 #   reduce  reduce-dependent.patch: the K-slice reduction always a dependent launch (item 3)
+#   slots   prepared, not run: tile-stage-slots.patch on HEAD (bin/vt at HEAD beside bin/vt_slots and
+#           bin/vt_gpu_w4a16_tests_slots): as many activation stages as the weight ring is deep
+#           (item 5)
 #   gates   the kept build (the group-scales change committed; bin/vt, bin/vt_gpu_w4a16_tests and
 #           bin/vt_gpu_engine_tests): the W4A16 and GPTQ engine gates, compute-sanitizer memcheck on
 #           the tiled-form, dependent-launch and shape tests, racecheck on them but 8192 x 28672
@@ -42,7 +45,7 @@ run_parts() {
     decode_orders final "llama3-8b 1" vt vt || return 0
   fi
   local probe
-  for probe in reduce scales; do
+  for probe in reduce scales slots; do
     if [[ $parts == *,$probe,* ]]; then
       tile_probe $probe 9,16,32,48,64 || return 0
     fi
