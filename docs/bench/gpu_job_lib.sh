@@ -17,9 +17,16 @@ gpu_job_setup() {
 # wrap NAME SETTINGS [TARGET]: bin/NAME runs bin/TARGET (vt by default) with the environment SETTINGS.
 wrap() { printf '#!/bin/sh\n%s exec "$(dirname "$0")/%s" "$@"\n' "$2" "${3:-vt}" > $b/$1 && chmod +x $b/$1; }
 
-# room WHAT...: whether a run may start: only while the job has at least 60 s left of its JOB_LIMIT
-# (560 s by default), so that its output is always packed; otherwise says so in $o/gpu.txt.
-room() { (( SECONDS + 60 < ${JOB_LIMIT:-560} )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+# job_left: the seconds the job has before the last 60 s of its JOB_LIMIT (560 s by default), which
+# are kept so that its output is always packed.
+job_left() { echo $(( ${JOB_LIMIT:-560} - 60 - SECONDS )); }
+
+# room WHAT...: whether a run may start: only while job_left is above 0; otherwise says so in
+# $o/gpu.txt.
+room() { (( $(job_left) > 0 )) || { echo "no room at $SECONDS s: $*" | tee -a $o/gpu.txt; false; }; }
+
+# capped SECONDS: a run's limit, SECONDS or job_left where that is less, so no run outlasts the job.
+capped() { local left=$(job_left); echo $(( left < $1 ? left : $1 )); }
 
 # gpu_job_run NAME: runs the session script's run_parts (its parts in $parts; with `h200only` among
 # them, a GPU other than an H200 runs only those in H100_PARTS, none by default), then packs $o.

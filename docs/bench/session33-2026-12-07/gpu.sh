@@ -27,9 +27,6 @@
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s33
 parts=,${1:-reduce},
-# capped SECONDS: SECONDS, or less where the job has less left before its last 60 s (a run's limit,
-# so that no run outlasts the job and its output is always packed).
-capped() { local left=$(( ${JOB_LIMIT:-560} - 60 - SECONDS )); echo $(( left < $1 ? left : $1 )); }
 run_parts() {
   if [[ $parts == *,gates,* ]]; then
     room gates && gtest w4a16 $(capped 150) $b/vt_gpu_w4a16_tests
