@@ -1,0 +1,52 @@
+# Thirty-fourth session's GPU jobs. Usage: bash docs/bench/session34-2026-12-07/gpu.sh [PARTS]
+# The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt, bin/vt_gpu_w4a16_tests and
+# bin/vt_gpu_engine_tests at 7b06eb2 (the session's start, whose W4A16 kernels are the thirty-third
+# session's kept build), and bin/vt_slots with bin/vt_gpu_w4a16_tests_slots, built with
+# ../session33-2026-12-07/tile-stage-slots.patch applied to 7b06eb2.
+#   gates     the kept build's W4A16 gates, the GPTQ engine gates and compute-sanitizer memcheck on
+#             the tiled-form, dependent-launch and shape tests (the thirty-third session's `gates`
+#             part, not run there); racecheck on them runs last, with the time the job has left
+#   long      on an H200 only: qwen3-1.7b 8k decode-only c = 1 and 8 in three rounds (issue #16)
+#   slots     ../session33-2026-12-07/tile-stage-slots.patch against bin/vt (its PREDICTIONS.md item 5)
+#   ncu       on an H200 only: ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672) and the
+#             tiled form at M = 16 (8192 x 28672), one call each (PREDICTIONS.md item 3)
+# Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
+source "$(dirname "$0")/../gpu_job_lib.sh"
+gpu_job_setup s34
+parts=,${1:-gates},
+tiled_tests='*Tile*:*Dependent*:*Shape*'
+
+# ncu_w4a16 FORM SHAPE M: one call of bin/vt's W4A16 FORM at SHAPE and M under ncu, into $o/ncu-FORM-SHAPE-mM.txt.
+ncu_w4a16() {
+  room ncu $1 $2 || return 1
+  timeout -k 5 $(capped 120) ncu --clock-control none --kernel-name regex:W4A16 --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section InstructionStats --section MemoryWorkloadAnalysis --section SourceCounters \
+    $b/vt bench w4a16 --forms $1 --shapes $2 --ms $3 --launches 2 --reps 2 > $o/ncu-$1-$2-m$3.txt 2>&1
+  echo "ncu $1 $2 m$3 rc $?"
+}
+
+run_parts() {
+  if [[ $parts == *,gates,* ]]; then
+    room gates && gtest w4a16 $(capped 150) $b/vt_gpu_w4a16_tests
+    room gates && gtest engine-gptq $(capped 150) $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
+    room memcheck && sanitize $(capped 150) vt_gpu_w4a16_tests "$tiled_tests" memcheck
+  fi
+  if [[ $parts == *,long,* ]] && grep -q H200 $o/gpu.txt; then
+    local round
+    for round in 1 2 3; do
+      room long && long_run long vt $round
+    done
+  fi
+  if [[ $parts == *,ncu,* ]] && grep -q H200 $o/gpu.txt; then
+    ncu_w4a16 stack 8192x8192 1 && ncu_w4a16 stack 8192x28672 1 && ncu_w4a16 tile 8192x28672 16
+  fi
+  if [[ $parts == *,slots,* ]]; then
+    tile_probe slots 9,16,32,48,64
+  fi
+  if [[ $parts == *,gates,* ]]; then
+    room racecheck && sanitize $(capped 280) vt_gpu_w4a16_tests "$tiled_tests-*k8192_n28672" racecheck
+  fi
+  return 0
+}
+gpu_job_run s34
