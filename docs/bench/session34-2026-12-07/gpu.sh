@@ -8,8 +8,9 @@
 #             part, not run there); racecheck on them runs last, with the time the job has left
 #   long      on an H200 only: qwen3-1.7b 8k decode-only c = 1 and 8 in three rounds (issue #16)
 #   slots     ../session33-2026-12-07/tile-stage-slots.patch against bin/vt (its PREDICTIONS.md item 5)
-#   ncu       on an H200 only: ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672) and the
-#             tiled form at M = 16 (8192 x 28672), one call each (PREDICTIONS.md item 3)
+#   ncu       ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672, 4096 x 4096) and the tiled
+#             form at M = 16 (8192 x 28672), one call each, and the two forms' SASS where the machine
+#             has cuobjdump (PREDICTIONS.md item 3 for an H200)
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s34
@@ -38,8 +39,12 @@ run_parts() {
       room long && long_run long vt $round
     done
   fi
-  if [[ $parts == *,ncu,* ]] && grep -q H200 $o/gpu.txt; then
-    ncu_w4a16 stack 8192x8192 1 && ncu_w4a16 stack 8192x28672 1 && ncu_w4a16 tile 8192x28672 16
+  if [[ $parts == *,ncu,* ]]; then
+    ncu_w4a16 stack 8192x8192 1 && ncu_w4a16 stack 8192x28672 1 && ncu_w4a16 stack 4096x4096 1 &&
+      ncu_w4a16 tile 8192x28672 16
+    $(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump) -sass $b/vt 2>/dev/null | awk '/Function : .*W4A16(Stack|Tile)Kernel/{p=1} /Function : /&&!/W4A16(Stack|Tile)/{p=0} p' \
+      > $o/sass-w4a16.txt
+    echo "sass lines $(wc -l < $o/sass-w4a16.txt)"
   fi
   if [[ $parts == *,slots,* ]]; then
     tile_probe slots 9,16,32,48,64
