@@ -11,6 +11,8 @@
 #   ncu       ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672, 4096 x 4096) and the tiled
 #             form at M = 16 (8192 x 28672), one call each, and the two forms' SASS where the machine
 #             has cuobjdump (PREDICTIONS.md item 3 for an H200)
+#   suites    the other GPU suites at 7b06eb2 (attention, engine, forward ops, prefill + GEMM, smoke;
+#             the pack then also holds their binaries), each within 200 s while the job has room
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
 source "$(dirname "$0")/../gpu_job_lib.sh"
 gpu_job_setup s34
@@ -45,6 +47,9 @@ run_parts() {
     $(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump) -sass $b/vt 2>/dev/null | awk '/Function : .*W4A16(Stack|Tile)Kernel/{p=1} /Function : /&&!/W4A16(Stack|Tile)/{p=0} p' \
       > $o/sass-w4a16.txt
     echo "sass lines $(wc -l < $o/sass-w4a16.txt)"
+  fi
+  if [[ $parts == *,suites,* ]]; then
+    gpu_gates attention engine forward_ops prefill_gemm smoke
   fi
   if [[ $parts == *,slots,* ]]; then
     tile_probe slots 9,16,32,48,64
