@@ -35,18 +35,18 @@ run_parts() {
     room gates && gtest engine-gptq $(capped 150) $b/vt_gpu_engine_tests --gtest_filter='*Gptq*'
     room memcheck && sanitize $(capped 150) vt_gpu_w4a16_tests "$tiled_tests" memcheck
   fi
-  if [[ $parts == *,long,* ]] && grep -q H200 $o/gpu.txt; then
-    local round
-    for round in 1 2 3; do
-      room long && long_run long vt $round
-    done
-  fi
   if [[ $parts == *,ncu,* ]]; then
     ncu_w4a16 stack 8192x8192 1 && ncu_w4a16 stack 8192x28672 1 && ncu_w4a16 stack 4096x4096 1 &&
       ncu_w4a16 tile 8192x28672 16
     $(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump) -sass $b/vt 2>/dev/null | awk '/Function : .*W4A16(Stack|Tile)Kernel/{p=1} /Function : /&&!/W4A16(Stack|Tile)/{p=0} p' \
       > $o/sass-w4a16.txt
     echo "sass lines $(wc -l < $o/sass-w4a16.txt)"
+  fi
+  if [[ $parts == *,long,* ]] && grep -q H200 $o/gpu.txt; then
+    local round
+    for round in 1 2 3; do
+      room long && long_run long vt $round
+    done
   fi
   if [[ $parts == *,suites,* ]]; then
     gpu_gates attention engine forward_ops prefill_gemm smoke
