@@ -5,12 +5,13 @@
 # ../session33-2026-12-07/tile-stage-slots.patch applied to 7b06eb2.
 #   gates     the kept build's W4A16 gates, the GPTQ engine gates and compute-sanitizer memcheck on
 #             the tiled-form, dependent-launch and shape tests (the thirty-third session's `gates`
-#             part, not run there); racecheck on them runs last, with the time the job has left
+#             part, not run there); racecheck on them, without the 8192 x 28672 shape, runs last, with
+#             the time the job has left
 #   long      on an H200 only: qwen3-1.7b 8k decode-only c = 1 and 8 in three rounds (issue #16)
 #   slots     ../session33-2026-12-07/tile-stage-slots.patch against bin/vt (its PREDICTIONS.md item 5)
 #   ncu       ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672, 4096 x 4096) and the tiled
 #             form at M = 16 (8192 x 28672), one call each, and the two forms' SASS where the machine
-#             has cuobjdump (PREDICTIONS.md item 3 for an H200)
+#             has cuobjdump (PREDICTIONS.md item 3, for an H200 and an H100)
 #   suites    the other GPU suites at 7b06eb2 (attention, engine, forward ops, prefill + GEMM, smoke;
 #             the pack then also holds their binaries), each within 200 s while the job has room
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
