@@ -144,13 +144,24 @@ w4a16_tile_run() {  # NAME MS BIN ROUND
   w4a16_forms $1-$3-$4 $3 tile --ms $2
 }
 
-# tile_probe NAME MS: a W4A16 tiled-form probe, bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME, beside
-# bin/vt: its gates, then w4a16_orders at --ms MS and llama3-8b W4A16 c = 16, 32, 64, each in two
-# turned orders; returns 1 where `room` stops it.
-tile_probe() {
+# form_probe NAME "RUN" CONCURRENCY: a W4A16 probe, bin/vt_NAME with bin/vt_gpu_w4a16_tests_NAME,
+# beside bin/vt: its gates, then RUN BIN ROUND (a kernel benchmark) and llama3-8b W4A16 at the
+# CONCURRENCY list, each in two turned orders; returns 1 where `room` stops it.
+form_probe() {
   room gates && gtest w4a16-$1 150 $b/vt_gpu_w4a16_tests_$1
-  w4a16_orders $1 $2 "vt vt_$1" "vt_$1 vt" || return 1
-  gptq_orders e2e-$1 16,32,64 "vt vt_$1" "vt_$1 vt"
+  in_orders "$2" "" "vt vt_$1" "vt_$1 vt" || return 1
+  gptq_orders e2e-$1 $3 "vt vt_$1" "vt_$1 vt"
+}
+
+# tile_probe NAME MS: form_probe of a tiled-form change, w4a16_orders at --ms MS and c = 16, 32, 64.
+tile_probe() { form_probe $1 "w4a16_tile_run $1 $2" 16,32,64; }
+
+# stack_probe NAME: form_probe of a stacked-form change, the stacked form at M = 1 and 2 launched
+# dependently (as decode steps of up to two rows run it) and c = 1, 2.
+stack_probe() { form_probe $1 "w4a16_stack_run $1" 1,2; }
+w4a16_stack_run() {  # NAME BIN ROUND
+  room $1 bench || return 1
+  w4a16_forms $1-$2-$3 $2 stack --ms 1,2 --dependent-launch
 }
 
 # w4a16_table NAME BIN [ARGS...]: w4a16_forms with vt's own choice of form (auto).

@@ -12,6 +12,8 @@
 #   ncu       ncu of the stacked form at M = 1 (8192 x 8192, 8192 x 28672, 4096 x 4096) and the tiled
 #             form at M = 16 (8192 x 28672), one call each, and the two forms' SASS where the machine
 #             has cuobjdump (PREDICTIONS.md item 3, for an H200 and an H100)
+#   clamp     prepared for a later session: stack-clamped-rows.patch (PREDICTIONS.md item 6) against
+#             bin/vt, with bin/vt_clamp and bin/vt_gpu_w4a16_tests_clamp built with it (stack_probe)
 #   suites    the other GPU suites at 7b06eb2 (attention, engine, forward ops, prefill + GEMM, smoke;
 #             the pack then also holds their binaries), each within 200 s while the job has room
 # Each part's runs start only while the job has at least 60 s left of its JOB_LIMIT (../gpu_job_lib.sh).
@@ -54,6 +56,9 @@ run_parts() {
   fi
   if [[ $parts == *,slots,* ]]; then
     tile_probe slots 9,16,32,48,64
+  fi
+  if [[ $parts == *,clamp,* ]]; then
+    stack_probe clamp
   fi
   if [[ $parts == *,gates,* ]]; then
     room racecheck && sanitize $(capped 280) vt_gpu_w4a16_tests "$tiled_tests-*k8192_n28672" racecheck
