@@ -195,6 +195,26 @@ TEST(W4A16, StackedFormSplitAlongK) {
   ExpectCloseAndRepeatableSplitAlongK(W4A16Form::kStack, 9u, {1, 5, 8}, {128, 384, 1024});
 }
 
+// A row's output in the stacked form does not depend on the call's row count: an MMA column (an
+// activation row) adds only into its own output row, and the lanes of rows past M feed columns whose
+// rows are never stored. Every row of an M-row call, M = 1..7, against the same row of an 8-row call
+// (every lane its own row), unsplit and split along K, per group and per channel.
+TEST(W4A16, StackedFormGivesARowTheSameBitsAtEveryM) {
+  SkipWithoutGpu();
+  if (IsSkipped()) return;
+  for (int group : {128, -1}) {
+    const Case c = MakeCase(2048, 320, group, 21u);
+    for (int k_slice : {2048, 384}) {
+      const W4A16Split split{k_slice, (c.k + k_slice - 1) / k_slice, W4A16Form::kStack};
+      const std::vector<uint16_t> eight = RunGemm(c, 8, split);
+      for (int m = 1; m < 8; ++m) {
+        const std::vector<uint16_t> rows(eight.begin(), eight.begin() + size_t(m) * c.n);
+        ASSERT_EQ(RunGemm(c, m, split), rows) << "group " << group << " slice " << k_slice << " M " << m;
+      }
+    }
+  }
+}
+
 // The tiled form with its K split across CTAs, per group and per channel: slices shorter than its
 // activation pipeline (two steps), slices whose steps are not a multiple of its weight depth, row
 // counts that leave part of a row tile or a second row block, each of the 16/32/48/64-row builds, and
