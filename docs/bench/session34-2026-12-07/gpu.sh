@@ -2,7 +2,8 @@
 # The pack (.gpu/pack.tar.xz, carried as .gpu): bin/vt, bin/vt_gpu_w4a16_tests and
 # bin/vt_gpu_engine_tests at 7b06eb2 (the session's start, whose W4A16 kernels are the thirty-third
 # session's kept build), and bin/vt_slots with bin/vt_gpu_w4a16_tests_slots, built with
-# ../session33-2026-12-07/tile-stage-slots.patch applied to 7b06eb2.
+# ../session33-2026-12-07/tile-stage-slots.patch applied to 7b06eb2. Job 2 (ncu,long,suites) adds
+# the other five vt_gpu_*_tests; part clamp needs bin/vt_clamp and bin/vt_gpu_w4a16_tests_clamp.
 #   gates     the kept build's W4A16 gates, the GPTQ engine gates and compute-sanitizer memcheck on
 #             the tiled-form, dependent-launch and shape tests (the thirty-third session's `gates`
 #             part, not run there); racecheck on them, without the 8192 x 28672 shape, runs last, with
