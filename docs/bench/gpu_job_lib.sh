@@ -304,6 +304,16 @@ long_run() {
   echo "qwen3-1.7b 8k decode-only $2 round $3: $(decode_8k $2 qwen3-1.7b 1,8 $1)" | tee -a $o/$1.txt
 }
 
+# long_rounds LOG BIN: on an H200 only (issue #16's goals are an H200's), three rounds of long_run
+# while `room` allows.
+long_rounds() {
+  grep -q H200 $o/gpu.txt || return 0
+  local round
+  for round in 1 2 3; do
+    room $1 && long_run $1 $2 $round
+  done
+}
+
 # decode_ab NAME "BIN..." "ROUND..." [serve]: each round, each bin/BIN in turn: qwen3-1.7b short
 # prompts c = 1, 8 and 8k decode-only c = 1, 8 (with `serve`, also serve_c64), lines into $o/NAME.txt;
 # returns 1 where `room` stops it.

@@ -13,12 +13,7 @@ gpu_job_setup s35
 parts=,${1:-probes},
 
 run_parts() {
-  if [[ $parts == *,long,* ]] && grep -q H200 $o/gpu.txt; then
-    local round
-    for round in 1 2 3; do
-      room long && long_run long vt $round
-    done
-  fi
+  [[ $parts == *,long,* ]] && long_rounds long vt
   if [[ $parts == *,probes,* ]]; then
     stack_probe lean
     stack_probe clamp
