@@ -108,17 +108,21 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
     attention::CpAsyncCommit();
   };
 
-  // The step whose weights load next: step `ld_step` of block `ld_block`, whose weights for this
-  // lane start at `ld_ptr` (a block is p.k / 64 runs of 32 uint4; the CTA's next is gridDim.x on).
+  // The step whose weights load next: step `ld_step` of block `ld_block`, this lane's at `ld_ptr` (a
+  // block is p.k / 64 runs of 32 uint4; the CTA's next is gridDim.x on). The pointer steps on by a
+  // load's stride, and at a block's end by the rest of the way to the CTA's next block: computing it
+  // from the step each time cost the step's loop 3-8% on an H100 (docs/BENCHMARKS.md).
   int ld_block = 0, ld_step = 0;
   const uint4* ld_ptr = reinterpret_cast<const uint4*>(p.packed) +
                         (static_cast<size_t>(blockIdx.x) * (p.k / 64) + k_begin / 64 + warp) * 32 + lane;
+  const ptrdiff_t block_jump = static_cast<ptrdiff_t>(gridDim.x) * (p.k / 64) * 32 - block_steps * kWarps * 32;
   auto load_next = [&](uint4& dst) {
-    if (ld_block < blocks && ld_step < my_steps) dst = LoadStreaming(ld_ptr + ld_step * kWarps * 32);
+    if (ld_block < blocks && ld_step < my_steps) dst = LoadStreaming(ld_ptr);
+    ld_ptr += kWarps * 32;
     if (++ld_step == block_steps) {
       ld_step = 0;
       ++ld_block;
-      ld_ptr += static_cast<size_t>(gridDim.x) * (p.k / 64) * 32;
+      ld_ptr += block_jump;
     }
   };
 
@@ -151,15 +155,22 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
   __syncthreads();
 
   constexpr uint32_t kMinus136 = 0xc308c308;  // bf16 -136 in both halves
-  // Lanes of activation rows past m feed zeros to the MMA.
-  const bool has_row = q < p.m;
-  const uint4* x_lane = reinterpret_cast<const uint4*>(x_s + q * pitch + c * 16);
-  // A step's scale group: it / 2 (two 64-row steps a group of 128), or the one row of a per-channel call.
+  // Lanes of activation rows past m read row m - 1's: an MMA column (an activation row) adds into
+  // its own output row only, and rows past m are never stored, so those lanes need no branch and no
+  // zeros, and the real rows' sums are the same bits.
+  const uint4* x_lane = reinterpret_cast<const uint4*>(x_s + min(q, p.m - 1) * pitch + c * 16);
+  // Step it's scale group: it / 2 (two 64-row steps a group of 128), or the one row of a per-channel call.
   const int group_shift = grouped ? 1 : 30;
   // This lane's column in the current block's buffer, kept rather than recomputed from `block` each
   // step: in a build from before each step's weights were used ahead of their register's reload (which
   // brought the spills to 8 bytes), recomputing it spilled 36 bytes against 28.
   const uint16_t* block_scales = scale_s + q;
+  // This warp's next step's activations and scales (step it = warp + 8 step), stepped on by a step's
+  // stride (eight 64-row steps of activations; four 128-row groups of scales, or none per channel)
+  // and reset at a block's end, as the weight loads' pointer is.
+  const uint4* x_step = x_lane + warp * 8;
+  const uint16_t* sc_step = block_scales + (warp >> group_shift) * 16;
+  const int sc_stride = grouped ? kWarps / 2 * 16 : 0;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   int block = 0, step = 0;  // the step being added
   while (block < blocks) {
@@ -171,12 +182,7 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
         // (measured 3% slower end to end, docs/BENCHMARKS.md).
         const uint4 cur = buf[u];
         if (step < my_steps) {
-          const int it = warp + step * kWarps;
-          uint4 xa = make_uint4(0, 0, 0, 0), xb = xa;
-          if (has_row) {
-            xa = x_lane[it * 8];
-            xb = x_lane[it * 8 + 1];
-          }
+          const uint4 xa = x_step[0], xb = x_step[1];
           const uint32_t words[4] = {cur.x, cur.y, cur.z, cur.w};
           const uint32_t xw[8] = {xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w};
           // The bias's four MMAs first: they need only the activations, so they run while the weights
@@ -193,13 +199,14 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
             MmaBf16(d, b[0], b[2], b[1], b[3], xw[2 * s], xw[2 * s + 1]);
           }
           // d: e = 0, 1 -> column q, rows 2c, 2c + 1; e = 2, 3 -> column q + 8.
-          const uint16_t* sc = block_scales + (it >> group_shift) * 16;
-          const float s0 = Bf16BitsToFloat(sc[0]), s8 = Bf16BitsToFloat(sc[8]);
+          const float s0 = Bf16BitsToFloat(sc_step[0]), s8 = Bf16BitsToFloat(sc_step[8]);
           acc[0] += d[0] * s0;
           acc[1] += d[1] * s0;
           acc[2] += d[2] * s8;
           acc[3] += d[3] * s8;
         }
+        x_step += kWarps * 8;
+        sc_step += sc_stride;
         load_next(buf[u]);
         if (++step == block_steps) {
           FinishStackBlock(g, slice, blockIdx.x + block * gridDim.x, acc, warp_sums);
@@ -208,6 +215,8 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
           step = 0;
           ++block;
           block_scales = scale_s + (block % 2) * groups * 16 + q;
+          x_step = x_lane + warp * 8;
+          sc_step = block_scales + (warp >> group_shift) * 16;
         }
       }
     }
