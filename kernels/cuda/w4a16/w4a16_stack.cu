@@ -110,8 +110,9 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
 
   // The step whose weights load next: step `ld_step` of block `ld_block`, this lane's at `ld_ptr` (a
   // block is p.k / 64 runs of 32 uint4; the CTA's next is gridDim.x on). The pointer steps on by a
-  // load's stride, and at a block's end by the rest of the way to the CTA's next block: computing it
-  // from the step each time cost the step's loop 3-8% on an H100 (docs/BENCHMARKS.md).
+  // load's stride, and at a block's end by the rest of the way to the CTA's next block, as the
+  // activations' and scales' pointers below: fewer instructions a step than computing each address
+  // from the step (docs/BENCHMARKS.md, "Each step's addresses stepped on").
   int ld_block = 0, ld_step = 0;
   const uint4* ld_ptr = reinterpret_cast<const uint4*>(p.packed) +
                         (static_cast<size_t>(blockIdx.x) * (p.k / 64) + k_begin / 64 + warp) * 32 + lane;
