@@ -6,6 +6,7 @@
 # clamped rows too) applied.
 #   long    on an H200 only: qwen3-1.7b 8k decode-only c = 1 and 8 in three rounds (issue #16)
 #   probes  stack_probe of lean, then of clamp, each against bin/vt (PREDICTIONS.md items 3 and 5)
+#   lean    stack_probe of lean alone (PREDICTIONS.md item 7, for an H200: lean is HEAD's kernel since f5e6c16)
 #   suites  all six GPU suites at 2d08479, each within 200 s while the job has room
 # The thirty-fourth session's ncu part runs from its own script: ../session34-2026-12-07/gpu.sh ncu.
 source "$(dirname "$0")/../gpu_job_lib.sh"
@@ -14,9 +15,9 @@ parts=,${1:-probes},
 
 run_parts() {
   [[ $parts == *,long,* ]] && long_rounds long vt
-  if [[ $parts == *,probes,* ]]; then
+  if [[ $parts == *,probes,* || $parts == *,lean,* ]]; then
     stack_probe lean
-    stack_probe clamp
+    [[ $parts == *,probes,* ]] && stack_probe clamp
   fi
   if [[ $parts == *,suites,* ]]; then
     gpu_gates
