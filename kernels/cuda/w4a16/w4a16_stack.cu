@@ -69,7 +69,7 @@ __device__ __forceinline__ void FinishStackBlock(const GemmParams& g, int slice,
 // w + 8, ..., scales each step's MMA sum by its group's scale, and the eight warps' sums are added
 // in warp order through shared memory. ncu at M = 1, 8192 x 8192, before its CTAs ran several blocks:
 // 112 instructions a warp per 512-byte step, prologue included (the spread form: 137), 41.7% of DRAM
-// bandwidth against 35.4%.
+// bandwidth against 35.4%; at 2d08479, before each step's addresses were stepped on, 132 (H100).
 //
 // A CTA takes the 16-column blocks blockIdx.x, blockIdx.x + gridDim.x, ... of its slice in turn (an
 // unsplit call with more blocks than one wave holds launches one wave; otherwise every CTA has one):
@@ -116,7 +116,8 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
   int ld_block = 0, ld_step = 0;
   const uint4* ld_ptr = reinterpret_cast<const uint4*>(p.packed) +
                         (static_cast<size_t>(blockIdx.x) * (p.k / 64) + k_begin / 64 + warp) * 32 + lane;
-  const ptrdiff_t block_jump = static_cast<ptrdiff_t>(gridDim.x) * (p.k / 64) * 32 - block_steps * kWarps * 32;
+  const ptrdiff_t block_jump =
+      static_cast<ptrdiff_t>(gridDim.x) * (p.k / 64) * 32 - block_steps * kWarps * 32;
   auto load_next = [&](uint4& dst) {
     if (ld_block < blocks && ld_step < my_steps) dst = LoadStreaming(ld_ptr);
     ld_ptr += kWarps * 32;
@@ -160,13 +161,14 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
   // its own output row only, and rows past m are never stored, so those lanes need no branch and no
   // zeros, and the real rows' sums are the same bits.
   const uint4* x_lane = reinterpret_cast<const uint4*>(x_s + min(q, p.m - 1) * pitch + c * 16);
-  // Step it's scale group: it / 2 (two 64-row steps a group of 128), or the one row of a per-channel call.
+  // Step it's scale group (it = warp + 8 step below): it / 2, two 64-row steps a group of 128, or the
+  // one row of a per-channel call.
   const int group_shift = grouped ? 1 : 30;
   // This lane's column in the current block's buffer, kept rather than recomputed from `block` each
   // step: in a build from before each step's weights were used ahead of their register's reload (which
   // brought the spills to 8 bytes), recomputing it spilled 36 bytes against 28.
   const uint16_t* block_scales = scale_s + q;
-  // This warp's next step's activations and scales (step it = warp + 8 step), stepped on by a step's
+  // The activations and scales of the step being added (step it = warp + 8 step), stepped on by a step's
   // stride (eight 64-row steps of activations; four 128-row groups of scales, or none per channel)
   // and reset at a block's end, as the weight loads' pointer is.
   const uint4* x_step = x_lane + warp * 8;
