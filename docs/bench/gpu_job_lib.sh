@@ -192,7 +192,7 @@ gptq_orders() {
 # with bin/BIN (dummy weights, every prompt prefilled first, 64 output tokens), stderr appended to
 # $o/LOG.err; prints each concurrency's decode ITL and TPOT medians.
 decode_8k() {
-  timeout -k 5 150 $b/$1 bench decode --backend cuda --load-format dummy --model preset:$2 \
+  timeout -k 5 $(capped 150) $b/$1 bench decode --backend cuda --load-format dummy --model preset:$2 \
     --input-len ${5:-8192} --output-len 64 --concurrency $3 --max-num-batched-tokens 65536 \
     --max-prefill-beside-decodes 65536 --json 2>>$o/$4.err |
     python3 -c "import json,sys; d=json.load(sys.stdin); print(' '.join('c=%d itl %.3f tpot %.3f ms' % (r['concurrency'], r['decode_itl_ms']['median'], r['tpot_ms']['median']) for r in d['results']))"
@@ -307,10 +307,14 @@ long_run() {
 # long_rounds LOG BIN: on an H200 only (issue #16's goals are an H200's), three rounds of long_run
 # while `room` allows.
 long_rounds() {
-  grep -q H200 $o/gpu.txt || return 0
+  if ! grep -q H200 $o/gpu.txt; then
+    echo "$1: not an H200, skipped" | tee -a $o/gpu.txt
+    return 0
+  fi
   local round
   for round in 1 2 3; do
-    room $1 && long_run $1 $2 $round
+    room $1 || return 0
+    long_run $1 $2 $round
   done
 }
 
