@@ -160,19 +160,19 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
   // Lanes of activation rows past m read row m - 1's: an MMA column (an activation row) adds into
   // its own output row only, and rows past m are never stored, so those lanes need no branch and no
   // zeros, and the real rows' sums are the same bits.
-  const uint4* x_lane = reinterpret_cast<const uint4*>(x_s + min(q, p.m - 1) * pitch + c * 16);
-  // Step it's scale group (it = warp + 8 step below): it / 2, two 64-row steps a group of 128, or the
-  // one row of a per-channel call.
-  const int group_shift = grouped ? 1 : 30;
+  // This warp's first step (step it = warp + 8 step): its activations, and its scales' offset in a
+  // block's buffer (group it / 2, two 64-row steps a group of 128, or the one row of a per-channel call).
+  const uint4* x_first = reinterpret_cast<const uint4*>(x_s + min(q, p.m - 1) * pitch + c * 16) + warp * 8;
+  const int sc_first = grouped ? warp / 2 * 16 : 0;
   // This lane's column in the current block's buffer, kept rather than recomputed from `block` each
   // step: in a build from before each step's weights were used ahead of their register's reload (which
   // brought the spills to 8 bytes), recomputing it spilled 36 bytes against 28.
   const uint16_t* block_scales = scale_s + q;
-  // The activations and scales of the step being added (step it = warp + 8 step), stepped on by a step's
-  // stride (eight 64-row steps of activations; four 128-row groups of scales, or none per channel)
-  // and reset at a block's end, as the weight loads' pointer is.
-  const uint4* x_step = x_lane + warp * 8;
-  const uint16_t* sc_step = block_scales + (warp >> group_shift) * 16;
+  // The activations and scales of the step being added, stepped on by a step's stride (eight 64-row
+  // steps of activations; four 128-row groups of scales, or none per channel) and reset to the warp's
+  // first at a block's end, as the weight loads' pointer is.
+  const uint4* x_step = x_first;
+  const uint16_t* sc_step = block_scales + sc_first;
   const int sc_stride = grouped ? kWarps / 2 * 16 : 0;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   int block = 0, step = 0;  // the step being added
@@ -218,8 +218,8 @@ __global__ void __launch_bounds__(kWarps * 32, kStackCtasPerSm) W4A16StackKernel
           step = 0;
           ++block;
           block_scales = scale_s + (block % 2) * groups * 16 + q;
-          x_step = x_lane + warp * 8;
-          sc_step = block_scales + (warp >> group_shift) * 16;
+          x_step = x_first;
+          sc_step = block_scales + sc_first;
         }
       }
     }
