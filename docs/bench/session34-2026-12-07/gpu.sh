@@ -46,12 +46,7 @@ run_parts() {
       > $o/sass-w4a16.txt
     echo "sass lines $(wc -l < $o/sass-w4a16.txt)"
   fi
-  if [[ $parts == *,long,* ]] && grep -q H200 $o/gpu.txt; then
-    local round
-    for round in 1 2 3; do
-      room long && long_run long vt $round
-    done
-  fi
+  [[ $parts == *,long,* ]] && long_rounds long vt
   if [[ $parts == *,suites,* ]]; then
     gpu_gates attention engine forward_ops prefill_gemm smoke
   fi
